@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/internal/git"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// env is what every command gets: the streams, the global flags and a way
+// to open the repository.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	dir            string
+	json           bool
+	verbose, quiet bool
+	log            *slog.Logger
+	getenv         func(string) string
+}
+
+func (e *env) open(ctx context.Context) (*gitguard.Guard, error) {
+	return gitguard.Open(ctx, e.dir, gitguard.Options{Logger: e.log})
+}
+
+// usageError marks bad command-line input (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	app := newApp(e)
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = errInterrupted
+	}
+	return report(e, err)
+}
+
+var errInterrupted = errors.New("interrupted")
+
+func init() {
+	// -v is --verbose here, as in git; the version is --version only.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+}
+
+func newApp(e *env) *cli.App {
+	app := &cli.App{
+		Name:    "gitguard",
+		Usage:   "guard a git workspace while a coding agent edits it",
+		Version: version,
+		Description: "gitguard records checkpoints of the work tree, the index and HEAD under\n" +
+			"refs/agent-checkpoints/, records each agent tool call's file patches, and\n" +
+			"undoes only the agent's edits. It never writes your branches, HEAD, index or stash.",
+		Reader:          e.stdin,
+		Writer:          e.stdout,
+		ErrWriter:       e.stderr,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return &usageError{err.Error()}
+		},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "repo", Aliases: []string{"C"}, Usage: "run as if started in `DIR`", EnvVars: []string{"GITGUARD_REPO"}},
+			&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log progress to stderr"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
+		},
+		Before: func(c *cli.Context) error {
+			e.dir = c.String("repo")
+			if e.dir == "" {
+				e.dir = "."
+			}
+			e.json = c.Bool("json")
+			e.verbose, e.quiet = c.Bool("verbose"), c.Bool("quiet")
+			level := slog.LevelWarn
+			if e.verbose {
+				level = slog.LevelInfo
+			}
+			if e.getenv("GITGUARD_DEBUG") == "1" {
+				level = slog.LevelDebug
+			}
+			e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+			if level == slog.LevelDebug {
+				git.Logger = e.log
+			}
+			return nil
+		},
+		Commands: []*cli.Command{
+			newSnapshotCommand(e),
+			newStartCommand(e),
+			newFinishCommand(e),
+			newLogCommand(e),
+			newShowCommand(e),
+			newRunsCommand(e),
+		},
+	}
+	app.Commands = append(app.Commands, extraCommands(e)...)
+	for _, c := range app.Commands {
+		withCommonHelp(c)
+		withLocalGlobals(e, c)
+	}
+	return app
+}
+
+// commandSets lets each command file register its commands from init, so
+// adding a command does not mean editing this file.
+var commandSets []func(*env) []*cli.Command
+
+func extraCommands(e *env) []*cli.Command {
+	var out []*cli.Command
+	for _, f := range commandSets {
+		out = append(out, f(e)...)
+	}
+	return out
+}
+
+const exitStatusHelp = `EXIT STATUS
+   0 ok · 1 the check found something · 2 usage or bad input · 3 integrity failure
+   4 busy (a concurrent update won) · 5 internal failure · 130 interrupted`
+
+// withCommonHelp adds the exit-status section and usage-error mapping to a
+// command and its subcommands.
+func withCommonHelp(c *cli.Command) {
+	if c.Description != "" {
+		c.Description += "\n\n"
+	}
+	c.Description += exitStatusHelp
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err.Error()} }
+	for _, sub := range c.Subcommands {
+		withCommonHelp(sub)
+	}
+}
+
+// withLocalGlobals lets -q and -v follow the command name too
+// (gitguard snapshot -q), as users type them.
+func withLocalGlobals(e *env, c *cli.Command) {
+	for _, sub := range c.Subcommands {
+		withLocalGlobals(e, sub)
+	}
+	if c.Action == nil {
+		return
+	}
+	c.Flags = append(c.Flags,
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log progress to stderr"},
+	)
+	prev := c.Before
+	c.Before = func(cc *cli.Context) error {
+		if cc.Bool("quiet") {
+			e.quiet = true
+		}
+		if cc.Bool("verbose") && !e.verbose {
+			e.verbose = true
+			e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		}
+		if prev != nil {
+			return prev(cc)
+		}
+		return nil
+	}
+}
+
+// jsonFlag lets --json be given after the command name too.
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"}
+
+func wantJSON(c *cli.Context, e *env) bool {
+	if c.Bool("json") {
+		e.json = true
+	}
+	return e.json
+}
+
+func (e *env) printf(format string, args ...any) {
+	fmt.Fprintf(e.stdout, format, args...)
+}
+
+// say prints a progress or status line to stderr unless --quiet.
+func (e *env) say(format string, args ...any) {
+	if !e.quiet {
+		fmt.Fprintf(e.stderr, format+"\n", args...)
+	}
+}

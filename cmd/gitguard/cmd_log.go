@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+type logOptions struct {
+	run   string
+	limit int
+}
+
+func newLogCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "log",
+		Usage:     "list checkpoints, newest first",
+		UsageText: "gitguard log [--run ID] [-n N]",
+		Description: "Lists the checkpoints of the run (the active run; all runs when none is\n" +
+			"active) newest first: id, commit, time, kind, step, changed paths, label.",
+		Flags: []cli.Flag{
+			runFlag("list run `ID`"),
+			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show at most `N` checkpoints"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			wantJSON(c, e)
+			return runLog(c.Context, e, logOptions{run: c.String("run"), limit: c.Int("max-count")})
+		},
+	}
+}
+
+func runLog(ctx context.Context, e *env, opts logOptions) error {
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	runs := []string{opts.run}
+	if opts.run == "" {
+		active, err := g.ActiveRun()
+		if err != nil {
+			return err
+		}
+		runs = []string{active}
+		if active == "" {
+			infos, err := g.Store.ListRuns(ctx)
+			if err != nil {
+				return err
+			}
+			runs = runs[:0]
+			for _, i := range infos {
+				runs = append(runs, i.ID)
+			}
+		}
+	}
+	var all []patchstore.Entry
+	for _, r := range runs {
+		hist, err := g.Store.History(ctx, r, opts.limit)
+		if err != nil {
+			return err
+		}
+		all = append(all, hist...)
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		return all[i].Checkpoint.CreatedAt.After(all[j].Checkpoint.CreatedAt)
+	})
+	if opts.limit > 0 && len(all) > opts.limit {
+		all = all[:opts.limit]
+	}
+	if e.json {
+		out := jsonLog{Version: jsonVersion, Checkpoints: []jsonCheckpoint{}}
+		for _, en := range all {
+			out.Checkpoints = append(out.Checkpoints, toJSONCheckpoint(en))
+		}
+		return e.printJSON(out)
+	}
+	if len(all) == 0 {
+		e.say("no checkpoints yet; record one with 'gitguard snapshot'")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tID\tCOMMIT\tCREATED\tKIND\tSTEP\tCHANGED\tLABEL")
+	for _, en := range all {
+		cp := en.Checkpoint
+		label := cp.Label
+		if cp.CallID != "" && label == "" {
+			label = "call " + cp.CallID
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", cp.RunID, cp.ID, en.Commit.Short(),
+			cp.CreatedAt.UTC().Format(time.RFC3339), cp.Kind, dash(cp.StepID), cp.ChangedPaths, label)
+	}
+	return tw.Flush()
+}
+
+type jsonLog struct {
+	Version     int              `json:"version"`
+	Checkpoints []jsonCheckpoint `json:"checkpoints"`
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+type showOptions struct {
+	run  string
+	spec string
+}
+
+func newShowCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show one checkpoint's record and the paths it changed",
+		UsageText: "gitguard show [--run ID] CKPT",
+		Description: "CKPT is a checkpoint id (ckpt_007, or 7) of the run, RUN/ckpt_007, or a\n" +
+			"checkpoint commit id (at least 4 hex digits).",
+		Flags: []cli.Flag{runFlag("look in run `ID`"), jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("show takes exactly one checkpoint id")
+			}
+			wantJSON(c, e)
+			return runShow(c.Context, e, showOptions{run: c.String("run"), spec: c.Args().First()})
+		},
+	}
+}
+
+func runShow(ctx context.Context, e *env, opts showOptions) error {
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	en, err := g.ResolveCheckpoint(ctx, opts.run, opts.spec)
+	if err != nil {
+		return err
+	}
+	changes, err := checkpointChanges(g, en.Checkpoint)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		out := toJSONCheckpoint(en)
+		out.Changes = []jsonChange{}
+		for _, c := range changes {
+			out.Changes = append(out.Changes, jsonChange{Path: c.Path, Status: changeStatus(c),
+				Before: c.Before.Hash.String(), After: c.After.Hash.String()})
+		}
+		return e.printJSON(out)
+	}
+	cp := en.Checkpoint
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 1, ' ', 0)
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+		}
+	}
+	row("checkpoint", cp.ID+" of run "+cp.RunID)
+	row("commit", en.Commit.String())
+	row("kind", cp.Kind)
+	row("created", cp.CreatedAt.UTC().Format(time.RFC3339Nano))
+	row("step", cp.StepID)
+	row("label", cp.Label)
+	row("call", cp.CallID)
+	head := "unborn"
+	if !cp.Head.Commit.IsZero() {
+		head = cp.Head.Commit.String()
+	}
+	if cp.Head.Ref != "" {
+		head += " (" + cp.Head.Ref + ")"
+	} else {
+		head += " (detached)"
+	}
+	row("head", head)
+	row("index tree", cp.IndexTree.String())
+	wt := cp.WorktreeTree.String()
+	if cp.Partial {
+		wt += " (previous work tree plus the call's paths)"
+	}
+	row("worktree tree", wt)
+	if !cp.Prev.IsZero() {
+		row("previous", cp.Prev.String())
+	}
+	row("messages ref", cp.MessagesRef)
+	row("approvals ref", cp.ApprovalsRef)
+	row("trace ref", cp.TraceRef)
+	if b := cp.Budget; !b.IsZero() {
+		s := ""
+		if b.Tokens != nil {
+			s += fmt.Sprintf("%d tokens ", *b.Tokens)
+		}
+		if b.USD != nil {
+			s += fmt.Sprintf("$%.2f ", *b.USD)
+		}
+		if b.Steps != nil {
+			s += fmt.Sprintf("%d steps", *b.Steps)
+		}
+		row("budget", s)
+	}
+	if cp.RunFinished {
+		row("run", "finished")
+	}
+	row("changed paths", fmt.Sprint(len(changes)))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		e.printf("  %s %s\n", changeStatus(c), c.Path)
+	}
+	for _, o := range cp.Oversize {
+		e.printf("  oversize %s (%d bytes, hash %s): not restorable\n", o.Path, o.Size, o.Hash.Short())
+	}
+	for _, s := range cp.Skipped {
+		e.printf("  skipped %s: %s\n", s.Path, s.Reason)
+	}
+	return nil
+}
+
+// checkpointChanges diffs a checkpoint's work tree against the previous
+// checkpoint's, or against HEAD's tree for a run's first checkpoint.
+func checkpointChanges(g *gitguard.Guard, cp *patchstore.Checkpoint) ([]workspace.Change, error) {
+	var prev git.Hash
+	if !cp.Prev.IsZero() {
+		p, err := g.Store.ReadRecord(cp.Prev)
+		if err != nil {
+			return nil, err
+		}
+		prev = p.WorktreeTree
+	} else if !cp.Head.Commit.IsZero() {
+		c, err := g.DB.ReadCommit(cp.Head.Commit)
+		if err != nil {
+			return nil, err
+		}
+		prev = c.Tree
+	}
+	return workspace.DiffTrees(g.DB, prev, cp.WorktreeTree)
+}
+
+func changeStatus(c workspace.Change) string {
+	switch {
+	case !c.Before.Exists():
+		return "A"
+	case !c.After.Exists():
+		return "D"
+	case c.Before.Hash == c.After.Hash || (c.Before.Mode == odb.ModeSymlink) != (c.After.Mode == odb.ModeSymlink):
+		return "T"
+	}
+	return "M"
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+func newRunsCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:        "runs",
+		Usage:       "list runs, most recently active first",
+		UsageText:   "gitguard runs",
+		Description: "Lists every run recorded in this repository, with its state and checkpoint count.",
+		Flags:       []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			wantJSON(c, e)
+			return runRuns(c.Context, e)
+		},
+	}
+}
+
+type jsonRuns struct {
+	Version int       `json:"version"`
+	Runs    []jsonRun `json:"runs"`
+}
+
+type jsonRun struct {
+	ID          string    `json:"id"`
+	State       string    `json:"state"` // active, open, finished
+	Checkpoints int       `json:"checkpoints"`
+	Tip         string    `json:"tip"`
+	LastID      string    `json:"last_checkpoint"`
+	LastAt      time.Time `json:"last_at"`
+}
+
+func runRuns(ctx context.Context, e *env) error {
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	active, err := g.ActiveRun()
+	if err != nil {
+		return err
+	}
+	infos, err := g.Store.ListRuns(ctx)
+	if err != nil {
+		return err
+	}
+	out := jsonRuns{Version: jsonVersion, Runs: []jsonRun{}}
+	for _, i := range infos {
+		state := "open"
+		switch {
+		case i.ID == active:
+			state = "active"
+		case i.Finished:
+			state = "finished"
+		}
+		out.Runs = append(out.Runs, jsonRun{ID: i.ID, State: state, Checkpoints: i.Checkpoints,
+			Tip: i.Tip.String(), LastID: i.Last.ID, LastAt: i.Last.CreatedAt})
+	}
+	if e.json {
+		return e.printJSON(out)
+	}
+	if len(out.Runs) == 0 {
+		e.say("no runs yet; start one with 'gitguard start' or 'gitguard snapshot'")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTATE\tCHECKPOINTS\tLAST\tAT")
+	for _, r := range out.Runs {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.ID, r.State, r.Checkpoints, r.LastID, r.LastAt.UTC().Format(time.RFC3339))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore"
+)
+
+type snapshotOptions struct {
+	run        string
+	checkpoint gitguard.CheckpointOptions
+}
+
+func newSnapshotCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "snapshot",
+		Usage:     "record a checkpoint of HEAD, the index and the work tree",
+		UsageText: "gitguard snapshot [--run ID] [--step ID] [--label TEXT]",
+		Description: "Records HEAD, the index and the whole work tree (untracked files included,\n" +
+			"ignored ones excluded) as a checkpoint of the run, and prints its commit id.\n" +
+			"Without --run it uses the active run, starting one if there is none.\n" +
+			"Nothing you own is written: not HEAD, branches, the index or the stash.",
+		Flags: flags([]cli.Flag{runFlag("record into run `ID`"), jsonFlag}, checkpointFlags()),
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			wantJSON(c, e)
+			return runSnapshot(c.Context, e, snapshotOptions{run: c.String("run"), checkpoint: checkpointOptions(c)})
+		},
+	}
+}
+
+func runSnapshot(ctx context.Context, e *env, opts snapshotOptions) error {
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	run, snap, err := g.Snapshot(ctx, opts.run, opts.checkpoint)
+	if err != nil {
+		return err
+	}
+	return e.printRecorded(run, snap != nil)
+}
+
+// printRecorded prints a newly recorded checkpoint: its commit id on stdout
+// (or the JSON record) and a summary on stderr.
+func (e *env) printRecorded(run *patchstore.Run, _ bool) error {
+	entry := patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}
+	if e.json {
+		return e.printJSON(toJSONCheckpoint(entry))
+	}
+	cp := run.Checkpoint
+	e.printf("%s\n", run.Commit)
+	e.say("recorded %s of run %s: %d changed path(s)", cp.ID, cp.RunID, cp.ChangedPaths)
+	for _, o := range cp.Oversize {
+		e.say("warning: %s (%d bytes) is over the size limit: recorded by hash only, undo cannot restore it", o.Path, o.Size)
+	}
+	for _, s := range cp.Skipped {
+		e.say("warning: %s not recorded: %s", s.Path, s.Reason)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gitguard/gitguard"
+)
+
+type startOptions struct {
+	run        string
+	checkpoint gitguard.CheckpointOptions
+}
+
+func newStartCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "start",
+		Usage:     "start a run and make it the active one",
+		UsageText: "gitguard start [--run ID]",
+		Description: "Starts run ID (a new id when none is given), records its first checkpoint\n" +
+			"and makes it the active run of this worktree. Starting an existing run continues it.\n" +
+			"The run id is printed on stdout.",
+		Flags: flags([]cli.Flag{&cli.StringFlag{Name: "run", Usage: "the run `ID`"}, jsonFlag}, checkpointFlags()),
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			wantJSON(c, e)
+			return runStart(c.Context, e, startOptions{run: c.String("run"), checkpoint: checkpointOptions(c)})
+		},
+	}
+}
+
+func runStart(ctx context.Context, e *env, opts startOptions) error {
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	run, err := g.StartRun(ctx, opts.run, opts.checkpoint)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printRecorded(run, true)
+	}
+	e.printf("%s\n", run.ID)
+	e.say("started run %s (%s, %s)", run.ID, run.Checkpoint.ID, run.Commit.Short())
+	return nil
+}
+
+type finishOptions struct {
+	run        string
+	checkpoint gitguard.CheckpointOptions
+}
+
+func newFinishCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:        "finish",
+		Usage:       "record a last checkpoint and end the active run",
+		UsageText:   "gitguard finish [--run ID]",
+		Description: "Records a final checkpoint of the run, marks it finished and clears the active run.",
+		Flags:       flags([]cli.Flag{runFlag("finish run `ID` instead of the active one"), jsonFlag}, checkpointFlags()),
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			wantJSON(c, e)
+			return runFinish(c.Context, e, finishOptions{run: c.String("run"), checkpoint: checkpointOptions(c)})
+		},
+	}
+}
+
+func runFinish(ctx context.Context, e *env, opts finishOptions) error {
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	run, err := g.FinishRun(ctx, opts.run, opts.checkpoint)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printRecorded(run, true)
+	}
+	e.printf("%s\n", run.Commit)
+	e.say("finished run %s at %s", run.ID, run.Checkpoint.ID)
+	return nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+// Exit codes, as documented under EXIT STATUS in every command's help.
+const (
+	exitOK          = 0
+	exitFound       = 1
+	exitUsage       = 2
+	exitIntegrity   = 3
+	exitBusy        = 4
+	exitInternal    = 5
+	exitInterrupted = 130
+)
+
+// failure is an error as the user sees it.
+type failure struct {
+	err  error
+	hint string
+	code int
+}
+
+// foundError reports that a check found something (exit 1), after the
+// command already printed what.
+type foundError struct{ msg string }
+
+func (e *foundError) Error() string { return e.msg }
+
+// classify maps an error to its message, hint and exit code. It is the one
+// place that knows how errors look to users.
+func classify(err error) failure {
+	var (
+		usage    *usageError
+		found    *foundError
+		unmerged *workspace.UnmergedError
+	)
+	switch {
+	case errors.As(err, &found):
+		return failure{err, "", exitFound}
+	case errors.As(err, &usage):
+		return failure{err, "see 'gitguard help' or 'gitguard COMMAND --help'", exitUsage}
+	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
+		return failure{errInterrupted, "nothing was half-written; run the command again to finish", exitInterrupted}
+	case errors.Is(err, git.ErrNotFound):
+		return failure{err, "install git (2.31 or newer) and make sure it is on PATH", exitUsage}
+	case errors.Is(err, git.ErrNotRepository):
+		return failure{err, "run gitguard inside a git work tree, or pass -C DIR", exitUsage}
+	case errors.Is(err, git.ErrBare):
+		return failure{err, "gitguard guards a work tree; run it in a clone or a 'git worktree add' checkout", exitUsage}
+	case errors.Is(err, git.ErrNoWorkTree):
+		return failure{err, "run gitguard from the work tree, not from inside .git", exitUsage}
+	case errors.As(err, &unmerged):
+		return failure{err, "snapshots of a repository with unresolved conflicts are not supported; resolve them (git status) or abort the merge, then run again", exitUsage}
+	case errors.Is(err, gitrefs.ErrBadRunID):
+		return failure{err, "run ids are letters, digits, '.', '_' and '-'", exitUsage}
+	case errors.Is(err, patchstore.ErrUnknownRun):
+		return failure{err, "list runs with 'gitguard runs'", exitUsage}
+	case errors.Is(err, gitguard.ErrNoRun):
+		return failure{err, "start one with 'gitguard start', or pass --run ID (see 'gitguard runs')", exitUsage}
+	case errors.Is(err, gitguard.ErrRunActive):
+		return failure{err, "finish it with 'gitguard finish', or pass --run with that id", exitUsage}
+	case errors.Is(err, gitguard.ErrUnknownCheckpoint):
+		return failure{err, "list checkpoints with 'gitguard log'", exitUsage}
+	case errors.Is(err, gitguard.ErrAmbiguous):
+		return failure{err, "qualify it with the run, or use the commit id from 'gitguard log'", exitUsage}
+	case errors.Is(err, workspace.ErrBadGlob):
+		return failure{err, "globs use doublestar syntax, e.g. 'src/**/*.go'", exitUsage}
+	case errors.Is(err, patchstore.ErrBadPath):
+		return failure{err, "paths are relative to the top of the work tree and stay inside it", exitUsage}
+	case errors.Is(err, patchstore.ErrCorrupt), errors.Is(err, workspace.ErrIndexFormat):
+		return failure{err, "the recorded data failed validation and was not used; run 'git fsck' and, if it came from a remote, do not trust it", exitIntegrity}
+	case errors.Is(err, patchstore.ErrBusy), errors.Is(err, gitrefs.ErrRefChanged):
+		return failure{err, "another gitguard process is updating this run; run the command again", exitBusy}
+	}
+	return failure{err, "this looks like a bug in gitguard; run again with GITGUARD_DEBUG=1 and report the output", exitInternal}
+}
+
+// report prints err as "gitguard: msg" plus a tab-indented hint (or a JSON
+// object with --json) on stderr and returns the exit code.
+func report(e *env, err error) int {
+	f := classify(err)
+	var found *foundError
+	if errors.As(err, &found) && found.msg == "" {
+		return f.code
+	}
+	if e.json {
+		b, _ := json.Marshal(jsonError{Version: jsonVersion, Error: f.err.Error(), Hint: f.hint, ExitCode: f.code})
+		fmt.Fprintf(e.stderr, "%s\n", b)
+		return f.code
+	}
+	fmt.Fprintf(e.stderr, "gitguard: %s\n", f.err)
+	if f.hint != "" {
+		fmt.Fprintf(e.stderr, "\thint: %s\n", f.hint)
+	}
+	return f.code
+}

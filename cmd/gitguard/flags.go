@@ -1,0 +1,66 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore"
+)
+
+func runFlag(usage string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "run", Usage: usage, EnvVars: []string{"GITGUARD_RUN"}}
+}
+
+// checkpointFlags are the runtime fields any recorded checkpoint may carry.
+func checkpointFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "step", Usage: "the runtime's step `ID`"},
+		&cli.StringFlag{Name: "label", Usage: "a note for humans"},
+		&cli.StringFlag{Name: "messages-ref", Usage: "where the runtime keeps the conversation (any `REF` it understands)"},
+		&cli.StringFlag{Name: "approvals-ref", Usage: "where the runtime keeps approvals"},
+		&cli.StringFlag{Name: "trace-ref", Usage: "where the trace continues"},
+		&cli.Int64Flag{Name: "budget-tokens", Usage: "tokens left, as the runtime reports them"},
+		&cli.Float64Flag{Name: "budget-usd", Usage: "money left, in USD"},
+		&cli.Int64Flag{Name: "budget-steps", Usage: "steps left"},
+	}
+}
+
+func checkpointOptions(c *cli.Context) gitguard.CheckpointOptions {
+	o := gitguard.CheckpointOptions{
+		StepID: c.String("step"), Label: c.String("label"),
+		MessagesRef: c.String("messages-ref"), ApprovalsRef: c.String("approvals-ref"), TraceRef: c.String("trace-ref"),
+	}
+	var b patchstore.Budget
+	if c.IsSet("budget-tokens") {
+		v := c.Int64("budget-tokens")
+		b.Tokens = &v
+	}
+	if c.IsSet("budget-usd") {
+		v := c.Float64("budget-usd")
+		b.USD = &v
+	}
+	if c.IsSet("budget-steps") {
+		v := c.Int64("budget-steps")
+		b.Steps = &v
+	}
+	if !b.IsZero() {
+		o.Budget = &b
+	}
+	return o
+}
+
+func flags(groups ...[]cli.Flag) []cli.Flag {
+	var out []cli.Flag
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// noArgs rejects stray positional arguments.
+func noArgs(c *cli.Context) error {
+	if c.Args().Present() {
+		return usagef("%s takes no arguments (got %q)", c.Command.Name, c.Args().First())
+	}
+	return nil
+}

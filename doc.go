@@ -1,0 +1,19 @@
+// Package gitguard guards a git workspace while a coding agent edits it.
+//
+// It records checkpoints of the work tree, the index and HEAD as git objects
+// under refs/agent-checkpoints/, records what each tool call of the agent
+// did to files, tells per path whether the agent's edit is still in place,
+// and undoes only the agent's edits, never the user's. Everything is stored
+// in the repository's own object database; nothing the user owns (branches,
+// HEAD, the index, the stash, config) is ever written.
+//
+// A Guard is opened on a directory inside a work tree:
+//
+//	g, err := gitguard.Open(ctx, ".", gitguard.Options{})
+//	run, err := g.StartRun(ctx, "", gitguard.CheckpointOptions{})
+//	err = g.CallStart(ctx, run.ID, gitguard.CallOptions{CallID: "call_1", Tool: "write_file", Paths: []string{"main.go"}})
+//	// ... the agent writes main.go ...
+//	_, err = g.CallFinish(ctx, run.ID, "call_1", gitguard.FinishOptions{})
+//
+// The gitguard command is a thin layer over this package.
+package gitguard

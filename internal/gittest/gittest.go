@@ -1,0 +1,263 @@
+// Package gittest builds throwaway repositories with the real git command
+// for tests, in a sealed environment: no user or system configuration, fixed
+// author and committer, so object ids come out the same on every run.
+package gittest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gitguard/gitguard/internal/git"
+)
+
+// Env returns the sealed environment for a test whose home is home.
+func Env(home string) []string {
+	return []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"GIT_CONFIG_GLOBAL=" + filepath.Join(home, ".gitconfig"),
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Test Author",
+		"GIT_AUTHOR_EMAIL=author@example.com",
+		"GIT_AUTHOR_DATE=1700000000 +0000",
+		"GIT_COMMITTER_NAME=Test Committer",
+		"GIT_COMMITTER_EMAIL=committer@example.com",
+		"GIT_COMMITTER_DATE=1700000000 +0000",
+		"GIT_TERMINAL_PROMPT=0",
+		"TZ=UTC",
+		// git status would otherwise refresh the index file, which the
+		// invariant checks compare byte for byte.
+		"GIT_OPTIONAL_LOCKS=0",
+	}
+}
+
+// Seal sets the sealed environment in the current process for the rest of
+// the test (the test must not be parallel).
+func Seal(t testing.TB) string {
+	t.Helper()
+	home := t.TempDir()
+	for _, kv := range Env(home) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	return home
+}
+
+// RequireGit skips the test when git is missing, except when
+// GITGUARD_TEST_REQUIRE_GIT=1 (as in CI), where it fails.
+func RequireGit(t testing.TB) {
+	t.Helper()
+	if _, err := git.Run(context.Background(), "", "version"); err != nil {
+		if os.Getenv("GITGUARD_TEST_REQUIRE_GIT") == "1" {
+			t.Fatalf("git is required: %v", err)
+		}
+		t.Skipf("git not available: %v", err)
+	}
+}
+
+// Repo is a throwaway repository.
+type Repo struct {
+	t   testing.TB
+	Dir string
+}
+
+// New runs `git init -b main` in a fresh temporary folder, in a sealed
+// environment. At cleanup it checks `git fsck --strict`.
+func New(t testing.TB) *Repo {
+	t.Helper()
+	RequireGit(t)
+	Seal(t)
+	r := &Repo{t: t, Dir: filepath.Join(t.TempDir(), "repo")}
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.Git("init", "-q", "-b", "main")
+	t.Cleanup(func() {
+		if out, err := git.Run(context.Background(), r.Dir, "fsck", "--strict", "--no-progress"); err != nil {
+			t.Errorf("git fsck --strict: %v\n%s", err, out)
+		}
+	})
+	return r
+}
+
+// Git runs git in the repository and returns its trimmed stdout; failure is fatal.
+func (r *Repo) Git(args ...string) string {
+	r.t.Helper()
+	out, err := git.Run(context.Background(), r.Dir, args...)
+	if err != nil {
+		r.t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimRight(string(out), "\n")
+}
+
+// Write writes a file (creating folders) relative to the work tree.
+func (r *Repo) Write(path, content string) {
+	r.t.Helper()
+	WriteFile(r.t, filepath.Join(r.Dir, path), content)
+}
+
+// WriteFile writes content to path, creating folders.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Read returns a work-tree file's content; failure is fatal.
+func (r *Repo) Read(path string) string {
+	r.t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.Dir, path))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Commit stages everything and commits.
+func (r *Repo) Commit(msg string) {
+	r.t.Helper()
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "--allow-empty", "-m", msg)
+}
+
+// UserState is a digest of everything invariant 1 says gitguard must not
+// change: refs outside refs/agent-checkpoints/, HEAD, the index file, the
+// stash, reflogs of user refs and the config. With worktree it also covers
+// every file of the work tree (content and mode).
+func UserState(dir string, worktree bool) (string, error) {
+	ctx := context.Background()
+	var b strings.Builder
+	run := func(args ...string) error {
+		out, err := git.Run(ctx, dir, args...)
+		if err != nil && git.ExitCode(err) != 1 {
+			return err
+		}
+		fmt.Fprintf(&b, "$ git %s\n%s", strings.Join(args, " "), out)
+		return nil
+	}
+	refs, err := git.Run(ctx, dir, "for-each-ref", "--format=%(objectname) %(refname)")
+	if err != nil {
+		return "", err
+	}
+	for _, l := range strings.SplitAfter(string(refs), "\n") {
+		if !strings.Contains(l, " refs/agent-checkpoints/") {
+			b.WriteString(l)
+		}
+	}
+	if err := run("rev-parse", "--symbolic-full-name", "HEAD"); err != nil {
+		return "", err
+	}
+	if err := run("rev-parse", "-q", "--verify", "HEAD"); err != nil {
+		return "", err
+	}
+	if err := run("stash", "list"); err != nil {
+		return "", err
+	}
+	gitDirOut, err := git.Run(ctx, dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
+	if err != nil {
+		return "", err
+	}
+	dirs := strings.Fields(string(gitDirOut))
+	for _, f := range []string{filepath.Join(dirs[0], "index"), filepath.Join(dirs[0], "HEAD"), filepath.Join(dirs[1], "config")} {
+		fmt.Fprintf(&b, "%s %s\n", filepath.Base(f), fileDigest(f))
+	}
+	logs := filepath.Join(dirs[1], "logs")
+	_ = filepath.WalkDir(logs, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.Contains(p, "agent-checkpoints") {
+			fmt.Fprintf(&b, "log %s %s\n", strings.TrimPrefix(p, logs), fileDigest(p))
+		}
+		return nil
+	})
+	if worktree {
+		w, err := WorktreeDigest(dir)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(w)
+	}
+	return b.String(), nil
+}
+
+func fileDigest(p string) string {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "absent"
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(data))
+}
+
+// WorktreeDigest lists every file under dir except .git folders, with its
+// mode and the sha256 of its content (a symlink's target).
+func WorktreeDigest(dir string) (string, error) {
+	var lines []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == ".git" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		var sum string
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			sum = fmt.Sprintf("-> %s", target)
+		case info.Mode().IsRegular():
+			sum = fileDigest(p)
+		default:
+			sum = "dir"
+		}
+		lines = append(lines, fmt.Sprintf("%s %v %s", rel, info.Mode(), sum))
+		return nil
+	})
+	sort.Strings(lines)
+	return strings.Join(lines, "\n") + "\n", err
+}
+
+// Diff returns a line diff of two digests for error messages.
+func Diff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	in := func(l []string) map[string]bool {
+		m := map[string]bool{}
+		for _, x := range l {
+			m[x] = true
+		}
+		return m
+	}
+	ma, mb := in(al), in(bl)
+	var buf bytes.Buffer
+	for _, x := range al {
+		if !mb[x] {
+			fmt.Fprintf(&buf, "- %s\n", x)
+		}
+	}
+	for _, x := range bl {
+		if !ma[x] {
+			fmt.Fprintf(&buf, "+ %s\n", x)
+		}
+	}
+	return buf.String()
+}

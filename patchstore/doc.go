@@ -1,0 +1,23 @@
+// Package patchstore keeps a run's records in git: checkpoints, the tool
+// ledger and the agent's file patches.
+//
+// A run is a chain of checkpoint commits under gitrefs.RunRef(run). Each
+// commit's tree is
+//
+//	checkpoint.json            the Checkpoint record
+//	index/                     the index as a tree
+//	worktree/                  the work tree as a tree (untracked included)
+//	calls/<call-id>/ledger.json    the call's LedgerEntry, latest status
+//	calls/<call-id>/patches.json   its FilePatch entries, once finished
+//	calls/<call-id>/before.json    path states captured at start
+//	calls/<call-id>/blobs/<id>     every blob a record names, so git keeps it
+//
+// and its parents are the previous checkpoint and the HEAD commit of the
+// moment, so everything a record names stays reachable.
+//
+// Invariants: objects are written (and, for Durable commits, fsynced) before
+// the ref moves; the ref moves by compare-and-swap only, and a lost race is
+// retried on the new tip, so concurrent writers never lose a checkpoint;
+// every record read back is validated (format version, paths, sizes) and a
+// bad one is reported as ErrCorrupt, never repaired or trusted.
+package patchstore

@@ -1,0 +1,449 @@
+package patchstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+// ErrUnknownRun is returned when a run has no ref.
+var ErrUnknownRun = errors.New("run not found")
+
+// ErrUnknownCall is returned when a call id is not in the run's ledger.
+var ErrUnknownCall = errors.New("call not found")
+
+// ErrBusy is returned when a concurrent writer kept winning the ref race.
+var ErrBusy = errors.New("run is busy: another gitguard process kept updating it")
+
+// Store reads and writes the runs of one repository. It is safe for
+// concurrent use; writers in other processes are handled by compare-and-swap.
+type Store struct {
+	WS   *workspace.Workspace
+	DB   *odb.DB
+	Refs *gitrefs.Store
+	// Now returns the time stamped on records; nil means time.Now.
+	Now func() time.Time
+}
+
+// New returns a Store over a workspace.
+func New(ws *workspace.Workspace) *Store {
+	return &Store{WS: ws, DB: ws.DB, Refs: gitrefs.New(ws.Repo)}
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC().Truncate(time.Millisecond)
+}
+
+// Run is the state of a run as of one checkpoint.
+type Run struct {
+	ID         string
+	Commit     git.Hash // the checkpoint commit; zero for a run not yet created
+	Checkpoint *Checkpoint
+	Calls      map[string]*Call
+	tree       git.Hash // root tree of Commit
+}
+
+// Exists reports whether the run has at least one checkpoint.
+func (r *Run) Exists() bool { return !r.Commit.IsZero() }
+
+// Call is everything recorded about one tool call.
+type Call struct {
+	Ledger  LedgerEntry
+	Patches []FilePatch
+	Before  []PathState
+	tree    git.Hash // unchanged subtree to reuse; zero when modified
+}
+
+// Touch marks the call modified, so the next commit rewrites its records.
+func (c *Call) Touch() { c.tree = git.ZeroHash }
+
+// SortedCalls returns the calls ordered by when they were first recorded.
+func (r *Run) SortedCalls() []*Call {
+	out := make([]*Call, 0, len(r.Calls))
+	for _, c := range r.Calls {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ti, tj := out[i].Ledger.firstTime(), out[j].Ledger.firstTime()
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return out[i].Ledger.CallID < out[j].Ledger.CallID
+	})
+	return out
+}
+
+func (e *LedgerEntry) firstTime() time.Time {
+	for _, t := range []*time.Time{e.PlannedAt, e.StartedAt, e.FinishedAt} {
+		if t != nil {
+			return *t
+		}
+	}
+	return time.Time{}
+}
+
+// ReadRun reads the newest checkpoint of run id. It returns ErrUnknownRun
+// when the run does not exist and ErrCorrupt for invalid records.
+func (s *Store) ReadRun(ctx context.Context, id string) (*Run, error) {
+	if err := gitrefs.ValidateRunID(id); err != nil {
+		return nil, err
+	}
+	tip, err := s.Refs.Read(ctx, gitrefs.RunRef(id))
+	if err != nil {
+		return nil, err
+	}
+	if tip.IsZero() {
+		return nil, fmt.Errorf("run %q: %w", id, ErrUnknownRun)
+	}
+	r, err := s.ReadCheckpoint(tip)
+	if err != nil {
+		return nil, err
+	}
+	if r.ID != id {
+		return nil, fmt.Errorf("%w: ref of run %q points at a checkpoint of run %q", ErrCorrupt, id, r.ID)
+	}
+	return r, nil
+}
+
+// ReadCheckpoint reads the run state recorded in one checkpoint commit.
+func (s *Store) ReadCheckpoint(commit git.Hash) (*Run, error) {
+	c, err := s.DB.ReadCommit(commit)
+	if err != nil {
+		return nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
+	}
+	root, err := s.DB.ReadTree(c.Tree)
+	if err != nil {
+		return nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
+	}
+	r := &Run{Commit: commit, tree: c.Tree, Calls: map[string]*Call{}}
+	var callsTree git.Hash
+	for _, e := range root {
+		switch {
+		case e.Name == "checkpoint.json" && e.Mode == odb.ModeFile:
+			var cp Checkpoint
+			if err := s.readJSON(e.Hash, &cp, "checkpoint.json"); err != nil {
+				return nil, err
+			}
+			if err := cp.validate(); err != nil {
+				return nil, err
+			}
+			r.Checkpoint = &cp
+		case e.Name == "calls" && e.Mode == odb.ModeTree:
+			callsTree = e.Hash
+		}
+	}
+	if r.Checkpoint == nil {
+		return nil, fmt.Errorf("%w: commit %s is not a gitguard checkpoint (no checkpoint.json)", ErrCorrupt, commit.Short())
+	}
+	r.ID = r.Checkpoint.RunID
+	if err := gitrefs.ValidateRunID(r.ID); err != nil {
+		return nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
+	}
+	if !callsTree.IsZero() {
+		if err := s.readCalls(callsTree, r); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (s *Store) readJSON(h git.Hash, v any, what string) error {
+	_, rc, size, err := s.DB.Open(h)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCorrupt, what, err)
+	}
+	defer rc.Close()
+	if size > MaxRecordSize {
+		return fmt.Errorf("%w: %s is %d bytes, over the %d limit", ErrCorrupt, what, size, MaxRecordSize)
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(rc); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCorrupt, what, err)
+	}
+	return decodeRecord(buf.Bytes(), v, what)
+}
+
+func (s *Store) readCalls(tree git.Hash, r *Run) error {
+	entries, err := s.DB.ReadTree(tree)
+	if err != nil {
+		return fmt.Errorf("%w: calls: %w", ErrCorrupt, err)
+	}
+	for _, e := range entries {
+		if e.Mode != odb.ModeTree || ValidateCallID(e.Name) != nil {
+			return fmt.Errorf("%w: calls/%s is not a valid call", ErrCorrupt, e.Name)
+		}
+		files, err := s.DB.ReadTree(e.Hash)
+		if err != nil {
+			return fmt.Errorf("%w: calls/%s: %w", ErrCorrupt, e.Name, err)
+		}
+		c := &Call{tree: e.Hash}
+		seenLedger := false
+		for _, f := range files {
+			var err error
+			switch f.Name {
+			case "ledger.json":
+				err = s.readJSON(f.Hash, &c.Ledger, "calls/"+e.Name+"/ledger.json")
+				seenLedger = err == nil
+			case "patches.json":
+				err = s.readJSON(f.Hash, &c.Patches, "calls/"+e.Name+"/patches.json")
+			case "before.json":
+				err = s.readJSON(f.Hash, &c.Before, "calls/"+e.Name+"/before.json")
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if !seenLedger {
+			return fmt.Errorf("%w: calls/%s has no ledger.json", ErrCorrupt, e.Name)
+		}
+		if err := c.Ledger.validate(e.Name); err != nil {
+			return err
+		}
+		if err := validatePatches(e.Name, c.Patches); err != nil {
+			return err
+		}
+		for _, b := range c.Before {
+			if err := ValidatePath(b.Path); err != nil {
+				return fmt.Errorf("%w: calls/%s/before.json: %w", ErrCorrupt, e.Name, err)
+			}
+		}
+		r.Calls[e.Name] = c
+	}
+	return nil
+}
+
+// Mutation changes a run and describes the checkpoint to record. It is
+// called with a freshly read tip (an empty Run for a new run) and may be
+// called again, on a newer tip, if another writer won the race; it must
+// derive everything from its argument and must not have other side effects.
+type Mutation func(tip *Run) (*Checkpoint, error)
+
+const maxAttempts = 12
+
+// Commit records a new checkpoint of run id: it reads the tip, applies
+// mutate, writes every object, syncs them to disk, then moves the run ref by
+// compare-and-swap. It retries on a lost race and returns ErrBusy when it
+// keeps losing. The returned Run is the new tip.
+func (s *Store) Commit(ctx context.Context, id string, mutate Mutation) (*Run, error) {
+	if err := gitrefs.ValidateRunID(id); err != nil {
+		return nil, err
+	}
+	ref := gitrefs.RunRef(id)
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		tip, err := s.readTip(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		cp, err := mutate(tip)
+		if err != nil {
+			return nil, err
+		}
+		next, err := s.write(tip, cp)
+		if err != nil {
+			return nil, err
+		}
+		err = s.Refs.Update(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID)
+		if err == nil {
+			return next, nil
+		}
+		if !errors.Is(err, gitrefs.ErrRefChanged) {
+			return nil, err
+		}
+		// Back off with jitter so that racing writers spread out.
+		d := time.Duration(1+rand.IntN(5<<min(attempt, 5))) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(d):
+		}
+	}
+	return nil, fmt.Errorf("record checkpoint of run %q: %w", id, ErrBusy)
+}
+
+func (s *Store) readTip(ctx context.Context, id string) (*Run, error) {
+	r, err := s.ReadRun(ctx, id)
+	if errors.Is(err, ErrUnknownRun) {
+		return &Run{ID: id, Calls: map[string]*Call{}}, nil
+	}
+	return r, err
+}
+
+// write stores the objects of the checkpoint cp on top of tip and returns
+// the new state, without moving the ref.
+func (s *Store) write(tip *Run, cp *Checkpoint) (*Run, error) {
+	cp.Version = FormatVersion
+	cp.RunID = tip.ID
+	cp.Prev = tip.Commit
+	cp.Seq = 1
+	var prevTree git.Hash
+	if tip.Exists() {
+		cp.Seq = tip.Checkpoint.Seq + 1
+		prevTree = tip.Checkpoint.WorktreeTree
+	} else if !cp.Head.Commit.IsZero() {
+		if hc, err := s.DB.ReadCommit(cp.Head.Commit); err == nil {
+			prevTree = hc.Tree
+		}
+	}
+	cp.ID = CheckpointID(cp.Seq)
+	if cp.CreatedAt.IsZero() {
+		cp.CreatedAt = s.now()
+	}
+	if cp.WorktreeTree.IsZero() && tip.Exists() {
+		cp.WorktreeTree, cp.IndexTree, cp.Head, cp.Partial = tip.Checkpoint.WorktreeTree, tip.Checkpoint.IndexTree, tip.Checkpoint.Head, tip.Checkpoint.Partial
+	}
+	if cp.WorktreeTree.IsZero() {
+		cp.WorktreeTree = odb.EmptyTree
+		if _, err := s.DB.Write(odb.TypeTree, nil); err != nil {
+			return nil, err
+		}
+	}
+	if cp.IndexTree.IsZero() {
+		cp.IndexTree = odb.EmptyTree
+	}
+	if changes, err := workspace.DiffTrees(s.DB, prevTree, cp.WorktreeTree); err == nil {
+		cp.ChangedPaths = len(changes)
+	} else {
+		return nil, fmt.Errorf("count changes: %w", err)
+	}
+
+	callsTree, err := s.writeCalls(tip)
+	if err != nil {
+		return nil, err
+	}
+	cpBlob, err := s.writeJSON(cp)
+	if err != nil {
+		return nil, err
+	}
+	root := []odb.TreeEntry{
+		{Name: "checkpoint.json", Mode: odb.ModeFile, Hash: cpBlob},
+		{Name: "index", Mode: odb.ModeTree, Hash: cp.IndexTree},
+		{Name: "worktree", Mode: odb.ModeTree, Hash: cp.WorktreeTree},
+	}
+	if !callsTree.IsZero() {
+		root = append(root, odb.TreeEntry{Name: "calls", Mode: odb.ModeTree, Hash: callsTree})
+	}
+	odb.SortTree(root)
+	rootTree, err := s.DB.WriteTree(root)
+	if err != nil {
+		return nil, err
+	}
+	var parents []git.Hash
+	if tip.Exists() {
+		parents = append(parents, tip.Commit)
+	}
+	if h := cp.Head.Commit; !h.IsZero() && (!tip.Exists() || tip.Checkpoint.Head.Commit != h) {
+		parents = append(parents, h)
+	}
+	who := odb.Signature{Name: "gitguard", Email: "gitguard@localhost", When: cp.CreatedAt}
+	msg := fmt.Sprintf("gitguard %s %s of run %s\n", cp.Kind, cp.ID, cp.RunID)
+	if cp.Label != "" {
+		msg += "\n" + cp.Label + "\n"
+	}
+	commit, err := s.DB.Write(odb.TypeCommit, odb.EncodeCommit(&odb.Commit{
+		Tree: rootTree, Parents: parents, Author: who, Committer: who, Message: msg,
+	}))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.DB.Sync(); err != nil {
+		return nil, fmt.Errorf("sync objects: %w", err)
+	}
+	return &Run{ID: tip.ID, Commit: commit, Checkpoint: cp, Calls: tip.Calls, tree: rootTree}, nil
+}
+
+func (s *Store) writeJSON(v any) (git.Hash, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return git.ZeroHash, err
+	}
+	return s.DB.Write(odb.TypeBlob, append(data, '\n'))
+}
+
+func (s *Store) writeCalls(r *Run) (git.Hash, error) {
+	if len(r.Calls) == 0 {
+		return git.ZeroHash, nil
+	}
+	var entries []odb.TreeEntry
+	for id, c := range r.Calls {
+		if c.tree.IsZero() {
+			h, err := s.writeCall(c)
+			if err != nil {
+				return git.ZeroHash, fmt.Errorf("write call %s: %w", id, err)
+			}
+			c.tree = h
+		}
+		entries = append(entries, odb.TreeEntry{Name: id, Mode: odb.ModeTree, Hash: c.tree})
+	}
+	odb.SortTree(entries)
+	return s.DB.WriteTree(entries)
+}
+
+func (s *Store) writeCall(c *Call) (git.Hash, error) {
+	c.Ledger.Version = FormatVersion
+	var files []odb.TreeEntry
+	add := func(name string, v any) error {
+		h, err := s.writeJSON(v)
+		if err == nil {
+			files = append(files, odb.TreeEntry{Name: name, Mode: odb.ModeFile, Hash: h})
+		}
+		return err
+	}
+	if err := add("ledger.json", &c.Ledger); err != nil {
+		return git.ZeroHash, err
+	}
+	if len(c.Patches) > 0 {
+		if err := add("patches.json", c.Patches); err != nil {
+			return git.ZeroHash, err
+		}
+	}
+	if len(c.Before) > 0 {
+		if err := add("before.json", c.Before); err != nil {
+			return git.ZeroHash, err
+		}
+	}
+	// Keep every blob the records name reachable from this commit.
+	keep := map[git.Hash]bool{}
+	blob := func(st State) {
+		if st.Exists() && st.Mode != odb.ModeGitlink && s.DB.Has(st.Hash) {
+			keep[st.Hash] = true
+		}
+	}
+	for i := range c.Patches {
+		p := &c.Patches[i]
+		blob(p.Before())
+		blob(p.After())
+		if !p.PatchRef.IsZero() {
+			keep[p.PatchRef] = true
+		}
+	}
+	for _, b := range c.Before {
+		blob(b.State)
+	}
+	if len(keep) > 0 {
+		var list []odb.TreeEntry
+		for h := range keep {
+			list = append(list, odb.TreeEntry{Name: h.String(), Mode: odb.ModeFile, Hash: h})
+		}
+		odb.SortTree(list)
+		h, err := s.DB.WriteTree(list)
+		if err != nil {
+			return git.ZeroHash, err
+		}
+		files = append(files, odb.TreeEntry{Name: "blobs", Mode: odb.ModeTree, Hash: h})
+	}
+	odb.SortTree(files)
+	return s.DB.WriteTree(files)
+}

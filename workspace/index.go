@@ -1,0 +1,182 @@
+package workspace
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
+)
+
+// ErrIndexFormat is returned for an index file gitguard cannot read.
+var ErrIndexFormat = errors.New("unsupported or corrupt index file")
+
+// errSplitIndex makes ReadIndex's caller fall back to `git ls-files`.
+var errSplitIndex = errors.New("split index")
+
+// IndexEntry is one entry of the git index, with the stat data git caches.
+type IndexEntry struct {
+	Path         string
+	Mode         odb.Mode
+	Hash         git.Hash
+	Stage        int
+	SkipWorktree bool
+	IntentToAdd  bool
+	HasStat      bool // false when the entry came from a fallback without stat data
+
+	CtimeSec, CtimeNsec uint32
+	MtimeSec, MtimeNsec uint32
+	Dev, Ino            uint32
+	UID, GID            uint32
+	Size                uint32
+}
+
+// Index is a parsed index file.
+type Index struct {
+	Entries []IndexEntry // sorted by path, then stage
+	// Mtime is the index file's modification time in nanoseconds; entries whose
+	// mtime is not older are racily clean and must be re-hashed, as in git.
+	Mtime int64
+}
+
+// parseIndex parses an index file (versions 2, 3 and 4). It verifies the
+// trailing checksum unless it is all zero (index.skipHash).
+func parseIndex(data []byte) (*Index, error) {
+	bad := func(why string) error { return fmt.Errorf("%w: %s", ErrIndexFormat, why) }
+	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
+		return nil, bad("no DIRC header")
+	}
+	body, sum := data[:len(data)-20], data[len(data)-20:]
+	if !bytes.Equal(sum, make([]byte, 20)) {
+		if got := sha1.Sum(body); !bytes.Equal(got[:], sum) {
+			return nil, bad("checksum mismatch")
+		}
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version < 2 || version > 4 {
+		return nil, bad(fmt.Sprintf("version %d", version))
+	}
+	count := int(binary.BigEndian.Uint32(data[8:12]))
+	idx := &Index{Entries: make([]IndexEntry, 0, count)}
+	p := body[12:]
+	var prev []byte
+	for i := 0; i < count; i++ {
+		if len(p) < 62 {
+			return nil, bad("truncated entry")
+		}
+		e := IndexEntry{
+			HasStat:   true,
+			CtimeSec:  binary.BigEndian.Uint32(p[0:]),
+			CtimeNsec: binary.BigEndian.Uint32(p[4:]),
+			MtimeSec:  binary.BigEndian.Uint32(p[8:]),
+			MtimeNsec: binary.BigEndian.Uint32(p[12:]),
+			Dev:       binary.BigEndian.Uint32(p[16:]),
+			Ino:       binary.BigEndian.Uint32(p[20:]),
+			Mode:      odb.Mode(binary.BigEndian.Uint32(p[24:])),
+			UID:       binary.BigEndian.Uint32(p[28:]),
+			GID:       binary.BigEndian.Uint32(p[32:]),
+			Size:      binary.BigEndian.Uint32(p[36:]),
+		}
+		copy(e.Hash[:], p[40:60])
+		flags := binary.BigEndian.Uint16(p[60:])
+		e.Stage = int(flags>>12) & 3
+		off := 62
+		if flags&0x4000 != 0 {
+			if version < 3 || len(p) < 64 {
+				return nil, bad("extended flags in a version 2 index")
+			}
+			ext := binary.BigEndian.Uint16(p[62:])
+			e.SkipWorktree = ext&0x4000 != 0
+			e.IntentToAdd = ext&0x2000 != 0
+			off = 64
+		}
+		var name []byte
+		if version == 4 {
+			strip, n := varint(p[off:])
+			if n == 0 || int(strip) > len(prev) {
+				return nil, bad("bad path prefix")
+			}
+			off += n
+			nul := bytes.IndexByte(p[off:], 0)
+			if nul < 0 {
+				return nil, bad("unterminated path")
+			}
+			name = append(append([]byte{}, prev[:len(prev)-int(strip)]...), p[off:off+nul]...)
+			off += nul + 1
+		} else {
+			nul := bytes.IndexByte(p[off:], 0)
+			if nul < 0 {
+				return nil, bad("unterminated path")
+			}
+			name = p[off : off+nul]
+			// Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
+			off = (off + nul + 8) &^ 7
+			if off > len(p) {
+				return nil, bad("truncated entry")
+			}
+		}
+		e.Path = string(name)
+		prev = name
+		idx.Entries = append(idx.Entries, e)
+		p = p[off:]
+	}
+	for len(p) >= 8 {
+		sig := string(p[:4])
+		size := int(binary.BigEndian.Uint32(p[4:8]))
+		if size > len(p)-8 {
+			return nil, bad("truncated extension " + sig)
+		}
+		if sig == "link" {
+			return nil, errSplitIndex
+		}
+		// Other extensions (TREE, REUC, UNTR, FSMN, EOIE, IEOT, sdir) are
+		// caches or bookkeeping gitguard does not need.
+		p = p[8+size:]
+	}
+	return idx, nil
+}
+
+// varint decodes git's offset varint used by index v4 path compression.
+func varint(p []byte) (uint64, int) {
+	if len(p) == 0 {
+		return 0, 0
+	}
+	c := p[0]
+	val := uint64(c & 127)
+	n := 1
+	for c&128 != 0 {
+		if n >= len(p) || n > 9 {
+			return 0, 0
+		}
+		c = p[n]
+		n++
+		val = ((val + 1) << 7) | uint64(c&127)
+	}
+	return val, n
+}
+
+// readIndexFile reads and parses the index at path. A missing index is an
+// empty one (a fresh repository).
+func readIndexFile(path string) (*Index, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Index{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	idx, err := parseIndex(data)
+	if err != nil {
+		return nil, err
+	}
+	idx.Mtime = fi.ModTime().UnixNano()
+	return idx, nil
+}

@@ -1,0 +1,207 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
+)
+
+// Change is one path whose state differs between two trees.
+type Change struct {
+	Path   string
+	Before FileState
+	After  FileState
+}
+
+// DiffTrees lists the leaf paths that differ between trees a and b (either
+// may be zero, meaning empty), sorted by path. Identical subtrees are
+// skipped by id, so the cost is proportional to what changed.
+func DiffTrees(db *odb.DB, a, b git.Hash) ([]Change, error) {
+	var out []Change
+	err := diffTrees(db, a, b, "", &out)
+	return out, err
+}
+
+func readTreeOrEmpty(db *odb.DB, h git.Hash) ([]odb.TreeEntry, error) {
+	if h.IsZero() || h == odb.EmptyTree {
+		return nil, nil
+	}
+	return db.ReadTree(h)
+}
+
+func diffTrees(db *odb.DB, a, b git.Hash, prefix string, out *[]Change) error {
+	if a == b {
+		return nil
+	}
+	ea, err := readTreeOrEmpty(db, a)
+	if err != nil {
+		return err
+	}
+	eb, err := readTreeOrEmpty(db, b)
+	if err != nil {
+		return err
+	}
+	ma := make(map[string]odb.TreeEntry, len(ea))
+	for _, e := range ea {
+		ma[e.Name] = e
+	}
+	mb := make(map[string]odb.TreeEntry, len(eb))
+	for _, e := range eb {
+		mb[e.Name] = e
+	}
+	names := make([]string, 0, len(ea)+len(eb))
+	for _, e := range ea {
+		names = append(names, e.Name)
+	}
+	for _, e := range eb {
+		if _, ok := ma[e.Name]; !ok {
+			names = append(names, e.Name)
+		}
+	}
+	sort.Strings(names)
+	var changes []Change
+	for _, name := range names {
+		x, inA := ma[name]
+		y, inB := mb[name]
+		if inA && inB && x.Mode == y.Mode && x.Hash == y.Hash {
+			continue
+		}
+		p := prefix + name
+		var ta, tb git.Hash
+		if inA && x.Mode == odb.ModeTree {
+			ta = x.Hash
+		}
+		if inB && y.Mode == odb.ModeTree {
+			tb = y.Hash
+		}
+		if !ta.IsZero() || !tb.IsZero() {
+			if err := diffTrees(db, ta, tb, p+"/", &changes); err != nil {
+				return err
+			}
+		}
+		c := Change{Path: p}
+		if inA && x.Mode != odb.ModeTree {
+			c.Before = FileState{Path: p, Mode: x.Mode, Hash: x.Hash}
+		}
+		if inB && y.Mode != odb.ModeTree {
+			c.After = FileState{Path: p, Mode: y.Mode, Hash: y.Hash}
+		}
+		if c.Before.Exists() || c.After.Exists() {
+			changes = append(changes, c)
+		}
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	*out = append(*out, changes...)
+	return nil
+}
+
+// Lookup returns the state of path in tree (absent when not there).
+func Lookup(db *odb.DB, tree git.Hash, path string) (FileState, error) {
+	cur := tree
+	parts := strings.Split(path, "/")
+	for i, name := range parts {
+		entries, err := readTreeOrEmpty(db, cur)
+		if err != nil {
+			return FileState{}, err
+		}
+		var found *odb.TreeEntry
+		for j := range entries {
+			if entries[j].Name == name {
+				found = &entries[j]
+				break
+			}
+		}
+		if found == nil {
+			return FileState{Path: path}, nil
+		}
+		if i == len(parts)-1 {
+			if found.Mode == odb.ModeTree {
+				return FileState{Path: path}, nil
+			}
+			return FileState{Path: path, Mode: found.Mode, Hash: found.Hash}, nil
+		}
+		if found.Mode != odb.ModeTree {
+			return FileState{Path: path}, nil
+		}
+		cur = found.Hash
+	}
+	return FileState{Path: path}, nil
+}
+
+// ErrPathConflict is returned by Overlay when a path would need to be both
+// a file and a folder.
+var ErrPathConflict = errors.New("path is both a file and a folder")
+
+// Overlay returns base with each of states written over it (absent states
+// delete the path), rewriting only the trees along those paths. A file put
+// where a folder was replaces the folder, and the reverse.
+func Overlay(db *odb.DB, base git.Hash, states []FileState) (git.Hash, error) {
+	return overlay(db, base, "", states)
+}
+
+func overlay(db *odb.DB, tree git.Hash, prefix string, states []FileState) (git.Hash, error) {
+	entries, err := readTreeOrEmpty(db, tree)
+	if err != nil {
+		return git.ZeroHash, err
+	}
+	idx := make(map[string]int, len(entries))
+	for i, e := range entries {
+		idx[e.Name] = i
+	}
+	sub := map[string][]FileState{}
+	var order []string
+	for _, s := range states {
+		rest := s.Path[len(prefix):]
+		name, _, nested := strings.Cut(rest, "/")
+		if nested {
+			if _, seen := sub[name]; !seen {
+				order = append(order, name)
+			}
+			sub[name] = append(sub[name], s)
+			continue
+		}
+		i, ok := idx[name]
+		switch {
+		case s.Exists() && ok:
+			entries[i] = odb.TreeEntry{Name: name, Mode: s.Mode, Hash: s.Hash}
+		case s.Exists():
+			idx[name] = len(entries)
+			entries = append(entries, odb.TreeEntry{Name: name, Mode: s.Mode, Hash: s.Hash})
+		case ok:
+			entries[i].Mode = odb.ModeNone
+		}
+	}
+	for _, name := range order {
+		var child git.Hash
+		i, ok := idx[name]
+		if ok && entries[i].Mode == odb.ModeTree {
+			child = entries[i].Hash
+		}
+		h, err := overlay(db, child, prefix+name+"/", sub[name])
+		if err != nil {
+			return git.ZeroHash, fmt.Errorf("overlay %s%s: %w", prefix, name, err)
+		}
+		empty := h == odb.EmptyTree
+		switch {
+		case ok && empty && entries[i].Mode == odb.ModeTree:
+			entries[i].Mode = odb.ModeNone
+		case ok && !empty:
+			entries[i] = odb.TreeEntry{Name: name, Mode: odb.ModeTree, Hash: h}
+		case !ok && !empty:
+			idx[name] = len(entries)
+			entries = append(entries, odb.TreeEntry{Name: name, Mode: odb.ModeTree, Hash: h})
+		}
+	}
+	kept := entries[:0]
+	for _, e := range entries {
+		if e.Mode != odb.ModeNone {
+			kept = append(kept, e)
+		}
+	}
+	odb.SortTree(kept)
+	return db.WriteTree(kept)
+}
