@@ -195,10 +195,14 @@ type LedgerEntry struct {
 	// Scope of the file capture: the declared paths, or empty for the whole workspace.
 	Paths []string `json:"paths,omitempty"`
 	Globs []string `json:"globs,omitempty"`
-	// StartCheckpoint and FinishCheckpoint are the commits recorded at start and finish.
-	StartCheckpoint  git.Hash `json:"startCheckpoint"`
-	FinishCheckpoint git.Hash `json:"finishCheckpoint"`
-	Patches          int      `json:"patches"`
+	// BeforeTree is the work tree recorded at start (whole-workspace calls);
+	// the patch is its diff against the work tree at finish.
+	BeforeTree git.Hash `json:"beforeTree"`
+	// StartSeq and FinishSeq are the run's checkpoint numbers at start and
+	// finish; FinishSeq orders calls for "newest patch" and "after CKPT".
+	StartSeq  int `json:"startSeq,omitempty"`
+	FinishSeq int `json:"finishSeq,omitempty"`
+	Patches   int `json:"patches"`
 	// Undoes names the calls an undo call reverted (undo calls only).
 	Undoes []string `json:"undoes,omitempty"`
 	// UncertainReason says why a call is uncertain (e.g. found started at resume).

@@ -40,6 +40,9 @@ func New(ws *workspace.Workspace) *Store {
 	return &Store{WS: ws, DB: ws.DB, Refs: gitrefs.New(ws.Repo)}
 }
 
+// Time returns the time stamped on records now (UTC, millisecond precision).
+func (s *Store) Time() time.Time { return s.now() }
+
 func (s *Store) now() time.Time {
 	if s.Now != nil {
 		return s.Now().UTC()

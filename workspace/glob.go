@@ -9,7 +9,10 @@ import (
 // ErrBadGlob is returned for a malformed doublestar pattern.
 var ErrBadGlob = errors.New("malformed glob pattern")
 
-func validGlob(g string) bool { return doublestar.ValidatePattern(g) }
+// ValidGlob reports whether g is a well-formed doublestar pattern.
+func ValidGlob(g string) bool { return doublestar.ValidatePattern(g) }
+
+func validGlob(g string) bool { return ValidGlob(g) }
 
 // MatchGlob reports whether the slash-separated path matches the doublestar
 // pattern; a pattern ending in "/**" also matches the folder itself.

@@ -3,8 +3,10 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -204,4 +206,75 @@ func overlay(db *odb.DB, tree git.Hash, prefix string, states []FileState) (git.
 	}
 	odb.SortTree(kept)
 	return db.WriteTree(kept)
+}
+
+// Capture returns the current state of one path in the work tree: absent,
+// a file (blob written to the object database when store is set) or a
+// symlink. A folder, or anything git does not track, is reported with
+// ModeTree so that it never equals a recorded file state. Oversize files
+// are hashed but not stored, and reported with oversize set.
+func (w *Workspace) Capture(path string, store bool) (fs FileState, oversize bool, err error) {
+	full := w.Abs(path)
+	fi, err := os.Lstat(full)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return FileState{Path: path}, false, nil
+	}
+	if err != nil {
+		return FileState{}, false, fmt.Errorf("capture %s: %w", path, err)
+	}
+	if err := w.checkParents(path); err != nil {
+		return FileState{}, false, err
+	}
+	var mode odb.Mode
+	switch t := fi.Mode(); {
+	case t.IsRegular():
+		mode = odb.ModeFile
+		if t&0o100 != 0 {
+			mode = odb.ModeExec
+		}
+	case t&os.ModeSymlink != 0:
+		mode = odb.ModeSymlink
+	default:
+		return FileState{Path: path, Mode: odb.ModeTree}, false, nil
+	}
+	size := fi.Size()
+	oversize = mode != odb.ModeSymlink && size > w.maxSize()
+	switch {
+	case store:
+		fs, err = w.storeFile(path, full, size, mode)
+	case mode == odb.ModeSymlink:
+		var target string
+		target, err = os.Readlink(full)
+		fs = FileState{Path: path, Mode: mode, Hash: odb.HashObject(odb.TypeBlob, []byte(target)), Size: int64(len(target))}
+	default:
+		fs = FileState{Path: path, Mode: mode, Size: size}
+		fs.Hash, err = hashFile(full, size)
+	}
+	if err != nil {
+		return FileState{}, false, fmt.Errorf("capture %s: %w", path, err)
+	}
+	return fs, oversize, nil
+}
+
+// ErrSymlinkParent is returned when a folder on the way to a path is a
+// symlink: writing or reading through it could leave the work tree.
+var ErrSymlinkParent = errors.New("a parent folder is a symlink")
+
+// checkParents makes sure no folder between the work tree top and path is a symlink.
+func (w *Workspace) checkParents(path string) error {
+	dir := path
+	for {
+		i := strings.LastIndexByte(dir, '/')
+		if i < 0 {
+			return nil
+		}
+		dir = dir[:i]
+		fi, err := os.Lstat(w.Abs(dir))
+		if err != nil {
+			return nil // missing parents are fine: nothing is there
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s: %w (%s)", path, ErrSymlinkParent, dir)
+		}
+	}
 }

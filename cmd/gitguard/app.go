@@ -47,7 +47,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	app := newApp(e)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, permuteArgs(app, args))
 	if err == nil {
 		return exitOK
 	}

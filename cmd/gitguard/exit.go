@@ -78,6 +78,14 @@ func classify(err error) failure {
 		return failure{err, "globs use doublestar syntax, e.g. 'src/**/*.go'", exitUsage}
 	case errors.Is(err, patchstore.ErrBadPath):
 		return failure{err, "paths are relative to the top of the work tree and stay inside it", exitUsage}
+	case errors.Is(err, patchstore.ErrUnknownCall):
+		return failure{err, "list the run's calls with 'gitguard ledger'", exitUsage}
+	case errors.Is(err, gitguard.ErrCallState):
+		return failure{err, "see the call's state with 'gitguard ledger'", exitUsage}
+	case errors.Is(err, gitguard.ErrOutsideWorkTree), errors.Is(err, workspace.ErrSymlinkParent):
+		return failure{err, "gitguard records and writes only paths inside the work tree, never through a symlinked folder", exitUsage}
+	case errors.Is(err, gitguard.ErrUsage):
+		return failure{err, "see 'gitguard COMMAND --help'", exitUsage}
 	case errors.Is(err, patchstore.ErrCorrupt), errors.Is(err, workspace.ErrIndexFormat):
 		return failure{err, "the recorded data failed validation and was not used; run 'git fsck' and, if it came from a remote, do not trust it", exitIntegrity}
 	case errors.Is(err, patchstore.ErrBusy), errors.Is(err, gitrefs.ErrRefChanged):

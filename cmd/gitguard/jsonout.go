@@ -113,3 +113,64 @@ func toJSONCheckpoint(e patchstore.Entry) jsonCheckpoint {
 	}
 	return out
 }
+
+type jsonLedger struct {
+	CallID          string     `json:"call_id"`
+	Step            string     `json:"step,omitempty"`
+	Tool            string     `json:"tool"`
+	InputHash       string     `json:"input_hash,omitempty"`
+	Input           string     `json:"input,omitempty"`
+	Status          string     `json:"status"`
+	Idempotency     string     `json:"idempotency,omitempty"`
+	ReplayPolicy    string     `json:"replay_policy,omitempty"`
+	SideEffects     []string   `json:"side_effects,omitempty"`
+	Compensation    string     `json:"compensation,omitempty"`
+	ApprovedBy      string     `json:"approved_by,omitempty"`
+	Decision        string     `json:"decision,omitempty"`
+	DecisionReason  string     `json:"decision_reason,omitempty"`
+	PlannedAt       *time.Time `json:"planned_at,omitempty"`
+	StartedAt       *time.Time `json:"started_at,omitempty"`
+	FinishedAt      *time.Time `json:"finished_at,omitempty"`
+	Result          string     `json:"result,omitempty"`
+	ResultRef       string     `json:"result_ref,omitempty"`
+	ExitCode        *int       `json:"exit_code,omitempty"`
+	Paths           []string   `json:"paths,omitempty"`
+	Globs           []string   `json:"globs,omitempty"`
+	Patches         int        `json:"patches"`
+	Undoes          []string   `json:"undoes,omitempty"`
+	UncertainReason string     `json:"uncertain_reason,omitempty"`
+}
+
+func toJSONLedger(c *patchstore.Call) jsonLedger {
+	l := c.Ledger
+	out := jsonLedger{
+		CallID: l.CallID, Step: l.StepID, Tool: l.ToolName, InputHash: l.InputHash, Input: l.Input,
+		Status: string(l.Status), Idempotency: string(l.Idempotency), ReplayPolicy: string(l.ReplayPolicy),
+		SideEffects: l.SideEffects, Compensation: l.Compensation, PlannedAt: l.PlannedAt, StartedAt: l.StartedAt,
+		FinishedAt: l.FinishedAt, Result: l.Result, ResultRef: l.ResultRef, ExitCode: l.ExitCode,
+		Paths: l.Paths, Globs: l.Globs, Patches: len(c.Patches), Undoes: l.Undoes, UncertainReason: l.UncertainReason,
+	}
+	if a := l.Approval; a != nil {
+		out.ApprovedBy, out.Decision, out.DecisionReason = a.By, a.Decision, a.Reason
+	}
+	return out
+}
+
+type jsonPatch struct {
+	Path       string `json:"path"`
+	Change     string `json:"change"` // A, M, D, T
+	BeforeHash string `json:"before_hash"`
+	AfterHash  string `json:"after_hash"`
+	BeforeMode string `json:"before_mode"`
+	AfterMode  string `json:"after_mode"`
+	PatchRef   string `json:"patch_ref"`
+	Binary     bool   `json:"binary,omitempty"`
+	Oversize   bool   `json:"oversize,omitempty"`
+	Call       string `json:"call"`
+}
+
+func toJSONPatch(p patchstore.FilePatch) jsonPatch {
+	return jsonPatch{Path: p.Path, Change: patchLetter(p), BeforeHash: p.BeforeHash.String(), AfterHash: p.AfterHash.String(),
+		BeforeMode: p.BeforeMode.String(), AfterMode: p.AfterMode.String(), PatchRef: p.PatchRef.String(),
+		Binary: p.Binary, Oversize: p.Oversize, Call: p.ToolCallID}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// permuteArgs moves flags that follow positional arguments in front of
+// them, so that "gitguard call start ID --tool T -- PATH" parses as users
+// write it; urfave/cli (like Go's flag package) stops at the first
+// positional argument. Everything after "--" is left untouched, so
+// "gitguard run -- aider --model x" passes its flags to the command.
+func permuteArgs(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	out := []string{args[0]}
+	rest := args[1:]
+	// Global flags, then the command path.
+	flags := app.Flags
+	var cmds = app.Commands
+	var cmd *cli.Command
+	for len(rest) > 0 {
+		a := rest[0]
+		if a == "--" {
+			return append(out, rest...)
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			n := flagArity(flags, a)
+			if n > len(rest) {
+				n = len(rest)
+			}
+			out = append(out, rest[:n]...)
+			rest = rest[n:]
+			continue
+		}
+		next := findCommand(cmds, a)
+		if next == nil {
+			break
+		}
+		cmd = next
+		out = append(out, a)
+		rest = rest[1:]
+		flags, cmds = cmd.Flags, cmd.Subcommands
+		if len(cmds) == 0 {
+			break
+		}
+	}
+	if cmd == nil || cmd.SkipFlagParsing {
+		return append(out, rest...)
+	}
+	var fl, pos, tail []string
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			tail = rest[i+1:]
+			break
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			n := flagArity(flags, a)
+			end := min(i+n, len(rest))
+			fl = append(fl, rest[i:end]...)
+			i = end - 1
+			continue
+		}
+		pos = append(pos, a)
+	}
+	out = append(out, fl...)
+	if len(pos) == 0 && tail == nil {
+		return out
+	}
+	out = append(out, "--")
+	out = append(out, pos...)
+	return append(out, tail...)
+}
+
+// flagArity returns how many arguments the flag token a consumes: 1 for a
+// boolean or a "--name=value" form, 2 for a flag that takes a value.
+func flagArity(flags []cli.Flag, a string) int {
+	name := strings.TrimLeft(a, "-")
+	if strings.Contains(name, "=") {
+		return 1
+	}
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n != name {
+				continue
+			}
+			if _, ok := f.(*cli.BoolFlag); ok {
+				return 1
+			}
+			return 2
+		}
+	}
+	if name == "help" || name == "h" {
+		return 1
+	}
+	return 1
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.Name == name {
+			return c
+		}
+		for _, a := range c.Aliases {
+			if a == name {
+				return c
+			}
+		}
+	}
+	return nil
+}

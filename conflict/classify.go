@@ -1,0 +1,46 @@
+package conflict
+
+import (
+	"fmt"
+
+	"github.com/gitguard/gitguard/patchstore"
+)
+
+// State is the class of one touched path.
+type State int
+
+// The classes.
+const (
+	// Applied: the current content is the agent's after state.
+	Applied State = iota
+	// Reapplyable: the current content is the agent's before state.
+	Reapplyable
+	// Conflicted: neither; someone else changed the path.
+	Conflicted
+)
+
+var names = [...]string{"applied", "reapplyable", "conflicted"}
+
+// String returns "applied", "reapplyable" or "conflicted".
+func (s State) String() string {
+	if int(s) < len(names) {
+		return names[s]
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// MarshalText encodes the state by name.
+func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Classify classifies the current state of a path against a patch's before
+// and after states. Mode counts: a file whose content is the agent's but
+// whose executable bit differs is conflicted.
+func Classify(before, after, current patchstore.State) State {
+	switch current {
+	case after:
+		return Applied
+	case before:
+		return Reapplyable
+	}
+	return Conflicted
+}

@@ -1,0 +1,132 @@
+package gitguard
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+// DiffOptions choose which of the agent's changes to show.
+type DiffOptions struct {
+	Call  string            // one call's patch
+	Since *patchstore.Entry // every patch recorded after this checkpoint
+	Globs []string          // only paths matching these
+}
+
+// NetPatch is the agent's net change to one path over the chosen calls:
+// the oldest before state and the newest after state.
+type NetPatch struct {
+	Path     string
+	Before   patchstore.State
+	After    patchstore.State
+	Calls    []string // oldest first
+	Text     []byte   // git-style patch, `git apply`-able against Before
+	Binary   bool
+	Oversize bool
+}
+
+// Diff returns the agent's changes as net patches, sorted by path: one
+// call's, those after a checkpoint, or the whole run's.
+func (g *Guard) Diff(ctx context.Context, runID string, o DiffOptions) ([]NetPatch, error) {
+	id, err := g.ResolveRun(ctx, runID, false)
+	if err != nil {
+		return nil, err
+	}
+	run, err := g.Store.ReadRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	calls, err := selectCalls(run, o.Call, o.Since)
+	if err != nil {
+		return nil, err
+	}
+	byPath := map[string][]*patchstore.FilePatch{}
+	for _, c := range calls {
+		for i := range c.Patches {
+			p := &c.Patches[i]
+			if len(o.Globs) > 0 && !workspace.MatchAny(o.Globs, p.Path) {
+				continue
+			}
+			byPath[p.Path] = append(byPath[p.Path], p)
+		}
+	}
+	paths := make([]string, 0, len(byPath))
+	for p := range byPath {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var out []NetPatch
+	for _, p := range paths {
+		ps := byPath[p]
+		first, last := ps[0], ps[len(ps)-1]
+		np := NetPatch{Path: p, Before: first.Before(), After: last.After()}
+		for _, x := range ps {
+			np.Calls = append(np.Calls, x.ToolCallID)
+			np.Oversize = np.Oversize || x.Oversize
+		}
+		if np.Before == np.After {
+			continue // later calls put it back
+		}
+		if len(ps) == 1 {
+			text, err := g.DB.ReadAs(first.PatchRef, "blob")
+			if err != nil {
+				return nil, fmt.Errorf("%w: patch of %s: %w", patchstore.ErrCorrupt, p, err)
+			}
+			np.Text, np.Binary = text, first.Binary
+		} else {
+			fp, err := g.netPatch(p, np)
+			if err != nil {
+				return nil, err
+			}
+			np.Text, np.Binary = fp, np.Binary || np.Oversize
+		}
+		out = append(out, np)
+	}
+	return out, nil
+}
+
+func (g *Guard) netPatch(path string, np NetPatch) ([]byte, error) {
+	if np.Oversize {
+		return fmt.Appendf(nil, "diff --git a/%s b/%s\nindex %s..%s\n# gitguard: over the size limit, recorded by hash only\n",
+			path, path, np.Before.Hash, np.After.Hash), nil
+	}
+	a, err := readState(g.DB, np.Before)
+	if err != nil {
+		return nil, err
+	}
+	b, err := readState(g.DB, np.After)
+	if err != nil {
+		return nil, err
+	}
+	text, _ := patchstore.FormatPatch(path, np.Before, np.After, a, b)
+	return text, nil
+}
+
+// selectCalls picks calls oldest first: one by id, those finished after a
+// checkpoint, or all.
+func selectCalls(run *patchstore.Run, call string, since *patchstore.Entry) ([]*patchstore.Call, error) {
+	if call != "" {
+		c := run.Calls[call]
+		if c == nil {
+			return nil, fmt.Errorf("call %q in run %s: %w", call, run.ID, patchstore.ErrUnknownCall)
+		}
+		return []*patchstore.Call{c}, nil
+	}
+	all := OrderedCalls(run)
+	if since == nil {
+		return all, nil
+	}
+	if since.Checkpoint.RunID != run.ID {
+		return nil, fmt.Errorf("checkpoint %s is in run %s, not %s: %w", since.Checkpoint.ID, since.Checkpoint.RunID, run.ID, ErrUnknownCheckpoint)
+	}
+	var out []*patchstore.Call
+	for _, c := range all {
+		if f := c.Ledger.FinishSeq; f > since.Checkpoint.Seq || (f == 0 && len(c.Patches) > 0) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
