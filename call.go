@@ -42,7 +42,9 @@ type CallOptions struct {
 	ReplayPolicy patchstore.ReplayPolicy
 	SideEffects  []string
 	Compensation string
-	Checkpoint   CheckpointOptions
+	// Undoes names the calls an undo or redo call reverts (set by Undo).
+	Undoes     []string
+	Checkpoint CheckpointOptions
 }
 
 // FinishOptions describe how a call ended.
@@ -289,6 +291,9 @@ func applyCallOptions(e *patchstore.LedgerEntry, o CallOptions) {
 	if len(o.SideEffects) > 0 {
 		e.SideEffects = o.SideEffects
 	}
+	if len(o.Undoes) > 0 {
+		e.Undoes = o.Undoes
+	}
 	if e.ToolName == "" {
 		e.ToolName = "unknown"
 	}
@@ -481,6 +486,12 @@ func readState(db *odb.DB, st patchstore.State) ([]byte, error) {
 // differs between the snapshots at start and now (narrowed by its globs).
 // Renames are recorded as a delete and a create.
 func (g *Guard) CallFinish(ctx context.Context, runID, callID string, o FinishOptions) (*patchstore.Run, error) {
+	return g.callFinish(ctx, runID, callID, o, nil)
+}
+
+// callFinish is CallFinish with an extra change applied in the same
+// checkpoint (undo marks the calls it reverted).
+func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOptions, also func(*patchstore.Run)) (*patchstore.Run, error) {
 	if o.Status == "" {
 		o.Status = patchstore.StatusSucceeded
 	}
@@ -552,6 +563,9 @@ func (g *Guard) CallFinish(ctx context.Context, runID, callID string, o FinishOp
 		}
 		cp.CallID = callID
 		o.Checkpoint.apply(cp, tip)
+		if also != nil {
+			also(tip)
+		}
 		return cp, nil
 	})
 }

@@ -203,8 +203,10 @@ type LedgerEntry struct {
 	StartSeq  int `json:"startSeq,omitempty"`
 	FinishSeq int `json:"finishSeq,omitempty"`
 	Patches   int `json:"patches"`
-	// Undoes names the calls an undo call reverted (undo calls only).
+	// Undoes names the calls an undo (or redo) call reverted.
 	Undoes []string `json:"undoes,omitempty"`
+	// UndoneBy names the undo call that reverted this call, while in effect.
+	UndoneBy string `json:"undoneBy,omitempty"`
 	// UncertainReason says why a call is uncertain (e.g. found started at resume).
 	UncertainReason string `json:"uncertainReason,omitempty"`
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/workspace"
@@ -258,8 +259,10 @@ func (s *Store) Commit(ctx context.Context, id string, mutate Mutation) (*Run, e
 		if err != nil {
 			return nil, err
 		}
+		fault.Point("ref.update.before")
 		err = s.Refs.Update(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID)
 		if err == nil {
+			fault.Point("ref.update.after")
 			return next, nil
 		}
 		if !errors.Is(err, gitrefs.ErrRefChanged) {

@@ -47,7 +47,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	app := newApp(e)
-	err := app.RunContext(ctx, permuteArgs(app, args))
+	var err error
+	if name, ok := unknownCommand(app, args); ok {
+		err = usagef("unknown command %q", name)
+	} else {
+		err = app.RunContext(ctx, permuteArgs(app, args))
+	}
 	if err == nil {
 		return exitOK
 	}

@@ -84,6 +84,8 @@ func classify(err error) failure {
 		return failure{err, "see the call's state with 'gitguard ledger'", exitUsage}
 	case errors.Is(err, gitguard.ErrOutsideWorkTree), errors.Is(err, workspace.ErrSymlinkParent):
 		return failure{err, "gitguard records and writes only paths inside the work tree, never through a symlinked folder", exitUsage}
+	case errors.Is(err, gitguard.ErrNothingToUndo):
+		return failure{err, "see what the agent changed with 'gitguard status' and the calls with 'gitguard ledger'", exitUsage}
 	case errors.Is(err, gitguard.ErrUsage):
 		return failure{err, "see 'gitguard COMMAND --help'", exitUsage}
 	case errors.Is(err, patchstore.ErrCorrupt), errors.Is(err, workspace.ErrIndexFormat):

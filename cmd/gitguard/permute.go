@@ -112,3 +112,23 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 	}
 	return nil
 }
+
+// unknownCommand returns the first positional argument when it names no
+// command, so that a typo is a usage error instead of a help page.
+func unknownCommand(app *cli.App, args []string) (string, bool) {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return "", false
+		}
+		if strings.HasPrefix(a, "-") {
+			i += flagArity(app.Flags, a) - 1
+			continue
+		}
+		if a == "help" || findCommand(app.Commands, a) != nil {
+			return "", false
+		}
+		return a, true
+	}
+	return "", false
+}

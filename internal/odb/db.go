@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/git"
 )
 
@@ -163,6 +164,7 @@ func (db *DB) install(tmp *os.File, h git.Hash) error {
 		return fmt.Errorf("write object %s: %w", h, err)
 	}
 	db.dirty.Store(true)
+	fault.Point("object.write")
 	return nil
 }
 

@@ -1,0 +1,99 @@
+package gitguard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore"
+)
+
+// writeState makes path hold st: content with st's mode, a symlink to
+// content, or nothing. Files are written to a temporary file in the same
+// folder and renamed into place, so a crash leaves the old or the new
+// content, never a mix. It refuses paths whose parent folders include a
+// symlink, and never removes a folder.
+func (g *Guard) writeState(path string, st patchstore.State, content []byte) error {
+	if err := patchstore.ValidatePath(path); err != nil {
+		return err
+	}
+	if _, _, err := g.WS.Capture(path, false); err != nil {
+		return err // includes the symlinked-parent check
+	}
+	full := g.WS.Abs(path)
+	if !st.Exists() {
+		fi, err := os.Lstat(full)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("delete %s: %w", path, err)
+		}
+		if fi.IsDir() {
+			return fmt.Errorf("delete %s: a folder is there now; left alone", path)
+		}
+		if err := os.Remove(full); err != nil {
+			return fmt.Errorf("delete %s: %w", path, err)
+		}
+		return nil
+	}
+	dir := filepath.Dir(full)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// Keep the permission bits of a file being replaced (git tracks only
+	// the executable bit); a new file gets the umask's, as git gives it.
+	var keep os.FileMode
+	if fi, err := os.Lstat(full); err == nil {
+		if fi.IsDir() {
+			return fmt.Errorf("write %s: a folder is there now; left alone", path)
+		}
+		if fi.Mode().IsRegular() {
+			keep = fi.Mode().Perm()
+		}
+	}
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.gitguard-%d.tmp", filepath.Base(full), os.Getpid()))
+	defer os.Remove(tmp)
+	switch st.Mode {
+	case odb.ModeSymlink:
+		os.Remove(tmp)
+		if err := os.Symlink(string(content), tmp); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	case odb.ModeFile, odb.ModeExec:
+		perm := os.FileMode(0o644)
+		if st.Mode == odb.ModeExec {
+			perm = 0o755
+		}
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		_, err = f.Write(content)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil && keep != 0 {
+			if st.Mode == odb.ModeExec {
+				keep |= (keep & 0o444) >> 2
+			} else {
+				keep &^= 0o111
+			}
+			err = os.Chmod(tmp, keep)
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	default:
+		return fmt.Errorf("write %s: mode %s cannot be restored", path, st.Mode)
+	}
+	if err := os.Rename(tmp, full); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
