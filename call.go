@@ -45,6 +45,8 @@ type CallOptions struct {
 	// Undoes names the calls an undo or redo call reverts (set by Undo).
 	Undoes     []string
 	Checkpoint CheckpointOptions
+
+	ledgerOnly bool // record the call without capturing any file
 }
 
 // FinishOptions describe how a call ended.
@@ -220,12 +222,16 @@ func (g *Guard) CallStart(ctx context.Context, runID string, o CallOptions) (*pa
 	}
 	var snap *workspace.Snapshot
 	var before []patchstore.PathState
-	if len(o.Paths) > 0 {
+	switch {
+	case o.ledgerOnly:
+	case len(o.Paths) > 0:
 		if before, err = g.capture(o.Paths); err != nil {
 			return nil, err
 		}
-	} else if snap, err = g.WS.Snapshot(ctx); err != nil {
-		return nil, err
+	default:
+		if snap, err = g.WS.Snapshot(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		c := tip.Calls[o.CallID]
@@ -249,10 +255,13 @@ func (g *Guard) CallStart(ctx context.Context, runID string, o CallOptions) (*pa
 		c.Ledger.StartSeq = nextSeq(tip)
 		c.Ledger.Paths, c.Ledger.Globs = o.Paths, o.Globs
 		var cp *patchstore.Checkpoint
-		if snap != nil {
+		switch {
+		case o.ledgerOnly:
+			cp = &patchstore.Checkpoint{Kind: patchstore.KindLedger}
+		case snap != nil:
 			cp = snapshotCheckpoint(snap, patchstore.KindCallStart)
 			c.Ledger.BeforeTree = snap.Worktree
-		} else {
+		default:
 			c.Before = before
 			wt, over, err := g.overlayStates(tip.Checkpoint.WorktreeTree, before)
 			if err != nil {
@@ -517,11 +526,14 @@ func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOp
 		after   []patchstore.PathState
 		snap    *workspace.Snapshot
 	)
-	if len(c.Ledger.Paths) > 0 {
+	ledgerOnly := len(c.Ledger.Paths) == 0 && c.Ledger.BeforeTree.IsZero()
+	switch {
+	case ledgerOnly:
+	case len(c.Ledger.Paths) > 0:
 		if patches, after, err = g.pathPatches(c, callID, c.Ledger.Paths); err != nil {
 			return nil, err
 		}
-	} else {
+	default:
 		if snap, err = g.WS.Snapshot(ctx); err != nil {
 			return nil, err
 		}
@@ -551,9 +563,12 @@ func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOp
 			c.Ledger.ExitCode = o.ExitCode
 		}
 		var cp *patchstore.Checkpoint
-		if snap != nil {
+		switch {
+		case ledgerOnly:
+			cp = &patchstore.Checkpoint{Kind: patchstore.KindLedger}
+		case snap != nil:
 			cp = snapshotCheckpoint(snap, patchstore.KindCallFinish)
-		} else {
+		default:
 			wt, over, err := g.overlayStates(tip.Checkpoint.WorktreeTree, after)
 			if err != nil {
 				return nil, err

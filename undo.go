@@ -125,7 +125,7 @@ func (g *Guard) undo(ctx context.Context, runID string, o UndoOptions, redo bool
 	if err != nil {
 		return nil, err
 	}
-	if len(items) == 0 {
+	if len(items) == 0 && !redo {
 		return nil, fmt.Errorf("%w: the selected calls changed no path matching %s", ErrNothingToUndo, strings.Join(o.Globs, ", "))
 	}
 	res.Items = items
@@ -152,7 +152,8 @@ func (g *Guard) undo(ctx context.Context, runID string, o UndoOptions, redo bool
 		}
 		undoID = newCallID(run, prefix)
 		opts := CallOptions{CallID: undoID, Tool: tool, Paths: paths, Undoes: res.Undone,
-			Input: strings.Join(res.Undone, " "), Idempotency: patchstore.Idempotent, ReplayPolicy: patchstore.ReplayAuto}
+			Input: strings.Join(res.Undone, " "), Idempotency: patchstore.Idempotent, ReplayPolicy: patchstore.ReplayAuto,
+			ledgerOnly: len(paths) == 0}
 		if _, err := g.CallStart(ctx, id, opts); err != nil {
 			return nil, fmt.Errorf("record undo start: %w", err)
 		}

@@ -46,6 +46,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	installFaults(os.Getenv("GITGUARD_FAULT"))
 	app := newApp(e)
 	var err error
 	if name, ok := unknownCommand(app, args); ok {
