@@ -15,7 +15,7 @@ import (
 
 // mergeCase is a file before the agent, after the agent, and after the user.
 type mergeCase struct {
-	name                 string
+	name                string
 	before, agent, user string
 }
 
