@@ -150,12 +150,37 @@ func dedupe(in []string) []string {
 	return out
 }
 
-func (g *Guard) runFor(ctx context.Context, id string) (string, error) {
+func (g *Guard) runFor(ctx context.Context, id string) (string, error) { return g.EnsureRun(ctx, id) }
+
+// EnsureRun returns the run to record into: id, or the active run, or a
+// new active run. A run named but not yet recorded is started with a
+// first snapshot (and made active when no other run is).
+func (g *Guard) EnsureRun(ctx context.Context, id string) (string, error) {
 	id, err := g.ResolveRun(ctx, id, true)
-	if err != nil || id != "" {
-		return id, err
+	if err != nil {
+		return "", err
 	}
-	run, err := g.StartRun(ctx, "", CheckpointOptions{})
+	if id != "" {
+		if _, err := g.Store.ReadRun(ctx, id); !errors.Is(err, patchstore.ErrUnknownRun) {
+			return id, err
+		}
+		active, err := g.Store.ActiveRun()
+		if err != nil {
+			return "", err
+		}
+		if active != "" && active != id {
+			// Start it without taking over the active run.
+			snap, err := g.WS.Snapshot(ctx)
+			if err != nil {
+				return "", err
+			}
+			_, err = g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+				return snapshotCheckpoint(snap, patchstore.KindRunStart), nil
+			})
+			return id, err
+		}
+	}
+	run, err := g.StartRun(ctx, id, CheckpointOptions{})
 	if err != nil {
 		return "", err
 	}

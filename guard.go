@@ -156,16 +156,15 @@ func snapshotCheckpoint(snap *workspace.Snapshot, kind string) *patchstore.Check
 // Snapshot records a checkpoint of the whole workspace in run id (the
 // active run when id is empty, a new active run when there is none).
 func (g *Guard) Snapshot(ctx context.Context, id string, opts CheckpointOptions) (*patchstore.Run, *workspace.Snapshot, error) {
+	explicit := id
 	id, err := g.ResolveRun(ctx, id, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	if id == "" {
-		run, err := g.StartRun(ctx, "", opts)
-		if err != nil {
+	if id == "" || (explicit != "" && !g.runExists(ctx, id)) {
+		if _, err := g.EnsureRun(ctx, id); err != nil {
 			return nil, nil, err
 		}
-		return run, nil, nil
 	}
 	snap, err := g.WS.Snapshot(ctx)
 	if err != nil {
@@ -177,6 +176,11 @@ func (g *Guard) Snapshot(ctx context.Context, id string, opts CheckpointOptions)
 		return cp, nil
 	})
 	return run, snap, err
+}
+
+func (g *Guard) runExists(ctx context.Context, id string) bool {
+	_, err := g.Store.ReadRun(ctx, id)
+	return err == nil
 }
 
 // StartRun starts run id (a new id when empty), records its first

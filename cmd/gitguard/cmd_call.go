@@ -18,7 +18,8 @@ func newCallCommand(e *env) *cli.Command {
 			"start captures each path's before state and finish its after state; without paths,\n" +
 			"start and finish snapshot the whole workspace and the patch is every path that\n" +
 			"changed between them (so edits made by shell commands are recorded too).",
-		Subcommands: []*cli.Command{newCallStartCommand(e), newCallFinishCommand(e)},
+		Subcommands: []*cli.Command{newCallPlanCommand(e), newCallDecideCommand(e, true), newCallDecideCommand(e, false),
+			newCallStartCommand(e), newCallFinishCommand(e)},
 	}
 }
 
@@ -27,6 +28,98 @@ func callIdentityFlags() []cli.Flag {
 		&cli.StringFlag{Name: "tool", Usage: "the tool's `NAME` (write_file, run_command, ...)"},
 		&cli.StringFlag{Name: "input-hash", Usage: "a hash of the call's input, as the runtime computes it"},
 		&cli.StringFlag{Name: "input", Usage: "a short summary of the input, e.g. the command line"},
+		&cli.StringFlag{Name: "idempotency", Usage: "idempotent, conditional or non_idempotent"},
+		&cli.StringFlag{Name: "replay", Usage: "replay policy at resume: auto, ask or never"},
+		&cli.StringSliceFlag{Name: "side-effect", Usage: "an external effect of the call, e.g. 'sends an email' (repeatable)"},
+		&cli.StringFlag{Name: "compensation", Usage: "how to undo the call's external effect by hand"},
+	}
+}
+
+// callOptions reads the call identity and ledger flags.
+func callOptions(c *cli.Context, id string) (gitguard.CallOptions, error) {
+	o := gitguard.CallOptions{
+		CallID: id, Tool: c.String("tool"), StepID: c.String("step"), InputHash: c.String("input-hash"),
+		Input: c.String("input"), SideEffects: c.StringSlice("side-effect"), Compensation: c.String("compensation"),
+		Checkpoint: checkpointOptions(c),
+	}
+	if v := c.String("idempotency"); v != "" {
+		i, err := patchstore.ParseIdempotency(v)
+		if err != nil {
+			return o, usagef("%v", err)
+		}
+		o.Idempotency = i
+	}
+	if v := c.String("replay"); v != "" {
+		p, err := patchstore.ParseReplayPolicy(v)
+		if err != nil {
+			return o, usagef("%v", err)
+		}
+		o.ReplayPolicy = p
+	}
+	return o, nil
+}
+
+func newCallPlanCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "plan",
+		Usage:     "record a call in the ledger before it runs",
+		UsageText: "gitguard call plan CALL_ID --tool NAME [--idempotency idempotent|conditional|non_idempotent] [--replay auto|ask|never] [--side-effect TEXT]... [--compensation TEXT] [--input-hash H]",
+		Description: "Records what the call will do and how safe it is to repeat, so that a resume\n" +
+			"never replays a non-idempotent call. Nothing runs and no file is captured.",
+		Flags: flags([]cli.Flag{runFlag("record into run `ID`"), jsonFlag}, callIdentityFlags(), checkpointFlags()),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("call plan needs exactly one CALL_ID")
+			}
+			wantJSON(c, e)
+			o, err := callOptions(c, c.Args().First())
+			if err != nil {
+				return err
+			}
+			g, err := e.open(c.Context)
+			if err != nil {
+				return err
+			}
+			defer g.Close()
+			run, err := g.CallPlan(c.Context, c.String("run"), o)
+			if err != nil {
+				return err
+			}
+			return e.printCall(run, o.CallID)
+		},
+	}
+}
+
+func newCallDecideCommand(e *env, approve bool) *cli.Command {
+	name, usage := "approve", "record that a planned call was approved"
+	if !approve {
+		name, usage = "deny", "record that a planned call was denied"
+	}
+	return &cli.Command{
+		Name:      name,
+		Usage:     usage,
+		UsageText: "gitguard call " + name + " CALL_ID [--by WHO] [--reason TEXT]",
+		Flags: []cli.Flag{runFlag("the call's run `ID`"), jsonFlag,
+			&cli.StringFlag{Name: "by", Usage: "who decided"},
+			&cli.StringFlag{Name: "reason", Usage: "why"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("call %s needs exactly one CALL_ID", name)
+			}
+			wantJSON(c, e)
+			g, err := e.open(c.Context)
+			if err != nil {
+				return err
+			}
+			defer g.Close()
+			id := c.Args().First()
+			run, err := g.CallDecide(c.Context, c.String("run"), id, approve, c.String("by"), c.String("reason"))
+			if err != nil {
+				return err
+			}
+			return e.printCall(run, id)
+		},
 	}
 }
 
@@ -46,11 +139,11 @@ func newCallStartCommand(e *env) *cli.Command {
 				return usagef("call start needs a CALL_ID")
 			}
 			wantJSON(c, e)
-			o := gitguard.CallOptions{
-				CallID: c.Args().First(), Tool: c.String("tool"), StepID: c.String("step"),
-				InputHash: c.String("input-hash"), Input: c.String("input"), Globs: c.StringSlice("paths"),
-				Checkpoint: checkpointOptions(c),
+			o, err := callOptions(c, c.Args().First())
+			if err != nil {
+				return err
 			}
+			o.Globs = c.StringSlice("paths")
 			return runCallStart(c.Context, e, c.String("run"), o, c.Args().Slice()[1:])
 		},
 	}
@@ -137,6 +230,8 @@ func (e *env) printCall(run *patchstore.Run, callID string) error {
 	}
 	e.printf("%s\n", run.Commit)
 	switch c.Ledger.Status {
+	case patchstore.StatusPlanned, patchstore.StatusApproved, patchstore.StatusDenied:
+		e.say("call %s (%s) %s in run %s at %s", callID, c.Ledger.ToolName, c.Ledger.Status, run.ID, run.Checkpoint.ID)
 	case patchstore.StatusStarted:
 		scope := "the whole workspace"
 		if n := len(c.Ledger.Paths); n > 0 {

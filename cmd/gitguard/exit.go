@@ -45,7 +45,10 @@ func classify(err error) failure {
 		found    *foundError
 		unmerged *workspace.UnmergedError
 	)
+	var code *exitCodeError
 	switch {
+	case errors.As(err, &code):
+		return failure{err, "", code.code}
 	case errors.As(err, &found):
 		return failure{err, "", exitFound}
 	case errors.As(err, &usage):
@@ -101,7 +104,8 @@ func classify(err error) failure {
 func report(e *env, err error) int {
 	f := classify(err)
 	var found *foundError
-	if errors.As(err, &found) && found.msg == "" {
+	var code *exitCodeError
+	if (errors.As(err, &found) && found.msg == "") || errors.As(err, &code) {
 		return f.code
 	}
 	if e.json {

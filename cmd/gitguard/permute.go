@@ -50,6 +50,23 @@ func permuteArgs(app *cli.App, args []string) []string {
 	if cmd == nil || cmd.SkipFlagParsing {
 		return append(out, rest...)
 	}
+	if stopsAtCommand[cmd.Name] {
+		// "gitguard run aider --model x": everything from the first
+		// positional argument on belongs to the wrapped command.
+		for i := 0; i < len(rest); i++ {
+			a := rest[i]
+			if a == "--" {
+				return append(out, rest...)
+			}
+			if !strings.HasPrefix(a, "-") || a == "-" {
+				out = append(out, rest[:i]...)
+				out = append(out, "--")
+				return append(out, rest[i:]...)
+			}
+			i += flagArity(flags, a) - 1
+		}
+		return append(out, rest...)
+	}
 	var fl, pos, tail []string
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
@@ -98,6 +115,10 @@ func flagArity(flags []cli.Flag, a string) int {
 	}
 	return 1
 }
+
+// stopsAtCommand names commands whose arguments after the first
+// positional one are another program's command line.
+var stopsAtCommand = map[string]bool{"run": true}
 
 func findCommand(cmds []*cli.Command, name string) *cli.Command {
 	for _, c := range cmds {

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore"
+)
+
+// This is the one place outside internal/git that starts a process: the
+// agent the user asked gitguard to wrap.
+
+type wrapOptions struct {
+	run, call, tool string
+	noRecord        bool
+	argv            []string
+}
+
+func newWrapCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run an agent (aider, a script) as one recorded call",
+		UsageText: "gitguard run [--run ID] [--call ID] [--no-wrap-record] -- CMD [ARGS...]",
+		Description: "Starts a call with a whole-workspace before state, runs CMD with stdin, stdout\n" +
+			"and stderr passed through, and on exit finishes the call with every changed path\n" +
+			"as the agent's patch. Ctrl-C reaches CMD, not gitguard. If gitguard itself is\n" +
+			"killed the call stays started, and 'gitguard resume' reports it uncertain.\n" +
+			"CMD sees GITGUARD_RUN (and GITGUARD_CALL), so gitguard commands it runs record\n" +
+			"into the same run; with --no-wrap-record only those are recorded (one call per\n" +
+			"agent turn, say). The exit status is CMD's.",
+		Flags: []cli.Flag{runFlag("record into run `ID`"),
+			&cli.StringFlag{Name: "call", Usage: "the wrapping call's `ID` (default wrap-N)"},
+			&cli.StringFlag{Name: "tool", Usage: "the tool name to record (default: CMD's name)"},
+			&cli.BoolFlag{Name: "no-wrap-record", Usage: "do not record the wrapping call; only export GITGUARD_RUN"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("run needs a command: gitguard run -- CMD [ARGS...]")
+			}
+			return runWrap(c.Context, e, wrapOptions{run: c.String("run"), call: c.String("call"), tool: c.String("tool"),
+				noRecord: c.Bool("no-wrap-record"), argv: c.Args().Slice()})
+		},
+	}
+}
+
+// exitCodeError carries the wrapped command's exit status out of run.
+type exitCodeError struct{ code int }
+
+func (e *exitCodeError) Error() string { return fmt.Sprintf("command exited with status %d", e.code) }
+
+func runWrap(ctx context.Context, e *env, o wrapOptions) error {
+	// The wrapped command decides when to stop; gitguard must record its end
+	// even after a Ctrl-C, so nothing here is cancelled by a signal.
+	ctx = context.WithoutCancel(ctx)
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	runID, err := g.EnsureRun(ctx, o.run)
+	if err != nil {
+		return err
+	}
+	if _, err := exec.LookPath(o.argv[0]); err != nil {
+		return usagef("%s: command not found", o.argv[0])
+	}
+	env := append(os.Environ(), "GITGUARD_RUN="+runID)
+	if !o.noRecord {
+		if o.call == "" {
+			run, err := g.Store.ReadRun(ctx, runID)
+			if err != nil {
+				return err
+			}
+			o.call = fmt.Sprintf("wrap-%03d", run.Checkpoint.Seq+1)
+		}
+		if o.tool == "" {
+			o.tool = filepath.Base(o.argv[0])
+		}
+		if _, err := g.CallStart(ctx, runID, gitguard.CallOptions{CallID: o.call, Tool: o.tool,
+			Input: strings.Join(o.argv, " "), Idempotency: patchstore.Conditional}); err != nil {
+			return err
+		}
+		env = append(env, "GITGUARD_CALL="+o.call)
+		e.say("gitguard: recording %s as call %s of run %s", o.argv[0], o.call, runID)
+	}
+	code, runErr := runChild(e, o.argv, env)
+	if !o.noRecord {
+		fo := gitguard.FinishOptions{Status: patchstore.StatusSucceeded, ExitCode: &code,
+			Result: fmt.Sprintf("exit status %d", code)}
+		if code != 0 {
+			fo.Status = patchstore.StatusFailed
+		}
+		if runErr != nil {
+			fo.Status, fo.Result = patchstore.StatusUncertain, runErr.Error()
+		}
+		run, err := g.CallFinish(ctx, runID, o.call, fo)
+		if err != nil {
+			return err
+		}
+		e.say("gitguard: call %s %s, %d path(s) changed; 'gitguard undo' reverts them", o.call, fo.Status, len(run.Calls[o.call].Patches))
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if code != 0 {
+		return &exitCodeError{code}
+	}
+	return nil
+}
+
+// runChild runs argv with the streams passed through and returns its exit
+// status (128+N when a signal N killed it). A terminal's Ctrl-C reaches the
+// child directly (same process group); signals sent to gitguard alone are
+// forwarded: SIGTERM and SIGHUP always, SIGINT when stdin is not a
+// terminal (a supervisor's kill -INT).
+func runChild(e *env, argv []string, env []string) (int, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
+	if d := e.dir; d != "" && d != "." {
+		cmd.Dir = d
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return 127, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	interactive := false
+	if f, ok := e.stdin.(*os.File); ok {
+		interactive = term.IsTerminal(int(f.Fd()))
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if s == syscall.SIGINT && interactive {
+					continue // the terminal sent it to the child too
+				}
+				_ = cmd.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
+		return ee.ExitCode(), nil
+	}
+	return 127, fmt.Errorf("run %s: %w", argv[0], err)
+}

@@ -1,0 +1,345 @@
+package gitguard
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gitguard/gitguard/conflict"
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+// Replay says whether a runtime may run a call again after a resume.
+type Replay string
+
+// Replay verdicts.
+const (
+	ReplayAllowed    Replay = "allowed"     // repeating it is harmless
+	ReplayCheckFirst Replay = "check-first" // look at the world before repeating it
+	ReplayForbidden  Replay = "forbidden"   // never repeat it without asking the user
+)
+
+// ReplayVerdict combines a call's idempotency, status and replay policy.
+// Unknown idempotency counts as conditional. A call that never started may
+// run; a denied call never.
+func ReplayVerdict(e patchstore.LedgerEntry) Replay {
+	idem := e.Idempotency
+	if idem == "" {
+		idem = patchstore.Conditional
+	}
+	var v Replay
+	switch e.Status {
+	case patchstore.StatusDenied:
+		return ReplayForbidden
+	case patchstore.StatusPlanned, patchstore.StatusApproved:
+		v = ReplayAllowed
+	case patchstore.StatusFailed:
+		v = map[patchstore.Idempotency]Replay{patchstore.Idempotent: ReplayAllowed,
+			patchstore.Conditional: ReplayCheckFirst, patchstore.NonIdempotent: ReplayCheckFirst}[idem]
+	default: // succeeded, uncertain, started
+		v = map[patchstore.Idempotency]Replay{patchstore.Idempotent: ReplayAllowed,
+			patchstore.Conditional: ReplayCheckFirst, patchstore.NonIdempotent: ReplayForbidden}[idem]
+	}
+	switch e.ReplayPolicy {
+	case patchstore.ReplayNever:
+		v = ReplayForbidden
+	case patchstore.ReplayAsk:
+		if v == ReplayAllowed {
+			v = ReplayCheckFirst
+		}
+	}
+	return v
+}
+
+// ResumeCall is one call as the resume brief reports it.
+type ResumeCall struct {
+	Entry   patchstore.LedgerEntry
+	Replay  Replay
+	Applied []string // paths whose patch from this call is in place
+	Absent  []string // reapplyable: the patch is not in place
+	Changed []string // conflicted: changed by someone else since
+	// MarkedUncertain is set when this resume found the call started and
+	// marked it uncertain.
+	MarkedUncertain bool
+}
+
+// Resume is the recovery state of a run.
+type Resume struct {
+	Run        string
+	Checkpoint patchstore.Entry
+	LastStep   string
+	Calls      []ResumeCall
+	Paths      []PathStatus
+	Unrecorded []workspace.Change
+	Budget     *patchstore.Budget
+}
+
+// ResumeOptions tune Resume.
+type ResumeOptions struct {
+	// DryRun reports without marking started calls uncertain.
+	DryRun bool
+}
+
+// Resume loads the newest checkpoint of the run, verifies its objects and
+// records, classifies every touched path against the workspace, marks every
+// call found started (its process is gone) uncertain, and returns the facts
+// for the recovery brief.
+func (g *Guard) Resume(ctx context.Context, runID string, o ResumeOptions) (*Resume, error) {
+	id, err := g.ResolveRun(ctx, runID, false)
+	if err != nil {
+		return nil, err
+	}
+	run, err := g.Store.ReadRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.verifyObjects(run); err != nil {
+		return nil, err
+	}
+	var stale []string
+	for cid, c := range run.Calls {
+		if c.Ledger.Status == patchstore.StatusStarted {
+			stale = append(stale, cid)
+		}
+	}
+	sort.Strings(stale)
+	if len(stale) > 0 && !o.DryRun {
+		run, err = g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+			for _, cid := range stale {
+				c := tip.Calls[cid]
+				if c == nil || c.Ledger.Status != patchstore.StatusStarted {
+					continue
+				}
+				c.Touch()
+				c.Ledger.Status = patchstore.StatusUncertain
+				c.Ledger.UncertainReason = "found started at resume: the process running it stopped before recording its end"
+			}
+			return &patchstore.Checkpoint{Kind: patchstore.KindLedger, Label: "resume: started calls marked uncertain",
+				StepID: tip.Checkpoint.StepID}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	status, err := g.Status(ctx, id, StatusOptions{Unrecorded: true})
+	if err != nil {
+		return nil, err
+	}
+	r := &Resume{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
+		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget}
+	byCall := map[string][]PathStatus{}
+	for _, p := range status.Paths {
+		byCall[p.Call] = append(byCall[p.Call], p)
+	}
+	for _, c := range OrderedCalls(run) {
+		rc := ResumeCall{Entry: c.Ledger, Replay: ReplayVerdict(c.Ledger)}
+		for _, s := range stale {
+			if s == c.Ledger.CallID {
+				rc.MarkedUncertain = true
+				if o.DryRun {
+					rc.Entry.Status = patchstore.StatusUncertain
+					rc.Replay = ReplayVerdict(rc.Entry)
+				}
+			}
+		}
+		for _, p := range byCall[c.Ledger.CallID] {
+			switch p.State {
+			case conflict.Applied:
+				rc.Applied = append(rc.Applied, p.Path)
+			case conflict.Reapplyable:
+				rc.Absent = append(rc.Absent, p.Path)
+			case conflict.Conflicted:
+				rc.Changed = append(rc.Changed, p.Path)
+			}
+		}
+		r.Calls = append(r.Calls, rc)
+	}
+	return r, nil
+}
+
+// verifyObjects checks that every object the run's records name is present.
+func (g *Guard) verifyObjects(run *patchstore.Run) error {
+	cp := run.Checkpoint
+	if !g.DB.Has(cp.WorktreeTree) {
+		return fmt.Errorf("%w: work tree %s of %s is missing", patchstore.ErrCorrupt, cp.WorktreeTree.Short(), cp.ID)
+	}
+	if !g.DB.Has(cp.IndexTree) {
+		return fmt.Errorf("%w: index tree %s of %s is missing", patchstore.ErrCorrupt, cp.IndexTree.Short(), cp.ID)
+	}
+	for _, c := range run.Calls {
+		for _, p := range c.Patches {
+			for _, st := range []patchstore.State{p.Before(), p.After()} {
+				if st.Exists() && st.Mode != odb.ModeGitlink && !p.Oversize && !g.DB.Has(st.Hash) {
+					return fmt.Errorf("%w: blob %s of %s (call %s) is missing", patchstore.ErrCorrupt, st.Hash.Short(), p.Path, c.Ledger.CallID)
+				}
+			}
+			if !p.PatchRef.IsZero() && !g.DB.Has(p.PatchRef) {
+				return fmt.Errorf("%w: patch of %s (call %s) is missing", patchstore.ErrCorrupt, p.Path, c.Ledger.CallID)
+			}
+		}
+	}
+	return nil
+}
+
+// Brief renders the recovery brief for the model: specific, one fact per
+// sentence, ending with what to do next.
+func (r *Resume) Brief() string {
+	var b strings.Builder
+	cp := r.Checkpoint.Checkpoint
+	fmt.Fprintf(&b, "Resumed from checkpoint %s of run %s.", cp.ID, r.Run)
+	if r.LastStep != "" {
+		fmt.Fprintf(&b, " Completed through %s.", r.LastStep)
+	}
+	b.WriteString("\n")
+	name := func(c ResumeCall) string {
+		s := fmt.Sprintf("%s (%s)", c.Entry.ToolName, c.Entry.CallID)
+		if c.Entry.Input != "" {
+			s += fmt.Sprintf(" `%s`", c.Entry.Input)
+		}
+		return s
+	}
+	for _, c := range r.Calls {
+		e := c.Entry
+		if e.ToolName == ToolUndo || e.ToolName == ToolRedo {
+			fmt.Fprintf(&b, "- %s restored files for the user (undoing %s); do not redo those edits unless asked.\n", name(c), strings.Join(e.Undoes, ", "))
+			continue
+		}
+		var s string
+		switch e.Status {
+		case patchstore.StatusSucceeded:
+			s = fmt.Sprintf("%s succeeded", name(c))
+			if e.Result != "" {
+				s += ": " + e.Result
+			}
+		case patchstore.StatusFailed:
+			s = fmt.Sprintf("%s failed", name(c))
+			if e.Result != "" {
+				s += ": " + e.Result
+			}
+		case patchstore.StatusUncertain:
+			s = fmt.Sprintf("%s is uncertain (it may or may not have happened)", name(c))
+		case patchstore.StatusPlanned:
+			s = fmt.Sprintf("%s was planned but not started", name(c))
+		case patchstore.StatusApproved:
+			s = fmt.Sprintf("%s was approved but not started", name(c))
+		case patchstore.StatusDenied:
+			s = fmt.Sprintf("%s was denied", name(c))
+			if e.Approval != nil && e.Approval.Reason != "" {
+				s += ": " + e.Approval.Reason
+			}
+		default:
+			s = fmt.Sprintf("%s is %s", name(c), e.Status)
+		}
+		if e.UndoneBy != "" {
+			s += fmt.Sprintf("; its file changes were undone by %s", e.UndoneBy)
+		} else if len(c.Applied) > 0 {
+			s += fmt.Sprintf(" and is applied to %s", strings.Join(c.Applied, ", "))
+		}
+		if len(c.Absent) > 0 && e.UndoneBy == "" {
+			s += fmt.Sprintf("; its change to %s is not in place", strings.Join(c.Absent, ", "))
+		}
+		switch c.Replay {
+		case ReplayForbidden:
+			idem := string(e.Idempotency)
+			if idem == "" {
+				idem = "not idempotent"
+			}
+			switch e.Status {
+			case patchstore.StatusDenied:
+				s += " — do not run it."
+			default:
+				s += fmt.Sprintf(" and %s: do not replay it; ask the user.", idem)
+			}
+		case ReplayCheckFirst:
+			if e.Status == patchstore.StatusSucceeded {
+				s += " — do not repeat it."
+			} else {
+				s += " — check the current state before running it again."
+			}
+		default:
+			if e.Status == patchstore.StatusSucceeded {
+				s += " — do not repeat it."
+			} else {
+				s += " — it may be run again."
+			}
+		}
+		if e.Compensation != "" && (e.Status == patchstore.StatusSucceeded || e.Status == patchstore.StatusUncertain) {
+			s += fmt.Sprintf(" Its recorded compensation: %s.", e.Compensation)
+		}
+		fmt.Fprintf(&b, "- %s\n", s)
+	}
+	for _, p := range r.Paths {
+		if p.State == conflict.Conflicted {
+			fmt.Fprintf(&b, "- %s was changed by someone else after %s (conflicted); keep those changes.\n", p.Path, p.Call)
+		}
+	}
+	if n := len(r.Unrecorded); n > 0 {
+		var ps []string
+		for i, c := range r.Unrecorded {
+			if i == 10 {
+				ps = append(ps, fmt.Sprintf("and %d more", n-10))
+				break
+			}
+			ps = append(ps, c.Path)
+		}
+		fmt.Fprintf(&b, "- Changed outside any recorded call since %s: %s.\n", cp.ID, strings.Join(ps, ", "))
+	}
+	if bu := r.Budget; !bu.IsZero() {
+		var parts []string
+		if bu.Tokens != nil {
+			parts = append(parts, fmt.Sprintf("%d tokens", *bu.Tokens))
+		}
+		if bu.USD != nil {
+			parts = append(parts, fmt.Sprintf("$%.2f", *bu.USD))
+		}
+		if bu.Steps != nil {
+			parts = append(parts, fmt.Sprintf("%d steps", *bu.Steps))
+		}
+		fmt.Fprintf(&b, "Budget left at the checkpoint: %s.\n", strings.Join(parts, ", "))
+	}
+	if cp.MessagesRef != "" || cp.TraceRef != "" {
+		fmt.Fprintf(&b, "Conversation: %s. Trace: %s.\n", dashIfEmpty(cp.MessagesRef), dashIfEmpty(cp.TraceRef))
+	}
+	b.WriteString("Plan the next step from these observations.\n")
+	return b.String()
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Compensation is a call whose external effects gitguard cannot revert.
+type Compensation struct {
+	Entry patchstore.LedgerEntry
+}
+
+// Compensations lists the succeeded or uncertain non-idempotent calls
+// finished after checkpoint since (all when nil), with their recorded
+// compensation. Undo reverts files only; these effects stay.
+func (g *Guard) Compensations(ctx context.Context, runID string, since *patchstore.Entry) (string, []Compensation, error) {
+	run, calls, err := g.Ledger(ctx, runID)
+	if err != nil {
+		return "", nil, err
+	}
+	var out []Compensation
+	for _, c := range calls {
+		e := c.Ledger
+		if e.Idempotency != patchstore.NonIdempotent {
+			continue
+		}
+		if e.Status != patchstore.StatusSucceeded && e.Status != patchstore.StatusUncertain && e.Status != patchstore.StatusStarted {
+			continue
+		}
+		if since != nil && e.FinishSeq != 0 && e.FinishSeq <= since.Checkpoint.Seq {
+			continue
+		}
+		out = append(out, Compensation{Entry: e})
+	}
+	return run.ID, out, nil
+}
