@@ -162,9 +162,12 @@ func (g *Guard) Snapshot(ctx context.Context, id string, opts CheckpointOptions)
 		return nil, nil, err
 	}
 	if id == "" || (explicit != "" && !g.runExists(ctx, id)) {
-		if _, err := g.EnsureRun(ctx, id); err != nil {
+		// Starting the run records its first snapshot: that is this one.
+		if id, err = g.EnsureRun(ctx, id); err != nil {
 			return nil, nil, err
 		}
+		run, err := g.Store.ReadRun(ctx, id)
+		return run, nil, err
 	}
 	snap, err := g.WS.Snapshot(ctx)
 	if err != nil {
