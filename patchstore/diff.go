@@ -13,7 +13,6 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/internal/odb"
 )
 
 // IsBinary applies git's rule: content with a NUL in its first 8000 bytes is binary.
@@ -172,12 +171,4 @@ func base85(data []byte) []byte {
 		data = data[min(4, len(data)):]
 	}
 	return out
-}
-
-// blobContent reads a blob for diffing; absent states and gitlinks have none.
-func blobContent(db *odb.DB, st State) ([]byte, error) {
-	if !st.Exists() || st.Mode == odb.ModeGitlink {
-		return nil, nil
-	}
-	return db.ReadAs(st.Hash, odb.TypeBlob)
 }
