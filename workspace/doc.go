@@ -16,5 +16,7 @@
 //     already in the object database are written.
 //
 // Nested repositories found untracked are recorded as gitlinks (their HEAD)
-// and never descended into; submodules keep their index entry.
+// and never descended into. Submodules are recorded as git add -A would: a
+// gitlink to the commit checked out in them, the index's gitlink when they
+// are not checked out, and absent when their folder is gone.
 package workspace

@@ -41,8 +41,10 @@ func parseIgnore(data []byte, base string) ignoreList {
 			s = s[1:]
 		}
 		if strings.HasSuffix(s, "/") {
+			// Only one slash goes, as in git: "foo//" keeps "foo/" and
+			// then matches nothing.
 			p.dirOnly = true
-			s = strings.TrimRight(s, "/")
+			s = s[:len(s)-1]
 		}
 		if s == "" {
 			continue
@@ -101,7 +103,23 @@ func (p *ignorePattern) match(path, name string, isDir bool) bool {
 type ignoreStack struct {
 	list   ignoreList
 	parent *ignoreStack
+	// excluded marks the stack of a folder that is itself ignored (walked
+	// only because it holds tracked files): everything in it is ignored,
+	// as git cannot re-include a path whose parent folder is excluded.
+	excluded bool
 }
+
+// enter returns the stack for the subfolder path (last component name) of
+// the folder s applies to.
+func (s *ignoreStack) enter(path, name string) *ignoreStack {
+	if s.excludedDir() || !s.ignored(path, name, true) {
+		return s
+	}
+	return &ignoreStack{parent: s, excluded: true}
+}
+
+// excludedDir reports whether s is the stack of an ignored folder.
+func (s *ignoreStack) excludedDir() bool { return s != nil && s.excluded }
 
 func (s *ignoreStack) push(l ignoreList) *ignoreStack {
 	if len(l) == 0 {
@@ -113,6 +131,9 @@ func (s *ignoreStack) push(l ignoreList) *ignoreStack {
 // ignored reports whether path (with last component name) is ignored: the
 // last matching pattern of the most specific list decides, as in git.
 func (s *ignoreStack) ignored(path, name string, isDir bool) bool {
+	if s.excludedDir() {
+		return true
+	}
 	for st := s; st != nil; st = st.parent {
 		for i := len(st.list) - 1; i >= 0; i-- {
 			if st.list[i].match(path, name, isDir) {

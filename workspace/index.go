@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/gitguard/gitguard/internal/git"
@@ -41,6 +42,8 @@ type Index struct {
 	// Mtime is the index file's modification time in nanoseconds; entries whose
 	// mtime is not older are racily clean and must be re-hashed, as in git.
 	Mtime int64
+
+	sharedIndex git.Hash // split index: the shared index file's id (link extension)
 }
 
 // parseIndex parses an index file (versions 2, 3 and 4). It verifies the
@@ -131,7 +134,10 @@ func parseIndex(data []byte) (*Index, error) {
 			return nil, bad("truncated extension " + sig)
 		}
 		if sig == "link" {
-			return nil, errSplitIndex
+			if size >= 20 {
+				copy(idx.sharedIndex[:], p[8:28])
+			}
+			return idx, errSplitIndex
 		}
 		// Other extensions (TREE, REUC, UNTR, FSMN, EOIE, IEOT, sdir) are
 		// caches or bookkeeping gitguard does not need.
@@ -161,22 +167,32 @@ func varint(p []byte) (uint64, int) {
 
 // readIndexFile reads and parses the index at path. A missing index is an
 // empty one (a fresh repository).
+//
+// The mtime comes from the same open file as the content: git replaces the
+// index by rename, and a stat by name could see a newer index than the one
+// read, whose later mtime would make racily clean entries look trustworthy.
+// For a split index it returns errSplitIndex with the index's Mtime and
+// sharedIndex set.
 func readIndexFile(path string) (*Index, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Index{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
-	fi, err := os.Stat(path)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
 	idx, err := parseIndex(data)
-	if err != nil {
-		return nil, err
+	if idx != nil {
+		idx.Mtime = fi.ModTime().UnixNano()
 	}
-	idx.Mtime = fi.ModTime().UnixNano()
-	return idx, nil
+	return idx, err
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -65,7 +66,7 @@ func (f FileState) Exists() bool { return f.Mode != odb.ModeNone }
 // files and the trees, and never writes the index. It returns ErrUnmerged
 // when the index has conflict entries.
 func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
-	start := time.Now()
+	start := now()
 	head, err := w.ReadHead(ctx)
 	if err != nil {
 		return nil, err
@@ -84,7 +85,8 @@ func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write index tree: %w", err)
 	}
-	s := &scan{w: w, idx: idx, cache: loadStatCache(w.StateDir()), snap: snap}
+	s := &scan{w: w, idx: idx, cache: loadStatCache(w.StateDir()), fresh: statCache{},
+		realDirs: map[string]bool{"": true}, snap: snap}
 	flat, err := s.run(ctx)
 	if err != nil {
 		return nil, err
@@ -94,7 +96,9 @@ func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write worktree tree: %w", err)
 	}
-	if err := s.cache.save(w.StateDir(), start); err != nil {
+	// Only paths seen in this walk are kept, so entries of deleted files
+	// do not pile up in the cache forever.
+	if err := s.fresh.save(w.StateDir(), start); err != nil {
 		w.log.Warn("stat cache not saved", "err", err)
 	}
 	w.log.Debug("snapshot", "index", tIndex.Sub(start), "walk", tWalk.Sub(tIndex),
@@ -134,6 +138,9 @@ type flatEntry struct {
 	hash git.Hash
 }
 
+// emptyBlob is the id of the empty blob.
+var emptyBlob = odb.HashObject(odb.TypeBlob, nil)
+
 func indexFlat(idx *Index) []flatEntry {
 	out := make([]flatEntry, 0, len(idx.Entries))
 	for i := range idx.Entries {
@@ -146,16 +153,22 @@ func indexFlat(idx *Index) []flatEntry {
 	return out
 }
 
+// now is the clock the stat cache's racy margin is measured against; tests
+// move it forward instead of sleeping.
+var now = time.Now
+
 // scan is one walk of the work tree.
 type scan struct {
 	w     *Workspace
 	idx   *Index
-	cache statCache
+	cache statCache // as loaded; read only
+	fresh statCache // the entries valid now, saved for the next snapshot
 	snap  *Snapshot
 
-	mu        sync.Mutex // guards cache writes, snap.Oversize, snap.Skipped, untracked
+	mu        sync.Mutex // guards fresh, realDirs, snap.Oversize, snap.Skipped, untracked
 	untracked []flatEntry
 	stats     Stats
+	realDirs  map[string]bool // folder path → is a real folder (no symlink on the way)
 }
 
 type trackedResult struct {
@@ -252,12 +265,18 @@ func (s *scan) statTracked(entries []IndexEntry, out []trackedResult) error {
 	var reused, cached, hashed int
 	for i := range entries {
 		e := &entries[i]
-		switch {
-		case e.Mode == odb.ModeGitlink || e.Mode == odb.ModeTree || e.SkipWorktree:
-			// Submodules, sparse folders and skip-worktree files are left
-			// alone: their recorded state is the index's.
+		if e.Mode == odb.ModeTree || e.SkipWorktree {
+			// Sparse folders and skip-worktree files are left alone, as
+			// git add -A does: their recorded state is the index's.
 			out[i] = trackedResult{mode: e.Mode, hash: e.Hash}
 			continue
+		}
+		// lstat follows symlinks in the leading folders: a tracked
+		// dir/f.txt seen through a symlink dir -> elsewhere is not in the
+		// work tree (git's has_symlink_leading_path); the walk records the
+		// symlink itself.
+		if d := path.Dir(e.Path); d != "." && !s.realDir(d) {
+			continue // deleted
 		}
 		full := s.w.Abs(e.Path)
 		var st syscall.Stat_t
@@ -268,6 +287,10 @@ func (s *scan) statTracked(entries []IndexEntry, out []trackedResult) error {
 			return fmt.Errorf("lstat %s: %w", e.Path, err)
 		}
 		mode := s.modeOf(&st, e.Mode)
+		if e.Mode == odb.ModeGitlink && mode == odb.ModeTree {
+			out[i] = s.submodule(e)
+			continue
+		}
 		if mode == odb.ModeNone || mode == odb.ModeTree {
 			continue // not a file any more; a folder's content is found by the walk
 		}
@@ -298,13 +321,65 @@ func (s *scan) statTracked(entries []IndexEntry, out []trackedResult) error {
 	return nil
 }
 
+// realDir reports whether the slash-separated folder dir and every folder
+// above it are real folders, not symlinks or files. Results are memoised:
+// one lstat per tracked folder.
+func (s *scan) realDir(dir string) bool {
+	s.mu.Lock()
+	ok, seen := s.realDirs[dir]
+	s.mu.Unlock()
+	if seen {
+		return ok
+	}
+	parent := path.Dir(dir)
+	if parent == "." {
+		parent = ""
+	}
+	ok = s.realDir(parent)
+	if ok {
+		var st syscall.Stat_t
+		ok = syscall.Lstat(s.w.Abs(dir), &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR
+	}
+	s.mu.Lock()
+	s.realDirs[dir] = ok
+	s.mu.Unlock()
+	return ok
+}
+
+// submodule records a submodule's folder as git add -A does: a gitlink to
+// the commit checked out in it, or the index's gitlink when it is not
+// checked out (no repository in the folder, or one without commits).
+// Nothing inside the submodule is read or written; `git rev-parse` only
+// reads its HEAD.
+func (s *scan) submodule(e *IndexEntry) trackedResult {
+	keep := trackedResult{mode: e.Mode, hash: e.Hash}
+	full := s.w.Abs(e.Path)
+	if !isNestedRepo(full) {
+		return keep
+	}
+	out, err := git.Run(context.Background(), full, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return keep
+	}
+	h, err := git.ParseHash(strings.TrimSpace(string(out)))
+	if err != nil {
+		return keep
+	}
+	return trackedResult{mode: odb.ModeGitlink, hash: h}
+}
+
 // modeOf returns the git mode of a file with stat data st; ModeNone for
 // types git does not track (sockets, devices, fifos).
 func (s *scan) modeOf(st *syscall.Stat_t, indexMode odb.Mode) odb.Mode {
 	switch st.Mode & syscall.S_IFMT {
 	case syscall.S_IFREG:
-		if !s.w.Config.Bool("core.filemode", true) && indexMode.IsFile() {
-			return indexMode
+		if !s.w.Config.Bool("core.filemode", true) {
+			// git's ce_mode_from_stat: without a trusted executable bit a
+			// file keeps its index mode, and anything else becomes 100644.
+			if indexMode.IsFile() {
+				return indexMode
+			}
+			return odb.ModeFile
 		}
 		if st.Mode&0o100 != 0 {
 			return odb.ModeExec
@@ -322,7 +397,12 @@ func (s *scan) modeOf(st *syscall.Stat_t, indexMode odb.Mode) odb.Mode {
 // its racily-clean rule: an entry whose mtime is not older than the index
 // file could have changed within the same timestamp tick, so it is not trusted.
 func (s *scan) statMatches(e *IndexEntry, st *syscall.Stat_t) bool {
-	if !e.HasStat {
+	if !e.HasStat || e.IntentToAdd {
+		return false // an intent-to-add entry has no content yet (ie_match_stat)
+	}
+	// A racily clean entry git smudged when writing the index has size 0;
+	// unless its blob really is empty, the file must be looked at.
+	if e.Size == 0 && e.Hash != emptyBlob {
 		return false
 	}
 	if uint32(st.Mtim.Sec) != e.MtimeSec || uint32(st.Mtim.Nsec) != e.MtimeNsec ||
@@ -350,9 +430,12 @@ const (
 func (s *scan) record(rel, full string, st *syscall.Stat_t, mode odb.Mode) (FileState, source, error) {
 	key := keyOf(st)
 	s.mu.Lock()
-	ce, ok := s.cache[rel]
+	ce, ok := s.cache[rel] // s.cache is never written during the scan
 	s.mu.Unlock()
 	if ok && ce.key == key && s.w.DB.Has(ce.hash) {
+		s.mu.Lock()
+		s.fresh[rel] = ce
+		s.mu.Unlock()
 		return FileState{Path: rel, Mode: mode, Hash: ce.hash, Size: st.Size}, fromCache, nil
 	}
 	fs, err := s.w.storeFile(rel, full, st.Size, mode)
@@ -370,7 +453,7 @@ func (s *scan) record(rel, full string, st *syscall.Stat_t, mode odb.Mode) (File
 		return FileState{Path: rel}, fromRead, nil
 	}
 	s.mu.Lock()
-	s.cache[rel] = cacheEntry{key: key, hash: fs.Hash}
+	s.fresh[rel] = cacheEntry{key: key, hash: fs.Hash}
 	s.mu.Unlock()
 	return fs, fromRead, nil
 }
@@ -455,6 +538,9 @@ func (s *scan) readDir(dir string, ign *ignoreStack, tracked map[string]int, dir
 		return dir + "/" + name
 	}
 	for _, de := range list {
+		if ign.excludedDir() {
+			break // git reads no .gitignore inside an ignored folder
+		}
 		if de.Name() == ".gitignore" && de.Type().IsRegular() {
 			data, err := os.ReadFile(s.w.Abs(join(".gitignore")))
 			if err == nil {
@@ -486,7 +572,9 @@ func (s *scan) readDir(dir string, ign *ignoreStack, tracked map[string]int, dir
 			// A tracked file replaced by a folder: walk the folder as untracked.
 		}
 		if isDir && dirs[rel] {
-			spawn(rel, ign)
+			// A folder holding tracked files is walked even when it is
+			// ignored, but then all its untracked content is ignored too.
+			spawn(rel, ign.enter(rel, name))
 			continue
 		}
 		if ign.ignored(rel, name, isDir) || MatchAny(s.w.opts.Exclude, rel) {
@@ -530,9 +618,56 @@ func (s *scan) readDir(dir string, ign *ignoreStack, tracked map[string]int, dir
 	return nil
 }
 
+// isNestedRepo reports whether dir is the top of a non-bare repository:
+// dir/.git is a git directory, or a gitfile ("gitdir: <path>") naming one.
+// Like git's is_nonbare_repository_dir, a folder with some other .git (an
+// empty folder, a stray file) is an ordinary folder.
 func isNestedRepo(dir string) bool {
-	_, err := os.Lstat(dir + "/.git")
-	return err == nil
+	dotgit := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(dotgit)
+	if err != nil {
+		return false
+	}
+	if fi.IsDir() {
+		return isGitDir(dotgit)
+	}
+	if !fi.Mode().IsRegular() {
+		return false
+	}
+	data, err := os.ReadFile(dotgit)
+	if err != nil {
+		return false
+	}
+	target, ok := strings.CutPrefix(strings.TrimRight(string(data), "\r\n"), "gitdir: ")
+	if !ok || target == "" {
+		return false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	return isGitDir(target)
+}
+
+// isGitDir is git's is_git_directory: a HEAD, and objects/ and refs/
+// folders (in the common dir named by a "commondir" file, for worktrees).
+func isGitDir(gd string) bool {
+	if _, err := os.Stat(filepath.Join(gd, "HEAD")); err != nil {
+		return false
+	}
+	common := gd
+	if data, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+		c := strings.TrimRight(string(data), "\r\n")
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gd, c)
+		}
+		common = c
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(common, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // nested records an untracked nested repository as a gitlink to its HEAD,

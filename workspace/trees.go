@@ -138,10 +138,23 @@ func Lookup(db *odb.DB, tree git.Hash, path string) (FileState, error) {
 // a file and a folder.
 var ErrPathConflict = errors.New("path is both a file and a folder")
 
+// ErrBadPath is returned by Overlay for a path with an empty component
+// (empty, absolute, "a//b", trailing slash), which no tree can hold.
+var ErrBadPath = errors.New("bad path")
+
 // Overlay returns base with each of states written over it (absent states
 // delete the path), rewriting only the trees along those paths. A file put
-// where a folder was replaces the folder, and the reverse.
+// where a folder was replaces the folder, and the reverse. It returns
+// ErrPathConflict when states put a file at p and something under p/, and
+// ErrBadPath for malformed paths.
 func Overlay(db *odb.DB, base git.Hash, states []FileState) (git.Hash, error) {
+	for _, s := range states {
+		for _, c := range strings.Split(s.Path, "/") {
+			if c == "" {
+				return git.ZeroHash, fmt.Errorf("overlay %q: %w", s.Path, ErrBadPath)
+			}
+		}
+	}
 	return overlay(db, base, "", states)
 }
 
@@ -155,6 +168,7 @@ func overlay(db *odb.DB, tree git.Hash, prefix string, states []FileState) (git.
 		idx[e.Name] = i
 	}
 	sub := map[string][]FileState{}
+	file := map[string]bool{} // names a state puts a file at
 	var order []string
 	for _, s := range states {
 		rest := s.Path[len(prefix):]
@@ -166,6 +180,7 @@ func overlay(db *odb.DB, tree git.Hash, prefix string, states []FileState) (git.
 			sub[name] = append(sub[name], s)
 			continue
 		}
+		file[name] = s.Exists()
 		i, ok := idx[name]
 		switch {
 		case s.Exists() && ok:
@@ -178,6 +193,13 @@ func overlay(db *odb.DB, tree git.Hash, prefix string, states []FileState) (git.
 		}
 	}
 	for _, name := range order {
+		if file[name] {
+			for _, s := range sub[name] {
+				if s.Exists() {
+					return git.ZeroHash, fmt.Errorf("overlay %s%s and %s: %w", prefix, name, s.Path, ErrPathConflict)
+				}
+			}
+		}
 		var child git.Hash
 		i, ok := idx[name]
 		if ok && entries[i].Mode == odb.ModeTree {

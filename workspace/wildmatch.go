@@ -232,7 +232,8 @@ func charClass(name string, c byte) (match, valid bool) {
 	case "punct":
 		return c > 32 && c < 127 && !isAlpha && !isDigit, true
 	case "space":
-		return c == ' ' || (c >= '\t' && c <= '\r'), true
+		// git's own isspace (sane_ctype): not \v or \f, unlike C's.
+		return c == ' ' || c == '\t' || c == '\n' || c == '\r', true
 	case "upper":
 		return isUpper, true
 	case "xdigit":

@@ -106,31 +106,55 @@ func (w *Workspace) ReadHead(ctx context.Context) (Head, error) {
 }
 
 // ReadIndex reads the worktree's index. For index formats gitguard does not
-// parse itself (split index) it falls back to `git ls-files`, without stat
-// data, so every file is hashed.
+// parse itself (split index) it falls back to `git ls-files --debug`, which
+// reports the merged entries with their flags and stat data.
 func (w *Workspace) ReadIndex(ctx context.Context) (*Index, error) {
 	path := filepath.Join(w.Repo.GitDir, "index")
 	idx, err := readIndexFile(path)
 	if errors.Is(err, errSplitIndex) {
-		return w.lsFiles(ctx)
+		return w.lsFiles(ctx, idx)
 	}
 	return idx, err
 }
 
-func (w *Workspace) lsFiles(ctx context.Context) (*Index, error) {
-	out, err := w.Repo.Git(ctx, "ls-files", "--stage", "-z")
+// lsFiles reads a split index through git. Entries may come from the shared
+// index, written earlier than the split index file, so they are trusted only
+// if older than both files (a missing shared index trusts nothing).
+func (w *Workspace) lsFiles(ctx context.Context, split *Index) (*Index, error) {
+	out, err := w.Repo.Git(ctx, "ls-files", "--stage", "--debug", "-z")
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
-	idx := &Index{}
-	for _, rec := range strings.Split(string(out), "\x00") {
-		if rec == "" {
-			continue
+	idx := &Index{Mtime: split.Mtime}
+	shared, err := os.Stat(filepath.Join(w.Repo.GitDir, "sharedindex."+split.sharedIndex.String()))
+	if err != nil {
+		idx.Mtime = 0
+	} else if t := shared.ModTime().UnixNano(); t < idx.Mtime {
+		idx.Mtime = t
+	}
+	bad := func(why string) error { return fmt.Errorf("%w: ls-files: %s", ErrIndexFormat, why) }
+	rest := string(out)
+	for rest != "" {
+		meta, after, ok := strings.Cut(rest, "\t")
+		if !ok {
+			return nil, bad("no tab in " + meta)
 		}
-		meta, path, ok := strings.Cut(rec, "\t")
+		path, after, ok := strings.Cut(after, "\x00")
+		if !ok {
+			return nil, bad("unterminated path " + path)
+		}
+		// Five debug lines follow each entry (builtin/ls-files.c).
+		var debug [5]string
+		for i := range debug {
+			debug[i], after, ok = strings.Cut(after, "\n")
+			if !ok {
+				return nil, bad("short debug output for " + path)
+			}
+		}
+		rest = after
 		f := strings.Fields(meta)
-		if !ok || len(f) != 3 {
-			return nil, fmt.Errorf("%w: ls-files line %q", ErrIndexFormat, rec)
+		if len(f) != 3 || len(f[2]) != 1 {
+			return nil, bad("entry " + meta)
 		}
 		mode, err := odb.ParseMode(f[0])
 		if err != nil {
@@ -140,7 +164,18 @@ func (w *Workspace) lsFiles(ctx context.Context) (*Index, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrIndexFormat, err)
 		}
-		idx.Entries = append(idx.Entries, IndexEntry{Path: path, Mode: mode, Hash: h, Stage: int(f[2][0] - '0')})
+		e := IndexEntry{Path: path, Mode: mode, Hash: h, Stage: int(f[2][0] - '0'), HasStat: true}
+		var flags uint32
+		_, err = fmt.Sscanf(strings.Join(debug[:], "\n"),
+			"  ctime: %d:%d\n  mtime: %d:%d\n  dev: %d\tino: %d\n  uid: %d\tgid: %d\n  size: %d\tflags: %x",
+			&e.CtimeSec, &e.CtimeNsec, &e.MtimeSec, &e.MtimeNsec, &e.Dev, &e.Ino, &e.UID, &e.GID, &e.Size, &flags)
+		if err != nil {
+			return nil, bad(fmt.Sprintf("debug output for %s: %v", path, err))
+		}
+		// In-memory ce_flags: CE_SKIP_WORKTREE and CE_INTENT_TO_ADD.
+		e.SkipWorktree = flags&(1<<30) != 0
+		e.IntentToAdd = flags&(1<<29) != 0
+		idx.Entries = append(idx.Entries, e)
 	}
 	return idx, nil
 }

@@ -156,7 +156,8 @@ func UserState(dir string, worktree bool) (string, error) {
 			b.WriteString(l)
 		}
 	}
-	if err := run("rev-parse", "--symbolic-full-name", "HEAD"); err != nil {
+	// symbolic-ref rather than rev-parse: it also works on an unborn branch.
+	if err := run("symbolic-ref", "-q", "HEAD"); err != nil {
 		return "", err
 	}
 	if err := run("rev-parse", "-q", "--verify", "HEAD"); err != nil {
@@ -260,4 +261,47 @@ func Diff(a, b string) string {
 		}
 	}
 	return buf.String()
+}
+
+// GitEnv runs git in the repository with extra environment variables (for
+// example GIT_INDEX_FILE) and returns its trimmed stdout; failure is fatal.
+func (r *Repo) GitEnv(env []string, args ...string) string {
+	r.t.Helper()
+	out, err := git.Cmd{Dir: r.Dir, Args: args, Env: env}.Run(context.Background())
+	if err != nil {
+		r.t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimRight(string(out), "\n")
+}
+
+// Symlink creates a symbolic link at path (relative to the work tree)
+// pointing at target, creating folders and replacing what was there.
+func (r *Repo) Symlink(target, path string) {
+	r.t.Helper()
+	full := filepath.Join(r.Dir, path)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.RemoveAll(full); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.Symlink(target, full); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// Remove deletes a file or folder (relative to the work tree) recursively.
+func (r *Repo) Remove(path string) {
+	r.t.Helper()
+	if err := os.RemoveAll(filepath.Join(r.Dir, path)); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// Chmod changes the permission bits of a work-tree file.
+func (r *Repo) Chmod(path string, mode os.FileMode) {
+	r.t.Helper()
+	if err := os.Chmod(filepath.Join(r.Dir, path), mode); err != nil {
+		r.t.Fatal(err)
+	}
 }
