@@ -156,6 +156,10 @@ func (g *Guard) runFor(ctx context.Context, id string) (string, error) { return 
 // new active run. A run named but not yet recorded is started with a
 // first snapshot (and made active when no other run is).
 func (g *Guard) EnsureRun(ctx context.Context, id string) (string, error) {
+	return g.ensureRun(ctx, id, CheckpointOptions{})
+}
+
+func (g *Guard) ensureRun(ctx context.Context, id string, opts CheckpointOptions) (string, error) {
 	id, err := g.ResolveRun(ctx, id, true)
 	if err != nil {
 		return "", err
@@ -175,12 +179,14 @@ func (g *Guard) EnsureRun(ctx context.Context, id string) (string, error) {
 				return "", err
 			}
 			_, err = g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
-				return snapshotCheckpoint(snap, patchstore.KindRunStart), nil
+				cp := snapshotCheckpoint(snap, patchstore.KindRunStart)
+				opts.apply(cp, tip)
+				return cp, nil
 			})
 			return id, err
 		}
 	}
-	run, err := g.StartRun(ctx, id, CheckpointOptions{})
+	run, err := g.StartRun(ctx, id, opts)
 	if err != nil {
 		return "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -37,7 +38,9 @@ type Guard struct {
 	DB    *odb.DB
 	WS    *workspace.Workspace
 	Store *patchstore.Store
-	log   *slog.Logger
+	// Config is the work tree's .gitguard.toml (zero when there is none).
+	Config *config.Config
+	log    *slog.Logger
 }
 
 // Open finds the repository containing dir and prepares it. It returns
@@ -57,6 +60,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Guard, error) {
 		return nil, err
 	}
 	wopts := opts.Workspace
+	conf, err := config.Load(repo.WorkTree) // .gitguard.toml; see config.go
+	if err != nil {
+		return nil, err
+	}
+	wopts = applyConfig(wopts, conf)
 	if wopts.ExcludesFile == "" {
 		v, _ := cfg.Get("core.excludesFile")
 		wopts.ExcludesFile = workspace.DefaultExcludesFile(v)
@@ -75,7 +83,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Guard, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Guard{Repo: repo, DB: db, WS: ws, Store: st, log: log}, nil
+	return &Guard{Repo: repo, DB: db, WS: ws, Store: st, Config: conf, log: log}, nil
 }
 
 // Close releases the object database.
@@ -163,7 +171,7 @@ func (g *Guard) Snapshot(ctx context.Context, id string, opts CheckpointOptions)
 	}
 	if id == "" || (explicit != "" && !g.runExists(ctx, id)) {
 		// Starting the run records its first snapshot: that is this one.
-		if id, err = g.EnsureRun(ctx, id); err != nil {
+		if id, err = g.ensureRun(ctx, id, opts); err != nil {
 			return nil, nil, err
 		}
 		run, err := g.Store.ReadRun(ctx, id)

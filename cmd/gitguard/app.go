@@ -83,6 +83,9 @@ func newApp(e *env) *cli.App {
 		ErrWriter:       e.stderr,
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {},
+
+		EnableBashCompletion: true, // gitguard completion; see cmd_completion.go
+
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return &usageError{err.Error()}
 		},

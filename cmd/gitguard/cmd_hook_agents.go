@@ -8,8 +8,11 @@ var hookSubcommands []func(*env) *cli.Command
 
 func newHookCommand(e *env) *cli.Command {
 	c := &cli.Command{
-		Name:  "hook",
-		Usage: "hooks: agent hook adapters and the git pre-commit hook",
+		Name:      "hook",
+		Usage:     "agent hook adapters and the git pre-commit hook",
+		UsageText: "gitguard hook install|uninstall | gitguard hook claude-code",
+		Description: "install/uninstall manage the git pre-commit hook that runs 'gitguard check --staged';\n" +
+			"the agent adapters (claude-code) turn an agent's hook events into recorded calls.",
 	}
 	for _, f := range hookSubcommands {
 		c.Subcommands = append(c.Subcommands, f(e))

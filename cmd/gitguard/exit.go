@@ -7,7 +7,9 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/hooks"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/workspace"
@@ -44,6 +46,7 @@ func classify(err error) failure {
 		usage    *usageError
 		found    *foundError
 		unmerged *workspace.UnmergedError
+		refused  *gitguard.RefusedError
 	)
 	var code *exitCodeError
 	switch {
@@ -91,6 +94,27 @@ func classify(err error) failure {
 		return failure{err, "see what the agent changed with 'gitguard status' and the calls with 'gitguard ledger'", exitUsage}
 	case errors.Is(err, gitguard.ErrUsage):
 		return failure{err, "see 'gitguard COMMAND --help'", exitUsage}
+	// Git integration: config, hooks, push/fetch, prune.
+	case errors.Is(err, config.ErrInvalid):
+		return failure{err, "fix that line of the file; docs/CONFIG.md lists every key and the values it takes", exitUsage}
+	case errors.Is(err, hooks.ErrForeignHook):
+		return failure{err, "gitguard only replaces or removes its own hook; look at the files named above (install --force chains to the current hook and keeps the saved one as a numbered backup)", exitUsage}
+	case errors.Is(err, hooks.ErrNotHookFile):
+		return failure{err, "move it out of the way, then run the command again", exitUsage}
+	case errors.Is(err, gitrefs.ErrBadRemote):
+		return failure{err, "give a remote name (see 'git remote -v') or a URL", exitUsage}
+	case errors.Is(err, gitrefs.ErrRemote):
+		return failure{err, "check the remote with 'git remote -v' and that 'git ls-remote REMOTE' works; nothing was changed", exitUsage}
+	case errors.As(err, &refused):
+		return failure{err, "nothing of the refused run(s) was kept; the remote's copy is corrupt or hostile: do not use it, and tell whoever pushed it", exitIntegrity}
+	case errors.Is(err, gitguard.ErrDiverged):
+		return failure{err, "your local run was kept; 'gitguard fetch --force' replaces it with the remote's (prune or push yours first to keep it)", exitFound}
+	case errors.Is(err, errPushRejected):
+		return failure{err, "the remote's copy of those runs moved on; 'gitguard fetch' first, or 'gitguard push --force' to overwrite it", exitFound}
+	case errors.Is(err, gitguard.ErrNoPruneRule):
+		return failure{err, "give --keep N, --older-than DURATION or --run ID, or set [retention] in .gitguard.toml", exitUsage}
+	case errors.Is(err, gitguard.ErrPruneActive):
+		return failure{err, "list runs with 'gitguard runs'", exitUsage}
 	case errors.Is(err, patchstore.ErrCorrupt), errors.Is(err, workspace.ErrIndexFormat):
 		return failure{err, "the recorded data failed validation and was not used; run 'git fsck' and, if it came from a remote, do not trust it", exitIntegrity}
 	case errors.Is(err, patchstore.ErrBusy), errors.Is(err, gitrefs.ErrRefChanged):

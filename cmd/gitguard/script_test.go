@@ -15,6 +15,8 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"gitguard": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		// git runs "git guard ..." as git-guard from PATH (cmd_completion.go).
+		"git-guard": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -1,0 +1,284 @@
+package gitrefs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gitguard/gitguard/internal/git"
+)
+
+// ErrBadRemote is returned for a remote argument gitguard will not pass to
+// git (empty, or starting with '-', which git would read as an option).
+var ErrBadRemote = errors.New("invalid remote")
+
+// ErrRemote is returned when git could not talk to the remote: unknown
+// remote name, unreachable URL, authentication refused.
+var ErrRemote = errors.New("cannot reach the remote")
+
+// quarantinePrefix holds refs fetched from a remote and not yet verified.
+// It lies inside Namespace, so nothing outside gitguard's refs is written
+// even transiently, and outside runs/, so no reader mistakes them for runs.
+const quarantinePrefix = Namespace + "quarantine/"
+
+// PushStatus is what happened to one ref in a push.
+type PushStatus string
+
+// Push statuses, from git push --porcelain's flags.
+const (
+	PushNew      PushStatus = "new"
+	PushUpdated  PushStatus = "updated"
+	PushForced   PushStatus = "forced"
+	PushUpToDate PushStatus = "up-to-date"
+	PushRejected PushStatus = "rejected"
+	PushDeleted  PushStatus = "deleted"
+)
+
+// PushResult is one ref of a push.
+type PushResult struct {
+	Ref     string // local and remote name, e.g. refs/agent-checkpoints/runs/x
+	Status  PushStatus
+	Summary string // git's summary, e.g. "[rejected] (non-fast-forward)"
+}
+
+// PushOptions tunes Push.
+type PushOptions struct {
+	// Force overwrites remote run refs that are not ancestors of the local ones.
+	Force bool
+	// DryRun asks git what it would push, sending nothing.
+	DryRun bool
+}
+
+// ValidateRemote checks a remote name or URL before it is given to git.
+func ValidateRemote(remote string) error {
+	if remote == "" || strings.HasPrefix(remote, "-") || strings.ContainsAny(remote, "\x00\n") {
+		return fmt.Errorf("%w %q", ErrBadRemote, remote)
+	}
+	return nil
+}
+
+// Push sends every local run ref (refs/agent-checkpoints/runs/*) to the same
+// name on remote. It pushes nothing else: no branches, no tags (even with
+// push.followTags), no submodules, and it leaves remote-tracking refs alone.
+// The remote refuses non-fast-forward updates unless opts.Force. Rejected
+// refs are reported in the results, not as an error; an error means git
+// could not push at all (ErrRemote, ErrBadRemote). It writes no local ref.
+func (s *Store) Push(ctx context.Context, remote string, opts PushOptions) ([]PushResult, error) {
+	if err := ValidateRemote(remote); err != nil {
+		return nil, err
+	}
+	spec := RunsPattern + ":" + RunsPattern
+	if opts.Force {
+		spec = "+" + spec
+	}
+	args := []string{"push", "--porcelain", "--no-follow-tags", "--recurse-submodules=no", "--no-signed"}
+	if opts.DryRun {
+		args = append(args, "--dry-run")
+	}
+	args = append(args, "--", remote, spec)
+	out, err := s.repo.Git(ctx, args...)
+	results := parsePorcelain(out)
+	if err != nil && len(results) == 0 {
+		return nil, remoteError("push to", remote, err)
+	}
+	return results, nil
+}
+
+func parsePorcelain(out []byte) []PushResult {
+	var res []PushResult
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		if len(line) < 2 || line[1] != '\t' {
+			continue
+		}
+		f := strings.SplitN(line[2:], "\t", 2)
+		from, to, ok := strings.Cut(f[0], ":")
+		if !ok {
+			continue
+		}
+		r := PushResult{Ref: to}
+		if to == "" {
+			r.Ref = from
+		}
+		if len(f) == 2 {
+			r.Summary = f[1]
+		}
+		switch line[0] {
+		case '*':
+			r.Status = PushNew
+		case ' ':
+			r.Status = PushUpdated
+		case '+':
+			r.Status = PushForced
+		case '=':
+			r.Status = PushUpToDate
+		case '-':
+			r.Status = PushDeleted
+		default:
+			r.Status = PushRejected
+		}
+		res = append(res, r)
+	}
+	return res
+}
+
+func remoteError(op, remote string, err error) error {
+	var ee *git.ExitError
+	if errors.As(err, &ee) {
+		msg := strings.TrimSpace(ee.Stderr)
+		if i := strings.LastIndex(msg, "fatal: "); i >= 0 {
+			msg = msg[i+len("fatal: "):]
+		}
+		if j := strings.IndexByte(msg, '\n'); j >= 0 {
+			msg = msg[:j]
+		}
+		return fmt.Errorf("%s %s: %w: %s", op, remote, ErrRemote, msg)
+	}
+	return fmt.Errorf("%s %s: %w", op, remote, err)
+}
+
+// Incoming is a run ref fetched into quarantine.
+type Incoming struct {
+	Remote     string   // the ref's name on the remote, e.g. refs/agent-checkpoints/runs/x
+	Quarantine string   // where it was fetched to
+	Hash       git.Hash // the commit it points at
+}
+
+// RunID returns the run id the remote ref names, or false if it names none.
+func (in Incoming) RunID() (string, bool) { return ParseRunRef(in.Remote) }
+
+// Quarantine is one fetch's set of unverified refs.
+type Quarantine struct {
+	Prefix string
+	Refs   []Incoming
+}
+
+// FetchQuarantine fetches every run ref of remote into a fresh quarantine
+// namespace under refs/agent-checkpoints/quarantine/, where nothing reads
+// them, and returns them. The caller verifies each, moves the good ones with
+// Update and must call DropQuarantine. The fetch writes no other ref: no
+// tags, no remote-tracking refs (the configured refspecs are ignored), no
+// FETCH_HEAD, and it runs no automatic maintenance. The fetched objects are
+// in the object database from then on; objects of refused runs stay
+// unreachable until git gc removes them.
+func (s *Store) FetchQuarantine(ctx context.Context, remote string) (*Quarantine, error) {
+	if err := ValidateRemote(remote); err != nil {
+		return nil, err
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	q := &Quarantine{Prefix: fmt.Sprintf("%s%d-%s/", quarantinePrefix, time.Now().Unix(), hex.EncodeToString(b[:]))}
+	spec := "+" + RunsPattern + ":" + q.Prefix + "*"
+	_, err := s.repo.Git(ctx, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance",
+		"--no-recurse-submodules", "--no-prune", "--refmap=", "--no-show-forced-updates", "--", remote, spec)
+	if err != nil {
+		// A fetch can fail after creating some refs.
+		_ = s.DropQuarantine(context.WithoutCancel(ctx), q)
+		return nil, remoteError("fetch from", remote, err)
+	}
+	refs, err := s.list(ctx, q.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range refs {
+		if name, ok := strings.CutPrefix(r.Name, q.Prefix); ok {
+			q.Refs = append(q.Refs, Incoming{Remote: runsPrefix + name, Quarantine: r.Name, Hash: r.Hash})
+		}
+	}
+	return q, nil
+}
+
+// DropQuarantine deletes the quarantine refs of q, whatever their value.
+func (s *Store) DropQuarantine(ctx context.Context, q *Quarantine) error {
+	refs, err := s.list(ctx, q.Prefix)
+	if err != nil {
+		return err
+	}
+	return s.deleteAll(ctx, refs)
+}
+
+func (s *Store) deleteAll(ctx context.Context, refs []Ref) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	var in strings.Builder
+	for _, r := range refs {
+		if !strings.HasPrefix(r.Name, Namespace) {
+			return fmt.Errorf("delete %s: %w", r.Name, ErrOutsideNamespace)
+		}
+		fmt.Fprintf(&in, "delete %s %s\n", r.Name, r.Hash)
+	}
+	_, err := git.Cmd{Dir: s.repo.WorkTree, Args: []string{"update-ref", "--no-deref", "--stdin"}, Stdin: strings.NewReader(in.String())}.Run(ctx)
+	return refError("delete", refs[0].Name, err)
+}
+
+// StaleQuarantine returns quarantine refs left by fetches that started
+// before cutoff and never finished (a crash or kill): DropStale deletes them.
+func (s *Store) StaleQuarantine(ctx context.Context, cutoff time.Time) ([]Ref, error) {
+	refs, err := s.list(ctx, quarantinePrefix)
+	if err != nil {
+		return nil, err
+	}
+	var out []Ref
+	for _, r := range refs {
+		rest := strings.TrimPrefix(r.Name, quarantinePrefix)
+		stamp, _, _ := strings.Cut(rest, "-")
+		sec, err := strconv.ParseInt(stamp, 10, 64)
+		if err != nil || time.Unix(sec, 0).Before(cutoff) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// DeleteRefs deletes refs (all under Namespace) in one transaction, each
+// only if it still has its recorded value; it returns ErrRefChanged if any moved.
+func (s *Store) DeleteRefs(ctx context.Context, refs []Ref) error { return s.deleteAll(ctx, refs) }
+
+// IsAncestor reports whether commit a is an ancestor of (or equal to) b.
+func (s *Store) IsAncestor(ctx context.Context, a, b git.Hash) (bool, error) {
+	_, err := s.repo.Git(ctx, "merge-base", "--is-ancestor", a.String(), b.String())
+	if err == nil {
+		return true, nil
+	}
+	if git.ExitCode(err) == 1 {
+		return false, nil
+	}
+	return false, fmt.Errorf("compare %s and %s: %w", a.Short(), b.Short(), err)
+}
+
+// Unreachable counts the objects reachable from tips that nothing git gc
+// keeps reaches: no ref except those in without (which may still exist, for
+// a dry run), no reflog, not HEAD, not the index. These are what git gc may
+// delete once they are older than gc.pruneExpire.
+func (s *Store) Unreachable(ctx context.Context, tips []git.Hash, without []string) (int, error) {
+	if len(tips) == 0 {
+		return 0, nil
+	}
+	var in strings.Builder
+	for _, t := range tips {
+		fmt.Fprintf(&in, "%s\n", t)
+	}
+	args := []string{"rev-list", "--objects", "--stdin", "--not"}
+	for _, r := range without {
+		if !strings.HasPrefix(r, Namespace) {
+			return 0, fmt.Errorf("count unreachable objects: %s: %w", r, ErrOutsideNamespace)
+		}
+		args = append(args, "--exclude="+r)
+	}
+	args = append(args, "--all", "--reflog", "--indexed-objects")
+	var out bytes.Buffer
+	_, err := git.Cmd{Dir: s.repo.WorkTree, Args: args, Stdin: strings.NewReader(in.String()), Stdout: &out}.Run(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count unreachable objects: %w", err)
+	}
+	return bytes.Count(out.Bytes(), []byte{'\n'}), nil
+}

@@ -1,0 +1,339 @@
+package patchstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
+)
+
+// MaxChainLength bounds the number of checkpoints VerifyRun walks.
+const MaxChainLength = 1 << 20
+
+// MaxTreeDepth bounds how deep a snapshot tree may nest.
+const MaxTreeDepth = 256
+
+// VerifyError says which checkpoint of which run failed verification and
+// why. It wraps ErrCorrupt and the underlying cause.
+type VerifyError struct {
+	Run    string
+	Commit git.Hash // zero when the problem is the run itself
+	Err    error
+}
+
+func (e *VerifyError) Error() string {
+	if e.Commit.IsZero() {
+		return fmt.Sprintf("run %s: %v", e.Run, e.Err)
+	}
+	return fmt.Sprintf("run %s, checkpoint commit %s: %v", e.Run, e.Commit.Short(), e.Err)
+}
+
+// Unwrap returns ErrCorrupt and the cause, for errors.Is.
+func (e *VerifyError) Unwrap() []error { return []error{ErrCorrupt, e.Err} }
+
+// VerifyRun checks, before anything trusts them, every checkpoint of the
+// chain ending at tip, as run id (DESIGN invariant 5). For each checkpoint:
+// the commit and its records decode with a supported format version and
+// sizes within MaxRecordSize; the record names run id, its sequence number
+// and Prev link agree with the chain and the commit's parents; the root tree
+// holds only gitguard's entries and they agree with the record; every entry
+// of the work-tree and index trees has a safe name (see ValidatePath), no
+// tree nests deeper than MaxTreeDepth; every object a tree or record names
+// exists; no recorded path runs through a symlink of the checkpoint's work
+// tree; text fields hold no terminal control characters.
+//
+// It returns nil or a *VerifyError wrapping ErrCorrupt. It only reads and is
+// safe for concurrent use. The objects must already be in s.DB (after a
+// fetch, open a fresh odb.DB: packs written since it was opened may be
+// unseen).
+func (s *Store) VerifyRun(ctx context.Context, id string, tip git.Hash) error {
+	if err := gitrefs.ValidateRunID(id); err != nil {
+		return &VerifyError{Run: fmt.Sprintf("%q", id), Err: err}
+	}
+	v := &verifier{s: s, trees: map[git.Hash]bool{}}
+	seq := -1
+	seen := map[git.Hash]bool{}
+	for h, n := tip, 0; !h.IsZero(); n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fail := func(format string, args ...any) error {
+			return &VerifyError{Run: id, Commit: h, Err: fmt.Errorf(format, args...)}
+		}
+		if n >= MaxChainLength {
+			return fail("chain longer than %d checkpoints", MaxChainLength)
+		}
+		if seen[h] {
+			return fail("checkpoint chain loops")
+		}
+		seen[h] = true
+		r, err := s.ReadCheckpoint(h)
+		if err != nil {
+			return &VerifyError{Run: id, Commit: h, Err: err}
+		}
+		cp := r.Checkpoint
+		if cp.RunID != id {
+			return fail("record names run %q", cp.RunID)
+		}
+		if seq >= 0 && cp.Seq != seq {
+			return fail("sequence number %d, expected %d", cp.Seq, seq)
+		}
+		if cp.Seq < 1 || cp.ID != CheckpointID(cp.Seq) {
+			return fail("checkpoint id %q does not match sequence number %d", cp.ID, cp.Seq)
+		}
+		if cp.Prev.IsZero() != (cp.Seq == 1) {
+			return fail("checkpoint %s: previous link and sequence number disagree", cp.ID)
+		}
+		if err := v.checkpoint(h, r); err != nil {
+			return &VerifyError{Run: id, Commit: h, Err: err}
+		}
+		seq = cp.Seq - 1
+		h = cp.Prev
+	}
+	return nil
+}
+
+type verifier struct {
+	s     *Store
+	trees map[git.Hash]bool // trees already verified
+}
+
+var errHostile = errors.New("unsafe content")
+
+func (v *verifier) checkpoint(h git.Hash, r *Run) error {
+	cp := r.Checkpoint
+	c, err := v.s.DB.ReadCommit(h)
+	if err != nil {
+		return err
+	}
+	// Parents are exactly the previous checkpoint (first) and the HEAD commit.
+	allowed := map[git.Hash]bool{cp.Prev: !cp.Prev.IsZero(), cp.Head.Commit: !cp.Head.Commit.IsZero()}
+	if len(c.Parents) > 2 {
+		return fmt.Errorf("commit has %d parents", len(c.Parents))
+	}
+	for _, p := range c.Parents {
+		if !allowed[p] {
+			return fmt.Errorf("commit parent %s is neither the previous checkpoint nor HEAD", p.Short())
+		}
+	}
+	if !cp.Prev.IsZero() && (len(c.Parents) == 0 || c.Parents[0] != cp.Prev) {
+		return fmt.Errorf("first parent is not the previous checkpoint %s", cp.Prev.Short())
+	}
+	if !cp.Head.Commit.IsZero() {
+		if _, err := v.s.DB.ReadCommit(cp.Head.Commit); err != nil {
+			return fmt.Errorf("HEAD commit: %w", err)
+		}
+	}
+	root, err := v.s.DB.ReadTree(c.Tree)
+	if err != nil {
+		return err
+	}
+	want := map[string]git.Hash{"index": cp.IndexTree, "worktree": cp.WorktreeTree}
+	for _, e := range root {
+		switch e.Name {
+		case "checkpoint.json":
+		case "calls":
+			if e.Mode != odb.ModeTree {
+				return fmt.Errorf("%w: calls is not a folder", errHostile)
+			}
+		case "index", "worktree":
+			if e.Mode != odb.ModeTree || e.Hash != want[e.Name] {
+				return fmt.Errorf("%w: %s/ does not match the record", errHostile, e.Name)
+			}
+			delete(want, e.Name)
+		default:
+			return fmt.Errorf("%w: unexpected entry %q in the checkpoint tree", errHostile, e.Name)
+		}
+	}
+	if len(want) > 0 {
+		return fmt.Errorf("%w: checkpoint tree lacks index/ or worktree/", errHostile)
+	}
+	for _, t := range []struct {
+		name string
+		h    git.Hash
+	}{{"worktree", cp.WorktreeTree}, {"index", cp.IndexTree}} {
+		if err := v.tree(t.h, t.name, "", 0); err != nil {
+			return err
+		}
+	}
+	texts := []string{cp.Kind, cp.StepID, cp.Label, cp.CallID, cp.Head.Ref, cp.MessagesRef, cp.ApprovalsRef, cp.TraceRef}
+	for _, o := range cp.Oversize {
+		if o.Size < 0 {
+			return fmt.Errorf("%w: oversize %s has a negative size", errHostile, o.Path)
+		}
+		if err := v.noSymlinkPrefix(cp.WorktreeTree, o.Path); err != nil {
+			return err
+		}
+	}
+	for _, sk := range cp.Skipped {
+		texts = append(texts, sk.Path, sk.Reason)
+	}
+	for id, call := range r.Calls {
+		l := &call.Ledger
+		texts = append(texts, l.ToolName, l.Input, l.Result, l.Compensation, l.ResultRef, l.UncertainReason)
+		texts = append(texts, l.SideEffects...)
+		for _, p := range l.Paths {
+			if err := v.noSymlinkPrefix(cp.WorktreeTree, p); err != nil {
+				return fmt.Errorf("call %s: %w", id, err)
+			}
+		}
+		for i := range call.Patches {
+			p := &call.Patches[i]
+			if err := v.noSymlinkPrefix(cp.WorktreeTree, p.Path); err != nil {
+				return fmt.Errorf("call %s: %w", id, err)
+			}
+			if !p.Oversize {
+				for _, st := range []State{p.Before(), p.After()} {
+					if err := v.has(st); err != nil {
+						return fmt.Errorf("call %s: patch of %s: %w", id, p.Path, err)
+					}
+				}
+			}
+			if !p.PatchRef.IsZero() && !v.s.DB.Has(p.PatchRef) {
+				return fmt.Errorf("call %s: patch of %s: object %s: %w", id, p.Path, p.PatchRef.Short(), odb.ErrMissing)
+			}
+		}
+		for _, b := range call.Before {
+			if err := v.noSymlinkPrefix(cp.WorktreeTree, b.Path); err != nil {
+				return fmt.Errorf("call %s: %w", id, err)
+			}
+			if !b.Oversize {
+				if err := v.has(b.State); err != nil {
+					return fmt.Errorf("call %s: before state of %s: %w", id, b.Path, err)
+				}
+			}
+		}
+	}
+	for _, t := range texts {
+		if err := safeText(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v *verifier) has(st State) error {
+	if !st.Exists() || st.Mode == odb.ModeGitlink {
+		return nil
+	}
+	if !v.s.DB.Has(st.Hash) {
+		return fmt.Errorf("object %s: %w", st.Hash.Short(), odb.ErrMissing)
+	}
+	return nil
+}
+
+// tree checks a snapshot tree: names, depth, and that every object exists.
+func (v *verifier) tree(h git.Hash, top, prefix string, depth int) error {
+	if v.trees[h] {
+		return nil
+	}
+	if depth > MaxTreeDepth {
+		return fmt.Errorf("%w: %s/%s nests deeper than %d folders", errHostile, top, prefix, MaxTreeDepth)
+	}
+	entries, err := v.s.DB.ReadTree(h)
+	if err != nil {
+		return fmt.Errorf("%s/%s: %w", top, prefix, err)
+	}
+	for _, e := range entries {
+		p := e.Name
+		if prefix != "" {
+			p = prefix + "/" + e.Name
+		}
+		// Check the name alone: the prefix was checked on the way down,
+		// and a tree shared by several paths is only walked once.
+		if err := ValidatePath(e.Name); err != nil {
+			return fmt.Errorf("%s tree entry %q: %w", top, p, err)
+		}
+		if dotGitAlias(e.Name) {
+			return fmt.Errorf("%s tree entry %q: %w: another spelling of .git", top, p, ErrBadPath)
+		}
+		switch e.Mode {
+		case odb.ModeTree:
+			if err := v.tree(e.Hash, top, p, depth+1); err != nil {
+				return err
+			}
+		case odb.ModeGitlink:
+			// A submodule commit lives in another repository.
+		default:
+			if !v.s.DB.Has(e.Hash) {
+				return fmt.Errorf("%s/%s: object %s: %w", top, p, e.Hash.Short(), odb.ErrMissing)
+			}
+		}
+	}
+	v.trees[h] = true
+	return nil
+}
+
+// noSymlinkPrefix refuses a recorded path that runs through a symlink (or a
+// submodule) of the work tree: writing it would land outside the work tree.
+func (v *verifier) noSymlinkPrefix(tree git.Hash, path string) error {
+	cur := tree
+	rest := path
+	for {
+		name, tail, more := cut(rest)
+		if !more {
+			return nil
+		}
+		entries, err := v.s.DB.ReadTree(cur)
+		if err != nil {
+			return fmt.Errorf("path %s: %w", path, err)
+		}
+		var next *odb.TreeEntry
+		for i := range entries {
+			if entries[i].Name == name {
+				next = &entries[i]
+				break
+			}
+		}
+		switch {
+		case next == nil:
+			return nil // the folder does not exist in this snapshot
+		case next.Mode == odb.ModeSymlink || next.Mode == odb.ModeGitlink:
+			return fmt.Errorf("%w: recorded path %q runs through the symlink or submodule %q", errHostile, path, path[:len(path)-len(tail)-1])
+		case next.Mode != odb.ModeTree:
+			return nil
+		}
+		cur, rest = next.Hash, tail
+	}
+}
+
+func cut(p string) (first, rest string, more bool) {
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			return p[:i], p[i+1:], true
+		}
+	}
+	return p, "", false
+}
+
+// dotGitAlias reports names that some file systems resolve to ".git": the
+// NTFS short name GIT~1 and HFS+'s ignorable code points (git's protectNTFS
+// and protectHFS checks).
+func dotGitAlias(name string) bool {
+	if strings.EqualFold(name, "git~1") {
+		return true
+	}
+	stripped := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+			return -1
+		}
+		return r
+	}, name)
+	return stripped != name && strings.EqualFold(strings.TrimRight(stripped, ". "), ".git")
+}
+
+// safeText refuses control characters other than tab and newline, which a
+// terminal could interpret when the text is printed.
+func safeText(s string) error {
+	for _, r := range s {
+		if (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return fmt.Errorf("%w: text %q holds a control character", errHostile, s)
+		}
+	}
+	return nil
+}

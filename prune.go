@@ -1,0 +1,216 @@
+package gitguard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/patchstore"
+)
+
+// ErrPruneActive is returned by Prune when asked to delete the active run.
+var ErrPruneActive = errors.New("cannot prune the active run")
+
+// ErrNoPruneRule is returned by Prune when no rule says what to delete.
+var ErrNoPruneRule = errors.New("no prune rule given")
+
+// PruneOptions says which runs Prune deletes. Runs, when given, is the
+// whole selection; otherwise Keep and OlderThan combine so that a run
+// survives if either rule keeps it.
+type PruneOptions struct {
+	// Runs are run ids to delete.
+	Runs []string
+	// Keep keeps the Keep most recently active runs (by their last
+	// checkpoint; the active run counts); nil means no such rule.
+	Keep *int
+	// OlderThan deletes runs whose last checkpoint is older than this; 0
+	// means no such rule.
+	OlderThan time.Duration
+	// DryRun reports what would be deleted and deletes nothing.
+	DryRun bool
+	// Now is the time OlderThan counts back from; zero means time.Now.
+	Now time.Time
+}
+
+// PrunedRun is a run Prune deleted (or would delete).
+type PrunedRun struct {
+	ID          string
+	Tip         git.Hash
+	Checkpoints int       // 0 when the tip was unreadable
+	LastAt      time.Time // zero when the tip was unreadable
+	Reason      string
+}
+
+// KeptRun is a run Prune kept, and why.
+type KeptRun struct {
+	ID     string
+	Reason string
+}
+
+// PruneReport is the outcome of Prune.
+type PruneReport struct {
+	DryRun  bool
+	Deleted []PrunedRun
+	Kept    []KeptRun
+	// Quarantine counts refs left by interrupted fetches, deleted too.
+	Quarantine int
+	// Unreachable counts the objects no ref reaches any more because of
+	// the deletion; git gc removes them once older than gc.pruneExpire.
+	Unreachable int
+}
+
+// staleQuarantine is how old an unfinished fetch's quarantine must be
+// before prune deletes it (a running fetch keeps its own for seconds).
+const staleQuarantine = time.Hour
+
+// Prune deletes whole runs — their refs; the objects become unreachable —
+// chosen by opts, never the worktree's active run. It deletes them in one
+// ref transaction, each only if its ref has not moved (else
+// gitrefs.ErrRefChanged), and also deletes quarantine refs left by fetches
+// interrupted over an hour ago. It returns ErrNoPruneRule when opts selects
+// nothing, ErrPruneActive or patchstore.ErrUnknownRun for a bad opts.Runs.
+func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, error) {
+	if len(opts.Runs) == 0 && opts.Keep == nil && opts.OlderThan == 0 {
+		return nil, ErrNoPruneRule
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	active, err := g.Store.ActiveRun()
+	if err != nil {
+		return nil, err
+	}
+	refs, err := g.Store.Refs.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type info struct {
+		id  string
+		tip git.Hash
+		cp  *patchstore.Checkpoint
+		err error
+	}
+	var runs []info
+	byID := map[string]info{}
+	for _, r := range refs {
+		id, ok := gitrefs.ParseRunRef(r.Name)
+		if !ok {
+			continue
+		}
+		in := info{id: id, tip: r.Hash}
+		in.cp, in.err = g.Store.ReadRecord(r.Hash)
+		runs = append(runs, in)
+		byID[id] = in
+	}
+	rep := &PruneReport{DryRun: opts.DryRun}
+	del := func(in info, reason string) {
+		p := PrunedRun{ID: in.id, Tip: in.tip, Reason: reason}
+		if in.cp != nil {
+			p.Checkpoints, p.LastAt = in.cp.Seq, in.cp.CreatedAt
+		}
+		rep.Deleted = append(rep.Deleted, p)
+	}
+	if len(opts.Runs) > 0 {
+		seen := map[string]bool{}
+		for _, id := range opts.Runs {
+			if err := gitrefs.ValidateRunID(id); err != nil {
+				return nil, err
+			}
+			in, ok := byID[id]
+			switch {
+			case !ok:
+				return nil, fmt.Errorf("run %q: %w", id, patchstore.ErrUnknownRun)
+			case id == active:
+				return nil, fmt.Errorf("%w %s; finish it first with 'gitguard finish'", ErrPruneActive, id)
+			case seen[id]:
+				continue
+			}
+			seen[id] = true
+			del(in, "named with --run")
+		}
+	} else {
+		// Newest activity first; unreadable runs sort last and are kept.
+		sort.SliceStable(runs, func(i, j int) bool {
+			a, b := runs[i].cp, runs[j].cp
+			if (a == nil) != (b == nil) {
+				return a != nil
+			}
+			if a == nil {
+				return runs[i].id < runs[j].id
+			}
+			return a.CreatedAt.After(b.CreatedAt)
+		})
+		for i, in := range runs {
+			switch {
+			case in.id == active:
+				rep.Kept = append(rep.Kept, KeptRun{in.id, "active run"})
+				continue
+			case in.err != nil:
+				rep.Kept = append(rep.Kept, KeptRun{in.id, "unreadable (" + in.err.Error() + "); delete it with --run"})
+				continue
+			}
+			beyondKeep := opts.Keep != nil && i >= *opts.Keep
+			old := opts.OlderThan > 0 && in.cp.CreatedAt.Before(now.Add(-opts.OlderThan))
+			var reason string
+			switch {
+			case opts.Keep != nil && opts.OlderThan > 0 && beyondKeep && old:
+				reason = fmt.Sprintf("not among the %d most recent, last active %s", *opts.Keep, in.cp.CreatedAt.UTC().Format(time.RFC3339))
+			case opts.Keep != nil && opts.OlderThan == 0 && beyondKeep:
+				reason = fmt.Sprintf("not among the %d most recent", *opts.Keep)
+			case opts.Keep == nil && old:
+				reason = "last active " + in.cp.CreatedAt.UTC().Format(time.RFC3339)
+			}
+			if reason == "" {
+				why := "recent"
+				if opts.Keep != nil && !beyondKeep {
+					why = fmt.Sprintf("among the %d most recent", *opts.Keep)
+				}
+				rep.Kept = append(rep.Kept, KeptRun{in.id, why})
+				continue
+			}
+			del(in, reason)
+		}
+	}
+	stale, err := g.Store.Refs.StaleQuarantine(ctx, now.Add(-staleQuarantine))
+	if err != nil {
+		return nil, err
+	}
+	rep.Quarantine = len(stale)
+	var gone []gitrefs.Ref
+	var tips []git.Hash
+	var names []string
+	for _, d := range rep.Deleted {
+		gone = append(gone, gitrefs.Ref{Name: gitrefs.RunRef(d.ID), Hash: d.Tip})
+	}
+	gone = append(gone, stale...)
+	for _, r := range gone {
+		tips = append(tips, r.Hash)
+		names = append(names, r.Name)
+	}
+	if !opts.DryRun {
+		if err := g.Store.Refs.DeleteRefs(ctx, gone); err != nil {
+			return nil, err
+		}
+	}
+	rep.Unreachable, err = g.Store.Refs.Unreachable(ctx, tips, names)
+	if err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// GC runs git gc, with reflog expiry switched off so that it removes
+// unreachable objects without touching the reflogs of the user's refs. It
+// removes only objects older than gc.pruneExpire (two weeks by default).
+func (g *Guard) GC(ctx context.Context) error {
+	_, err := g.Repo.Git(ctx, "-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never", "gc", "--quiet")
+	if err != nil {
+		return fmt.Errorf("git gc: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package gitguard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore"
+)
+
+// ErrDiverged is returned (after the report) by Fetch when a local run and
+// the remote's copy have both moved on, and the local one was kept.
+var ErrDiverged = errors.New("local and remote run have diverged")
+
+// RefusedError is returned by Fetch when runs from the remote failed
+// verification. They were not stored. It wraps patchstore.ErrCorrupt.
+type RefusedError struct {
+	Remote string
+	Runs   []FetchResult // Action == FetchRefused
+}
+
+func (e *RefusedError) Error() string {
+	var parts []string
+	for _, r := range e.Runs {
+		parts = append(parts, r.Err.Error()) // names the run
+	}
+	return fmt.Sprintf("refused %d run(s) from %s: %s", len(e.Runs), e.Remote, strings.Join(parts, "; "))
+}
+
+// Unwrap lets errors.Is(err, patchstore.ErrCorrupt) hold.
+func (e *RefusedError) Unwrap() error { return patchstore.ErrCorrupt }
+
+// FetchAction is what Fetch did, or would do, with one remote run.
+type FetchAction string
+
+// Fetch actions.
+const (
+	FetchNew         FetchAction = "new"          // the run did not exist here
+	FetchFastForward FetchAction = "fast-forward" // the local run is an ancestor of the remote one
+	FetchUpToDate    FetchAction = "up-to-date"
+	FetchLocalAhead  FetchAction = "local-ahead" // the remote run is an ancestor of the local one: kept
+	FetchDiverged    FetchAction = "diverged"    // neither contains the other: local kept
+	FetchForced      FetchAction = "forced"      // diverged, replaced because of Force
+	FetchRefused     FetchAction = "refused"     // failed verification: not stored
+)
+
+// FetchResult is one run of a fetch.
+type FetchResult struct {
+	Run    string // the run id, or the remote ref's name when it names no valid run
+	Action FetchAction
+	Remote git.Hash // the fetched tip
+	Local  git.Hash // the local tip before the fetch; zero if none
+	Err    error    // why it was refused, or why a diverged run was kept
+}
+
+// FetchOptions tunes Fetch.
+type FetchOptions struct {
+	// Force replaces diverged local runs with the remote ones (never the
+	// worktree's active run).
+	Force bool
+	// DryRun fetches and verifies but changes no run ref.
+	DryRun bool
+}
+
+// Fetch brings the runs of remote into this repository safely: it fetches
+// them into a quarantine namespace, verifies each chain completely
+// (patchstore.VerifyRun), then moves each good run's ref by compare-and-swap
+// — creating it, fast-forwarding it, or, for a diverged run, keeping the
+// local one unless opts.Force — and deletes the quarantine refs whatever
+// happens. It writes no ref outside refs/agent-checkpoints/.
+//
+// It returns the report and, after applying what it could, a *RefusedError
+// (wrapping patchstore.ErrCorrupt) if some run was refused, else ErrDiverged
+// if some diverged run was kept; gitrefs.ErrRemote if git could not fetch;
+// gitrefs.ErrRefChanged if a local run moved while it was being updated.
+func (g *Guard) Fetch(ctx context.Context, remote string, opts FetchOptions) (*FetchReport, error) {
+	q, err := g.Store.Refs.FetchQuarantine(ctx, remote)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if derr := g.Store.Refs.DropQuarantine(context.WithoutCancel(ctx), q); derr != nil {
+			g.log.Warn("could not delete quarantine refs", "prefix", q.Prefix, "err", derr)
+		}
+	}()
+	// A fresh object database: the one opened before the fetch may not see
+	// the pack it wrote.
+	db, err := odb.Open(g.Repo.CommonDir)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	verify := &patchstore.Store{WS: g.WS, DB: db, Refs: g.Store.Refs}
+	active, err := g.Store.ActiveRun()
+	if err != nil {
+		return nil, err
+	}
+	rep := &FetchReport{Remote: remote, DryRun: opts.DryRun}
+	for _, in := range q.Refs {
+		res := FetchResult{Remote: in.Hash}
+		id, ok := in.RunID()
+		if !ok {
+			res.Run, res.Action = in.Remote, FetchRefused
+			res.Err = fmt.Errorf("remote ref %s does not name a valid run: %w", in.Remote, patchstore.ErrCorrupt)
+			rep.Results = append(rep.Results, res)
+			continue
+		}
+		res.Run = id
+		if err := verify.VerifyRun(ctx, id, in.Hash); err != nil {
+			if ctx.Err() != nil {
+				return rep, ctx.Err()
+			}
+			res.Action, res.Err = FetchRefused, err
+			rep.Results = append(rep.Results, res)
+			continue
+		}
+		ref := gitrefs.RunRef(id)
+		local, err := g.Store.Refs.Read(ctx, ref)
+		if err != nil {
+			return rep, err
+		}
+		res.Local = local
+		switch {
+		case local.IsZero():
+			res.Action = FetchNew
+		case local == in.Hash:
+			res.Action = FetchUpToDate
+		default:
+			ff, err := g.Store.Refs.IsAncestor(ctx, local, in.Hash)
+			if err != nil {
+				return rep, err
+			}
+			behind, err := g.Store.Refs.IsAncestor(ctx, in.Hash, local)
+			if err != nil {
+				return rep, err
+			}
+			switch {
+			case ff:
+				res.Action = FetchFastForward
+			case behind:
+				res.Action = FetchLocalAhead
+			case opts.Force && id != active:
+				res.Action = FetchForced
+			default:
+				res.Action = FetchDiverged
+				res.Err = ErrDiverged
+				if opts.Force {
+					res.Err = fmt.Errorf("%w: it is this worktree's active run, which is never replaced", ErrDiverged)
+				}
+			}
+		}
+		if !opts.DryRun && (res.Action == FetchNew || res.Action == FetchFastForward || res.Action == FetchForced) {
+			if err := g.Store.Refs.Update(ctx, ref, in.Hash, local, "gitguard: fetch from "+remote); err != nil {
+				return rep, err
+			}
+		}
+		rep.Results = append(rep.Results, res)
+	}
+	var refused []FetchResult
+	diverged := false
+	for _, r := range rep.Results {
+		switch r.Action {
+		case FetchRefused:
+			refused = append(refused, r)
+		case FetchDiverged:
+			diverged = true
+		}
+	}
+	switch {
+	case len(refused) > 0:
+		return rep, &RefusedError{Remote: remote, Runs: refused}
+	case diverged:
+		return rep, fmt.Errorf("fetch from %s: %w", remote, ErrDiverged)
+	}
+	return rep, nil
+}
+
+// FetchReport is the outcome of Fetch, one result per remote run ref,
+// sorted by ref name.
+type FetchReport struct {
+	Remote  string
+	DryRun  bool
+	Results []FetchResult
+}
+
+// Push sends every run of this repository to remote (see gitrefs.Store.Push).
+func (g *Guard) Push(ctx context.Context, remote string, opts gitrefs.PushOptions) ([]gitrefs.PushResult, error) {
+	return g.Store.Refs.Push(ctx, remote, opts)
+}
