@@ -92,9 +92,9 @@ func TestPushReadByGoGit(t *testing.T) {
 // forgery is a one-checkpoint run "evil" derived from a good checkpoint,
 // which each case edits before it is written.
 type forgery struct {
-	cp       *patchstore.Checkpoint
-	root     []odb.TreeEntry
-	parents  []git.Hash
+	cp      *patchstore.Checkpoint
+	root    []odb.TreeEntry
+	parents []git.Hash
 }
 
 func TestVerifyRunRefusesHostile(t *testing.T) {
