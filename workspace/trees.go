@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -299,4 +300,19 @@ func (w *Workspace) checkParents(path string) error {
 			return fmt.Errorf("%s: %w (%s)", path, ErrSymlinkParent, dir)
 		}
 	}
+}
+
+// IndexTree writes the index as a tree (as `git write-tree` would, without
+// touching the index) and returns its id. It returns ErrUnmerged when the
+// index has conflict entries.
+func (w *Workspace) IndexTree(ctx context.Context) (git.Hash, error) {
+	idx, err := w.ReadIndex(ctx)
+	if err != nil {
+		return git.ZeroHash, err
+	}
+	if un := unmergedPaths(idx); len(un) > 0 {
+		return git.ZeroHash, &UnmergedError{Paths: un}
+	}
+	var st Stats
+	return w.writeFlatTree(indexFlat(idx), &st)
 }

@@ -1,0 +1,113 @@
+package gitguard
+
+import (
+	"context"
+
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+// Drift is one path that differs from the last checkpoint.
+type Drift struct {
+	Change workspace.Change
+	// Call is a started call whose capture covers the path: the change is
+	// being recorded, it is just not finished yet.
+	Call string
+}
+
+// CheckReport is the result of Check.
+type CheckReport struct {
+	Run        string // empty when no run is active: nothing to check
+	Checkpoint patchstore.Entry
+	Staged     bool
+	Drift      []Drift
+}
+
+// Check compares the work tree (with staged, the changes staged in the
+// index) against the newest checkpoint of the run. With no run given and
+// none active it reports nothing. It writes no file and no ref.
+func (g *Guard) Check(ctx context.Context, runID string, staged bool) (*CheckReport, error) {
+	id, err := g.ResolveRun(ctx, runID, true)
+	if err != nil || id == "" {
+		return &CheckReport{Staged: staged}, err
+	}
+	run, err := g.Store.ReadRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rep := &CheckReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}, Staged: staged}
+	var changes []workspace.Change
+	if staged {
+		changes, err = g.stagedDrift(ctx, run)
+	} else {
+		var snap *workspace.Snapshot
+		if snap, err = g.WS.Snapshot(ctx); err == nil {
+			changes, err = workspace.DiffTrees(g.DB, run.Checkpoint.WorktreeTree, snap.Worktree)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range changes {
+		rep.Drift = append(rep.Drift, Drift{Change: c, Call: coveringCall(run, c.Path)})
+	}
+	return rep, nil
+}
+
+// stagedDrift lists the staged changes (index against HEAD) whose staged
+// content is not what the checkpoint recorded for the path.
+func (g *Guard) stagedDrift(ctx context.Context, run *patchstore.Run) ([]workspace.Change, error) {
+	index, err := g.WS.IndexTree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	head, err := g.WS.ReadHead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var headTree git.Hash
+	if !head.Commit.IsZero() {
+		c, err := g.DB.ReadCommit(head.Commit)
+		if err != nil {
+			return nil, err
+		}
+		headTree = c.Tree
+	}
+	staged, err := workspace.DiffTrees(g.DB, headTree, index)
+	if err != nil {
+		return nil, err
+	}
+	var out []workspace.Change
+	for _, s := range staged {
+		rec, err := workspace.Lookup(g.DB, run.Checkpoint.WorktreeTree, s.Path)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Mode != s.After.Mode || rec.Hash != s.After.Hash {
+			out = append(out, workspace.Change{Path: s.Path, Before: rec, After: s.After})
+		}
+	}
+	return out, nil
+}
+
+// coveringCall names a started call whose capture includes path.
+func coveringCall(run *patchstore.Run, path string) string {
+	for _, c := range OrderedCalls(run) {
+		if c.Ledger.Status != patchstore.StatusStarted {
+			continue
+		}
+		if len(c.Ledger.Paths) == 0 {
+			if len(c.Ledger.Globs) == 0 || workspace.MatchAny(c.Ledger.Globs, path) {
+				return c.Ledger.CallID
+			}
+			continue
+		}
+		for _, p := range c.Ledger.Paths {
+			if p == path {
+				return c.Ledger.CallID
+			}
+		}
+	}
+	return ""
+}

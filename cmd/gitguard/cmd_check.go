@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+)
+
+func newCheckCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "check that the work tree (or the staged changes) match the last checkpoint",
+		UsageText: "gitguard check [--staged] [--run ID]",
+		Description: "Exits 0 when the work tree matches the newest checkpoint of the active run (or\n" +
+			"no run is active), 1 listing each drifted path otherwise. With --staged it checks\n" +
+			"what is about to be committed: every staged change must be content the checkpoint\n" +
+			"recorded. The pre-commit hook runs 'gitguard check --staged'; record a drift you\n" +
+			"accept with 'gitguard snapshot'. Quiet on success.",
+		Flags: []cli.Flag{runFlag("check run `ID` instead of the active one"), jsonFlag,
+			&cli.BoolFlag{Name: "staged", Usage: "check the staged changes instead of the work tree"}},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			wantJSON(c, e)
+			return runCheck(c.Context, e, c.String("run"), c.Bool("staged"))
+		},
+	}
+}
+
+type jsonCheck struct {
+	Version    int         `json:"version"`
+	Run        string      `json:"run,omitempty"`
+	Checkpoint string      `json:"checkpoint,omitempty"`
+	Staged     bool        `json:"staged"`
+	Clean      bool        `json:"clean"`
+	Drift      []jsonDrift `json:"drift"`
+}
+
+type jsonDrift struct {
+	Path     string `json:"path"`
+	Status   string `json:"status"`
+	Recorded string `json:"recorded"` // "no", or "in progress"
+	Call     string `json:"call,omitempty"`
+	Message  string `json:"message"`
+}
+
+func runCheck(ctx context.Context, e *env, runID string, staged bool) error {
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	rep, err := g.Check(ctx, runID, staged)
+	if err != nil {
+		return err
+	}
+	out := jsonCheck{Version: jsonVersion, Run: rep.Run, Staged: staged, Clean: len(rep.Drift) == 0, Drift: []jsonDrift{}}
+	if rep.Run != "" {
+		out.Checkpoint = rep.Checkpoint.Checkpoint.ID
+	}
+	what := "changed"
+	if staged {
+		what = "is staged with content"
+	}
+	for _, d := range rep.Drift {
+		j := jsonDrift{Path: d.Change.Path, Status: changeStatus(d.Change), Recorded: "no", Call: d.Call}
+		if d.Call != "" {
+			j.Recorded = "in progress"
+			j.Message = fmt.Sprintf("%s %s after checkpoint %s; call %s is recording it but has not finished",
+				j.Path, what, out.Checkpoint, d.Call)
+		} else if staged {
+			j.Message = fmt.Sprintf("%s is staged with content checkpoint %s did not record", j.Path, out.Checkpoint)
+		} else {
+			j.Message = fmt.Sprintf("%s changed after checkpoint %s and no call recorded it", j.Path, out.Checkpoint)
+		}
+		out.Drift = append(out.Drift, j)
+	}
+	if e.json {
+		if err := e.printJSON(out); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range out.Drift {
+			e.printf("%s %s\n", d.Status, d.Message)
+		}
+	}
+	if !out.Clean {
+		msg := fmt.Sprintf("%d path(s) drifted from checkpoint %s of run %s; record them with 'gitguard snapshot' if they are yours",
+			len(out.Drift), out.Checkpoint, out.Run)
+		if e.json {
+			msg = ""
+		}
+		return &foundError{msg}
+	}
+	return nil
+}
+
+func init() {
+	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newCheckCommand(e)} })
+}
