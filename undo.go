@@ -177,12 +177,29 @@ func (g *Guard) undo(ctx context.Context, runID string, o UndoOptions, redo bool
 		fault.Point("undo.write")
 	}
 	done, err := g.callFinish(ctx, id, undoID, FinishOptions{Result: fmt.Sprintf("%d path(s) written, %d conflict(s)", countWritten(res.Items), res.Conflicts)},
-		func(tip *patchstore.Run) { markUndone(tip, undoID, res.Undone, redo) })
+		func(tip *patchstore.Run) {
+			// A call with a path left conflicted is still (partly) in effect:
+			// undoing it again retries those paths.
+			if leftConflicted(res.Items) == 0 {
+				markUndone(tip, undoID, res.Undone, redo)
+			}
+		})
 	if err != nil {
 		return res, err
 	}
 	res.Commit = done.Commit
 	return res, nil
+}
+
+// leftConflicted counts the paths undo could not revert.
+func leftConflicted(items []UndoItem) int {
+	n := 0
+	for _, it := range items {
+		if (it.Action == ActionConflict || it.Action == ActionUnrecoverable) && !it.Written {
+			n++
+		}
+	}
+	return n
 }
 
 func countWritten(items []UndoItem) int {
