@@ -130,6 +130,15 @@ func (g *Guard) Resume(ctx context.Context, runID string, o ResumeOptions) (*Res
 	}
 	r := &Resume{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
 		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget}
+	// "Completed through" is the step of the newest call that finished,
+	// not of a call still in flight when the run stopped.
+	best := 0
+	for _, c := range run.Calls {
+		if s := c.Ledger.Status; (s == patchstore.StatusSucceeded || s == patchstore.StatusFailed) &&
+			c.Ledger.StepID != "" && c.Ledger.FinishSeq > best {
+			best, r.LastStep = c.Ledger.FinishSeq, c.Ledger.StepID
+		}
+	}
 	byCall := map[string][]PathStatus{}
 	for _, p := range status.Paths {
 		byCall[p.Call] = append(byCall[p.Call], p)

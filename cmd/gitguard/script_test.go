@@ -80,6 +80,8 @@ func cmdUserState(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdOracleTree implements "oracletree CKPT": the checkpoint's work-tree
 // tree must be exactly the tree `git add -A` into a scratch index writes.
+// The scratch index keeps the index's mtime (cp -p): a newer mtime would
+// make git trust same-second, same-size edits it must re-hash.
 func cmdOracleTree(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: oracletree CKPT")
@@ -91,7 +93,7 @@ func cmdOracleTree(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(json.Unmarshal([]byte(ts.ReadFile("stdout")), &rec))
 	scratch := filepath.Join(ts.Getenv("WORK"), ".oracle-index")
 	os.Remove(scratch)
-	ts.Check(ts.Exec("sh", "-c", `gd=$(git rev-parse --git-dir) && { [ ! -f "$gd/index" ] || cp "$gd/index" "$1"; } && GIT_INDEX_FILE="$1" git add -A && GIT_INDEX_FILE="$1" git write-tree`, "sh", scratch))
+	ts.Check(ts.Exec("sh", "-c", `gd=$(git rev-parse --git-dir) && { [ ! -f "$gd/index" ] || cp -p "$gd/index" "$1"; } && GIT_INDEX_FILE="$1" git add -A && GIT_INDEX_FILE="$1" git write-tree`, "sh", scratch))
 	want := strings.TrimSpace(ts.ReadFile("stdout"))
 	if (want == rec.WorktreeTree) == neg {
 		ts.Fatalf("checkpoint work tree %s, git add -A gives %s", rec.WorktreeTree, want)
