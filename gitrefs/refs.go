@@ -87,7 +87,7 @@ func (s *Store) Update(ctx context.Context, ref string, newHash, old git.Hash, m
 	if !strings.HasPrefix(ref, Namespace) {
 		return fmt.Errorf("update %s: %w", ref, ErrOutsideNamespace)
 	}
-	_, err := s.repo.Git(ctx, "update-ref", "--no-deref", "-m", msg, ref, newHash.String(), old.String())
+	_, err := s.repo.Git(ctx, "-c", "core.fsync=reference", "update-ref", "--no-deref", "-m", msg, ref, newHash.String(), old.String())
 	return refError("update", ref, err)
 }
 

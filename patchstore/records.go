@@ -292,7 +292,7 @@ func ValidatePath(p string) error {
 			return bad("empty component")
 		case c == "." || c == "..":
 			return bad("relative component")
-		case strings.EqualFold(strings.TrimRight(c, ". "), ".git"):
+		case strings.EqualFold(strings.TrimRight(c, ". "), ".git") || dotGitAlias(c):
 			return bad(".git component")
 		}
 	}
