@@ -292,8 +292,10 @@ func ValidatePath(p string) error {
 			return bad("empty component")
 		case c == "." || c == "..":
 			return bad("relative component")
-		case strings.EqualFold(strings.TrimRight(c, ". "), ".git") || dotGitAlias(c):
+		case strings.EqualFold(strings.TrimRight(c, ". "), ".git"):
 			return bad(".git component")
+		case dotGitAlias(c):
+			return bad("another spelling of .git")
 		}
 	}
 	return nil
