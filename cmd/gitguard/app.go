@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sort"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -125,6 +126,9 @@ func newApp(e *env) *cli.App {
 		},
 	}
 	app.Commands = append(app.Commands, extraCommands(e)...)
+	sort.SliceStable(app.Commands, func(i, j int) bool {
+		return commandRank(app.Commands[i].Name) < commandRank(app.Commands[j].Name)
+	})
 	for _, c := range app.Commands {
 		withCommonHelp(c)
 		withLocalGlobals(e, c)
@@ -142,6 +146,21 @@ func extraCommands(e *env) []*cli.Command {
 		out = append(out, f(e)...)
 	}
 	return out
+}
+
+// commandOrder is the order of commands in help: the run, its calls and
+// what to do with them, then git integration.
+var commandOrder = []string{"start", "snapshot", "finish", "log", "show", "runs", "call", "status", "diff",
+	"undo", "redo", "ledger", "resume", "compensate", "run", "init", "hook", "serve", "check", "push", "fetch",
+	"prune", "completion"}
+
+func commandRank(name string) int {
+	for i, n := range commandOrder {
+		if n == name {
+			return i
+		}
+	}
+	return len(commandOrder)
 }
 
 const exitStatusHelp = `EXIT STATUS

@@ -13,7 +13,7 @@ import (
 func newCallCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "call",
-		Usage: "record an agent tool call: start, finish",
+		Usage: "record an agent tool call: plan, approve, deny, start, finish",
 		Description: "A call records what one tool invocation of the agent did to files. With paths,\n" +
 			"start captures each path's before state and finish its after state; without paths,\n" +
 			"start and finish snapshot the whole workspace and the patch is every path that\n" +
