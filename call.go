@@ -402,14 +402,11 @@ func startedCall(tip *patchstore.Run, callID string) (*patchstore.Call, error) {
 // making their patches durable before the call finishes. CallFinish
 // captures every declared path again, so calling it is optional.
 func (g *Guard) CaptureAfter(ctx context.Context, runID, callID string, paths ...string) (*patchstore.Run, error) {
-	id, err := g.ResolveRun(ctx, runID, false)
+	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	run, err := g.Store.ReadRun(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+	id := run.ID
 	c, err := startedCall(run, callID)
 	if err != nil {
 		return nil, err
@@ -540,14 +537,11 @@ func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOp
 	default:
 		return nil, usageErr(fmt.Errorf("finish status %q: want succeeded, failed or uncertain", o.Status))
 	}
-	id, err := g.ResolveRun(ctx, runID, false)
+	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	run, err := g.Store.ReadRun(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+	id := run.ID
 	c, err := startedCall(run, callID)
 	if err != nil {
 		return nil, err

@@ -31,11 +31,7 @@ type NetPatch struct {
 // Diff returns the agent's changes as net patches, sorted by path: one
 // call's, those after a checkpoint, or the whole run's.
 func (g *Guard) Diff(ctx context.Context, runID string, o DiffOptions) ([]NetPatch, error) {
-	id, err := g.ResolveRun(ctx, runID, false)
-	if err != nil {
-		return nil, err
-	}
-	run, err := g.Store.ReadRun(ctx, id)
+	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -43,21 +39,7 @@ func (g *Guard) Diff(ctx context.Context, runID string, o DiffOptions) ([]NetPat
 	if err != nil {
 		return nil, err
 	}
-	byPath := map[string][]*patchstore.FilePatch{}
-	for _, c := range calls {
-		for i := range c.Patches {
-			p := &c.Patches[i]
-			if len(o.Globs) > 0 && !workspace.MatchAny(o.Globs, p.Path) {
-				continue
-			}
-			byPath[p.Path] = append(byPath[p.Path], p)
-		}
-	}
-	paths := make([]string, 0, len(byPath))
-	for p := range byPath {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	byPath, paths := patchesByPath(calls, o.Globs)
 	var out []NetPatch
 	for _, p := range paths {
 		ps := byPath[p]
@@ -129,4 +111,35 @@ func selectCalls(run *patchstore.Run, call string, since *patchstore.Entry) ([]*
 		}
 	}
 	return out, nil
+}
+
+// patchesByPath groups the calls' patches by path (oldest first within a
+// path, as the calls are ordered) and returns the paths sorted; with globs,
+// only matching paths.
+func patchesByPath(calls []*patchstore.Call, globs []string) (map[string][]*patchstore.FilePatch, []string) {
+	byPath := map[string][]*patchstore.FilePatch{}
+	for _, c := range calls {
+		for i := range c.Patches {
+			p := &c.Patches[i]
+			if len(globs) > 0 && !workspace.MatchAny(globs, p.Path) {
+				continue
+			}
+			byPath[p.Path] = append(byPath[p.Path], p)
+		}
+	}
+	paths := make([]string, 0, len(byPath))
+	for p := range byPath {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return byPath, paths
+}
+
+// readRun reads run id, or the active run when id is empty.
+func (g *Guard) readRun(ctx context.Context, id string) (*patchstore.Run, error) {
+	id, err := g.ResolveRun(ctx, id, false)
+	if err != nil {
+		return nil, err
+	}
+	return g.Store.ReadRun(ctx, id)
 }

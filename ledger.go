@@ -66,11 +66,7 @@ func (g *Guard) CallDecide(ctx context.Context, runID, callID string, approve bo
 
 // Ledger returns the run's calls, oldest first.
 func (g *Guard) Ledger(ctx context.Context, runID string) (*patchstore.Run, []*patchstore.Call, error) {
-	id, err := g.ResolveRun(ctx, runID, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	run, err := g.Store.ReadRun(ctx, id)
+	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -88,14 +88,11 @@ type ResumeOptions struct {
 // call found started (its process is gone) uncertain, and returns the facts
 // for the recovery brief.
 func (g *Guard) Resume(ctx context.Context, runID string, o ResumeOptions) (*Resume, error) {
-	id, err := g.ResolveRun(ctx, runID, false)
+	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	run, err := g.Store.ReadRun(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+	id := run.ID
 	if err := g.verifyObjects(run); err != nil {
 		return nil, err
 	}

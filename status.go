@@ -87,14 +87,11 @@ func newestPatches(calls []*patchstore.Call) map[string]*patchstore.FilePatch {
 // patch for it, hashing only those paths, and optionally lists unrecorded
 // changes. It writes nothing but, with Unrecorded, the snapshot's objects.
 func (g *Guard) Status(ctx context.Context, runID string, o StatusOptions) (*StatusReport, error) {
-	id, err := g.ResolveRun(ctx, runID, false)
+	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	run, err := g.Store.ReadRun(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+	id := run.ID
 	calls := OrderedCalls(run)
 	if o.Call != "" {
 		c := run.Calls[o.Call]

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/gitguard/gitguard/conflict"
@@ -105,14 +104,11 @@ func (g *Guard) undo(ctx context.Context, runID string, o UndoOptions, redo bool
 			return nil, fmt.Errorf("glob %q: %w", gl, workspace.ErrBadGlob)
 		}
 	}
-	id, err := g.ResolveRun(ctx, runID, false)
+	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	run, err := g.Store.ReadRun(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+	id := run.ID
 	targets, err := undoTargets(run, o, redo)
 	if err != nil {
 		return nil, err
@@ -313,21 +309,7 @@ func newCallID(run *patchstore.Run, prefix string) string {
 
 // plan computes, per path, what undoing the targets' patches gives.
 func (g *Guard) plan(ctx context.Context, targets []*patchstore.Call, o UndoOptions) ([]UndoItem, error) {
-	byPath := map[string][]*patchstore.FilePatch{}
-	for _, c := range targets {
-		for i := range c.Patches {
-			p := &c.Patches[i]
-			if len(o.Globs) > 0 && !workspace.MatchAny(o.Globs, p.Path) {
-				continue
-			}
-			byPath[p.Path] = append(byPath[p.Path], p)
-		}
-	}
-	paths := make([]string, 0, len(byPath))
-	for p := range byPath {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	byPath, paths := patchesByPath(targets, o.Globs)
 	items := make([]UndoItem, 0, len(paths))
 	for _, p := range paths {
 		it, err := g.planPath(ctx, p, byPath[p], o.Markers)

@@ -123,13 +123,9 @@ func (s *Store) ListRuns(ctx context.Context) ([]RunInfo, error) {
 
 // ReadRecord reads only the Checkpoint record of a checkpoint commit.
 func (s *Store) ReadRecord(commit git.Hash) (*Checkpoint, error) {
-	c, err := s.DB.ReadCommit(commit)
+	_, root, err := s.rootTree(commit)
 	if err != nil {
-		return nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
-	}
-	root, err := s.DB.ReadTree(c.Tree)
-	if err != nil {
-		return nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
+		return nil, err
 	}
 	for _, e := range root {
 		if e.Name == "checkpoint.json" {

@@ -124,15 +124,11 @@ func (s *Store) ReadRun(ctx context.Context, id string) (*Run, error) {
 
 // ReadCheckpoint reads the run state recorded in one checkpoint commit.
 func (s *Store) ReadCheckpoint(commit git.Hash) (*Run, error) {
-	c, err := s.DB.ReadCommit(commit)
+	tree, root, err := s.rootTree(commit)
 	if err != nil {
-		return nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
+		return nil, err
 	}
-	root, err := s.DB.ReadTree(c.Tree)
-	if err != nil {
-		return nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
-	}
-	r := &Run{Commit: commit, tree: c.Tree, Calls: map[string]*Call{}}
+	r := &Run{Commit: commit, tree: tree, Calls: map[string]*Call{}}
 	var callsTree git.Hash
 	for _, e := range root {
 		switch {
@@ -162,6 +158,19 @@ func (s *Store) ReadCheckpoint(commit git.Hash) (*Run, error) {
 		}
 	}
 	return r, nil
+}
+
+// rootTree reads a checkpoint commit's root tree.
+func (s *Store) rootTree(commit git.Hash) (git.Hash, []odb.TreeEntry, error) {
+	c, err := s.DB.ReadCommit(commit)
+	if err != nil {
+		return git.ZeroHash, nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
+	}
+	root, err := s.DB.ReadTree(c.Tree)
+	if err != nil {
+		return git.ZeroHash, nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
+	}
+	return c.Tree, root, nil
 }
 
 func (s *Store) readJSON(h git.Hash, v any, what string) error {
