@@ -387,6 +387,17 @@ func (g *Guard) CaptureBefore(ctx context.Context, runID, callID string, paths .
 	})
 }
 
+// readStartedCall reads the run (the active one when runID is empty) and
+// the started call callID in it.
+func (g *Guard) readStartedCall(ctx context.Context, runID, callID string) (*patchstore.Run, *patchstore.Call, error) {
+	run, err := g.readRun(ctx, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := startedCall(run, callID)
+	return run, c, err
+}
+
 func startedCall(tip *patchstore.Run, callID string) (*patchstore.Call, error) {
 	c := tip.Calls[callID]
 	if c == nil {
@@ -402,15 +413,11 @@ func startedCall(tip *patchstore.Run, callID string) (*patchstore.Call, error) {
 // making their patches durable before the call finishes. CallFinish
 // captures every declared path again, so calling it is optional.
 func (g *Guard) CaptureAfter(ctx context.Context, runID, callID string, paths ...string) (*patchstore.Run, error) {
-	run, err := g.readRun(ctx, runID)
+	run, c, err := g.readStartedCall(ctx, runID, callID)
 	if err != nil {
 		return nil, err
 	}
 	id := run.ID
-	c, err := startedCall(run, callID)
-	if err != nil {
-		return nil, err
-	}
 	patches, after, err := g.pathPatches(c, callID, paths)
 	if err != nil {
 		return nil, err
@@ -537,15 +544,11 @@ func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOp
 	default:
 		return nil, usageErr(fmt.Errorf("finish status %q: want succeeded, failed or uncertain", o.Status))
 	}
-	run, err := g.readRun(ctx, runID)
+	run, c, err := g.readStartedCall(ctx, runID, callID)
 	if err != nil {
 		return nil, err
 	}
 	id := run.ID
-	c, err := startedCall(run, callID)
-	if err != nil {
-		return nil, err
-	}
 	var (
 		patches []patchstore.FilePatch
 		after   []patchstore.PathState
