@@ -21,18 +21,18 @@ func newUndoCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "undo",
 		Usage:     "revert the agent's edits, keeping yours",
-		UsageText: "gitguard undo [--call ID | --to CKPT | --all] [--run ID] [--dry-run] [--conflict refuse|markers] [--paths GLOB]",
+		UsageText: "gitguard undo [--call ID | --to CKPT | --run ID | --all] [--dry-run] [--conflict refuse|markers] [--paths GLOB]",
 		Description: "Reverts the agent's file patches, newest first: by default the newest call with\n" +
 			"file changes still in effect; --call one call; --to every patch after checkpoint\n" +
-			"CKPT; --all the whole run. Per path: applied -> the before content and mode come\n" +
-			"back (a file the agent created is deleted, one it deleted is recreated);\n" +
-			"reapplyable -> nothing to do; conflicted (you edited it too) -> a three-way merge\n" +
-			"that takes the agent's hunks out and keeps yours. Where hunks overlap the file is\n" +
-			"left as it is and reported (exit 1) unless --conflict markers. Binary and symlink\n" +
-			"conflicts are always left alone. Before writing, the current state of every\n" +
-			"planned path is recorded, so 'gitguard redo' puts back exactly what undo changed.\n" +
-			"Undo writes only the planned paths, never the index, HEAD or branches.",
-		Flags: []cli.Flag{runFlag("the run `ID`"), jsonFlag,
+			"CKPT; --run ID alone (or --all) the whole run. Per path: applied -> the before\n" +
+			"content and mode come back (a file the agent created is deleted, one it deleted\n" +
+			"is recreated); reapplyable -> nothing to do; conflicted (you edited it too) -> a\n" +
+			"three-way merge that takes the agent's hunks out and keeps yours. Where hunks\n" +
+			"overlap the file is left as it is and reported (exit 1) unless --conflict markers.\n" +
+			"Binary and symlink conflicts are always left alone. Before writing, the current\n" +
+			"state of every planned path is recorded, so 'gitguard redo' puts back exactly what\n" +
+			"undo changed. Undo writes only the planned paths, never the index, HEAD or branches.",
+		Flags: []cli.Flag{runFlag("the run `ID`; given alone, undo all of it"), jsonFlag,
 			&cli.StringFlag{Name: "call", Usage: "undo call `ID`"},
 			&cli.StringFlag{Name: "to", Usage: "undo every patch recorded after checkpoint `CKPT`"},
 			&cli.BoolFlag{Name: "all", Usage: "undo the whole run"},
@@ -75,6 +75,11 @@ func undoAction(c *cli.Context, e *env, redo bool) error {
 	}}
 	if !redo {
 		o.to = c.String("to")
+		// "undo --run ID" alone reverts the whole run ID; a run chosen
+		// through GITGUARD_RUN (inside 'gitguard run') does not.
+		if r := c.String("run"); r != "" && r != e.getenv("GITGUARD_RUN") && o.Call == "" && o.to == "" {
+			o.WholeRun = true
+		}
 	}
 	switch c.String("conflict") {
 	case "refuse":
