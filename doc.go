@@ -11,9 +11,14 @@
 //
 //	g, err := gitguard.Open(ctx, ".", gitguard.Options{})
 //	run, err := g.StartRun(ctx, "", gitguard.CheckpointOptions{})
-//	err = g.CallStart(ctx, run.ID, gitguard.CallOptions{CallID: "call_1", Tool: "write_file", Paths: []string{"main.go"}})
+//	_, err = g.CallStart(ctx, run.ID, gitguard.CallOptions{CallID: "call_1", Tool: "write_file", Paths: []string{"main.go"}})
 //	// ... the agent writes main.go ...
 //	_, err = g.CallFinish(ctx, run.ID, "call_1", gitguard.FinishOptions{})
+//	report, err := g.Status(ctx, run.ID, gitguard.StatusOptions{})
+//	result, err := g.Undo(ctx, run.ID, gitguard.UndoOptions{Call: "call_1"})
+//
+// BeginCall and DoCall wrap the same steps in a call handle; the runnable
+// examples show them.
 //
 // The gitguard command is a thin layer over this package.
 package gitguard
