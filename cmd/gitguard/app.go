@@ -47,6 +47,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	installFaults(os.Getenv("GITGUARD_FAULT"))
+	defer startProfile(os.Getenv, stderr)()
 	app := newApp(e)
 	var err error
 	if name, ok := unknownCommand(app, args); ok {
