@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -81,9 +82,15 @@ func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
 	snap := &Snapshot{Head: head}
 	tIndex := time.Now()
 
-	snap.IndexTree, err = w.writeFlatTree(indexFlat(idx), &snap.Stats)
-	if err != nil {
-		return nil, fmt.Errorf("write index tree: %w", err)
+	if h, ok := cachedIndexTree(idx); ok && w.DB.Has(h) {
+		// git trusts its cache-tree for write-tree and commit; so does
+		// gitguard, which saves building every folder's tree twice.
+		snap.IndexTree = h
+	} else {
+		snap.IndexTree, err = w.writeFlatTree(indexFlat(idx), &snap.Stats)
+		if err != nil {
+			return nil, fmt.Errorf("write index tree: %w", err)
+		}
 	}
 	s := &scan{w: w, idx: idx, cache: loadStatCache(w.StateDir()), fresh: statCache{}, snap: snap}
 	flat, err := s.run(ctx)
@@ -140,6 +147,21 @@ type flatEntry struct {
 // emptyBlob is the id of the empty blob.
 var emptyBlob = odb.HashObject(odb.TypeBlob, nil)
 
+// cachedIndexTree returns the index's tree from its cache-tree extension
+// when that is the whole answer: valid for every entry, and no entry that
+// write-tree would treat specially (intent-to-add, sparse folders).
+func cachedIndexTree(idx *Index) (git.Hash, bool) {
+	if !idx.hasCacheTree {
+		return git.ZeroHash, false
+	}
+	for i := range idx.Entries {
+		if e := &idx.Entries[i]; e.IntentToAdd || e.Mode == odb.ModeTree || e.Stage != 0 {
+			return git.ZeroHash, false
+		}
+	}
+	return idx.cacheTree, true
+}
+
 func indexFlat(idx *Index) []flatEntry {
 	out := make([]flatEntry, 0, len(idx.Entries))
 	for i := range idx.Entries {
@@ -168,6 +190,9 @@ type scan struct {
 	results              []trackedResult     // per index entry; ModeNone until its folder is read
 	exclude              bool                // opts.Exclude is not empty
 	filemode, trustCtime bool
+
+	// Counters for Options.Progress, updated as folders are done.
+	doneEntries, doneDirs, doneHashed atomic.Int64
 
 	mu        sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, stats
 	untracked []flatEntry
@@ -277,7 +302,10 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 		})
 	}
 	pool.Go(func() error { return walk("", base) })
-	if err := pool.Wait(); err != nil {
+	stop := s.reportProgress(len(entries))
+	err = pool.Wait()
+	stop()
+	if err != nil {
 		return nil, err
 	}
 
@@ -303,6 +331,42 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 	sort.Slice(s.snap.Oversize, func(i, j int) bool { return s.snap.Oversize[i].Path < s.snap.Oversize[j].Path })
 	sort.Slice(s.snap.Skipped, func(i, j int) bool { return s.snap.Skipped[i].Path < s.snap.Skipped[j].Path })
 	return flat, nil
+}
+
+// reportProgress calls Options.Progress every ProgressInterval until the
+// returned function is called, which makes the final report and returns
+// once no call is running.
+func (s *scan) reportProgress(tracked int) (stop func()) {
+	fn := s.w.opts.Progress
+	if fn == nil {
+		return func() {}
+	}
+	start := time.Now()
+	report := func(done bool) {
+		fn(Progress{
+			Entries: int(s.doneEntries.Load()), Tracked: tracked, Dirs: int(s.doneDirs.Load()),
+			Hashed: int(s.doneHashed.Load()), Elapsed: time.Since(start), Done: done,
+		})
+	}
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(ProgressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				report(false)
+			case <-quit:
+				report(true)
+				return
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+	}
 }
 
 // statTracked decides the work-tree state of the tracked entries directly
@@ -353,6 +417,8 @@ func (s *scan) statTracked(fd int, node *dirNode) error {
 	s.stats.Cached += cached
 	s.stats.Hashed += hashed
 	s.mu.Unlock()
+	s.doneEntries.Add(int64(len(node.files)))
+	s.doneHashed.Add(int64(hashed))
 	return nil
 }
 
@@ -607,6 +673,7 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 	s.mu.Lock()
 	s.stats.Dirs++
 	s.mu.Unlock()
+	s.doneDirs.Add(1)
 	join := func(name string) string {
 		if dir == "" {
 			return name
@@ -697,6 +764,10 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		fs, how, err := s.record(rel, s.w.Abs(rel), &st, mode)
 		if err != nil {
 			return err
+		}
+		s.doneEntries.Add(1)
+		if how == fromRead {
+			s.doneHashed.Add(1)
 		}
 		s.mu.Lock()
 		if how == fromCache {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/workspace"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -32,7 +33,8 @@ type env struct {
 }
 
 func (e *env) open(ctx context.Context) (*gitguard.Guard, error) {
-	return gitguard.Open(ctx, e.dir, gitguard.Options{Logger: e.log})
+	return gitguard.Open(ctx, e.dir, gitguard.Options{Logger: e.log,
+		Workspace: workspace.Options{Progress: e.progress()}})
 }
 
 // usageError marks bad command-line input (exit 2).

@@ -120,6 +120,11 @@ func (db *DB) WriteStream(r io.Reader, size int64) (git.Hash, error) {
 // ErrChanged is returned by WriteFile when the file changed size while it was read.
 var ErrChanged = errors.New("file changed while being read")
 
+// smallFile is the size up to which WriteFile reads a file into memory and
+// hashes it before writing anything, so that a blob already stored (a file
+// touched but not changed) costs no temporary object file.
+const smallFile = 1 << 20
+
 // WriteFile stores the content of the regular file at path as a blob.
 func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 	f, err := os.Open(path)
@@ -127,6 +132,17 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 		return git.ZeroHash, err
 	}
 	defer f.Close()
+	if size <= smallFile {
+		data := make([]byte, size+1) // one byte more to see a file that grew
+		n, err := io.ReadFull(f, data)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			return git.ZeroHash, fmt.Errorf("write object: %w", err)
+		}
+		if int64(n) != size {
+			return git.ZeroHash, fmt.Errorf("write object: %w (read %d bytes, expected %d)", ErrChanged, n, size)
+		}
+		return db.Write(TypeBlob, data[:n])
+	}
 	return db.WriteStream(f, size)
 }
 
