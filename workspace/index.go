@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -44,6 +45,36 @@ type Index struct {
 	Mtime int64
 
 	sharedIndex git.Hash // split index: the shared index file's id (link extension)
+	// cacheTree is the root tree of the TREE extension (git's cache-tree)
+	// when it is valid and covers every entry: the tree git write-tree
+	// would write for this index, without building it.
+	cacheTree    git.Hash
+	hasCacheTree bool
+}
+
+// parseCacheTreeRoot reads the root of a TREE extension: an empty path,
+// NUL, "<entry count> <subtrees>\n" and, unless the count is -1
+// (invalidated), the tree id.
+func parseCacheTreeRoot(ext []byte, entries int) (git.Hash, bool) {
+	var h git.Hash
+	if len(ext) == 0 || ext[0] != 0 {
+		return h, false
+	}
+	rest := ext[1:]
+	nl := bytes.IndexByte(rest, '\n')
+	if nl < 0 || len(rest) < nl+1+20 {
+		return h, false
+	}
+	count, _, ok := bytes.Cut(rest[:nl], []byte{' '})
+	if !ok {
+		return h, false
+	}
+	n, err := strconv.Atoi(string(count))
+	if err != nil || n != entries {
+		return h, false
+	}
+	copy(h[:], rest[nl+1:nl+21])
+	return h, true
 }
 
 // parseIndex parses an index file (versions 2, 3 and 4). It verifies the
@@ -139,7 +170,10 @@ func parseIndex(data []byte) (*Index, error) {
 			}
 			return idx, errSplitIndex
 		}
-		// Other extensions (TREE, REUC, UNTR, FSMN, EOIE, IEOT, sdir) are
+		if sig == "TREE" {
+			idx.cacheTree, idx.hasCacheTree = parseCacheTreeRoot(p[8:8+size], count)
+		}
+		// Other extensions (REUC, UNTR, FSMN, EOIE, IEOT, sdir) are
 		// caches or bookkeeping gitguard does not need.
 		p = p[8+size:]
 	}

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -81,12 +82,17 @@ func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
 	snap := &Snapshot{Head: head}
 	tIndex := time.Now()
 
-	snap.IndexTree, err = w.writeFlatTree(indexFlat(idx), &snap.Stats)
-	if err != nil {
-		return nil, fmt.Errorf("write index tree: %w", err)
+	if h, ok := cachedIndexTree(idx); ok && w.DB.Has(h) {
+		// git trusts its cache-tree for write-tree and commit; so does
+		// gitguard, which saves building every folder's tree twice.
+		snap.IndexTree = h
+	} else {
+		snap.IndexTree, err = w.writeFlatTree(indexFlat(idx), &snap.Stats)
+		if err != nil {
+			return nil, fmt.Errorf("write index tree: %w", err)
+		}
 	}
-	s := &scan{w: w, idx: idx, cache: loadStatCache(w.StateDir()), fresh: statCache{},
-		realDirs: map[string]bool{"": true}, snap: snap}
+	s := &scan{w: w, idx: idx, cache: loadStatCache(w.StateDir()), fresh: statCache{}, snap: snap}
 	flat, err := s.run(ctx)
 	if err != nil {
 		return nil, err
@@ -141,6 +147,21 @@ type flatEntry struct {
 // emptyBlob is the id of the empty blob.
 var emptyBlob = odb.HashObject(odb.TypeBlob, nil)
 
+// cachedIndexTree returns the index's tree from its cache-tree extension
+// when that is the whole answer: valid for every entry, and no entry that
+// write-tree would treat specially (intent-to-add, sparse folders).
+func cachedIndexTree(idx *Index) (git.Hash, bool) {
+	if !idx.hasCacheTree {
+		return git.ZeroHash, false
+	}
+	for i := range idx.Entries {
+		if e := &idx.Entries[i]; e.IntentToAdd || e.Mode == odb.ModeTree || e.Stage != 0 {
+			return git.ZeroHash, false
+		}
+	}
+	return idx.cacheTree, true
+}
+
 func indexFlat(idx *Index) []flatEntry {
 	out := make([]flatEntry, 0, len(idx.Entries))
 	for i := range idx.Entries {
@@ -165,10 +186,44 @@ type scan struct {
 	fresh statCache // the entries valid now, saved for the next snapshot
 	snap  *Snapshot
 
-	mu        sync.Mutex // guards fresh, realDirs, snap.Oversize, snap.Skipped, untracked
+	dirs                 map[string]*dirNode // folders holding tracked entries, by path
+	results              []trackedResult     // per index entry; ModeNone until its folder is read
+	exclude              bool                // opts.Exclude is not empty
+	filemode, trustCtime bool
+
+	// Counters for Options.Progress, updated as folders are done.
+	doneEntries, doneDirs, doneHashed atomic.Int64
+
+	mu        sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, stats
 	untracked []flatEntry
 	stats     Stats
-	realDirs  map[string]bool // folder path → is a real folder (no symlink on the way)
+}
+
+// dirNode is a folder holding tracked entries: the index entries directly
+// in it, by name, in index (byte) order.
+type dirNode struct {
+	files []int32  // index entry numbers
+	names []string // their last path component
+}
+
+// find returns the index entry named name directly in the folder, or -1.
+func (d *dirNode) find(name string) int {
+	if d == nil {
+		return -1
+	}
+	lo, hi := 0, len(d.names)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if d.names[m] < name {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(d.names) && d.names[lo] == name {
+		return int(d.files[lo])
+	}
+	return -1
 }
 
 type trackedResult struct {
@@ -176,63 +231,100 @@ type trackedResult struct {
 	hash git.Hash
 }
 
-func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
-	entries := s.idx.Entries
-	tracked := make(map[string]int, len(entries))
-	dirs := map[string]bool{"": true}
-	lastDir := "\x00"
+// indexDirs groups the index entries by folder. Every folder above a
+// tracked entry gets a node, so the walk enters it even when it is ignored.
+func indexDirs(entries []IndexEntry) map[string]*dirNode {
+	dirs := map[string]*dirNode{"": {}}
+	var cur *dirNode
+	curDir := "\x00"
 	for i := range entries {
 		p := strings.TrimSuffix(entries[i].Path, "/")
-		tracked[p] = i
-		d := path.Dir(p)
-		if d == "." {
-			d = ""
+		dir, name := "", p
+		if j := strings.LastIndexByte(p, '/'); j >= 0 {
+			dir, name = p[:j], p[j+1:]
 		}
-		if d == lastDir {
-			continue
-		}
-		lastDir = d
-		for d != "" && !dirs[d] {
-			dirs[d] = true
-			if i := strings.LastIndexByte(d, '/'); i >= 0 {
-				d = d[:i]
-			} else {
-				d = ""
+		if dir != curDir {
+			curDir = dir
+			cur = dirs[dir]
+			if cur == nil {
+				cur = &dirNode{}
+				dirs[dir] = cur
+				for d := dir; d != ""; {
+					j := strings.LastIndexByte(d, '/')
+					if j < 0 {
+						d = ""
+					} else {
+						d = d[:j]
+					}
+					if dirs[d] != nil {
+						break
+					}
+					dirs[d] = &dirNode{}
+				}
 			}
 		}
+		cur.files = append(cur.files, int32(i))
+		cur.names = append(cur.names, name)
 	}
-	results := make([]trackedResult, len(entries))
+	return dirs
+}
+
+func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
+	entries := s.idx.Entries
+	s.dirs = indexDirs(entries)
+	s.results = make([]trackedResult, len(entries))
+	s.exclude = len(s.w.opts.Exclude) > 0
+	s.filemode = s.w.Config.Bool("core.filemode", true)
+	s.trustCtime = s.w.Config.Bool("core.trustctime", true)
+	for i := range entries {
+		if e := &entries[i]; e.Mode == odb.ModeTree || e.SkipWorktree {
+			// Sparse folders and skip-worktree files are left alone, as
+			// git add -A does: their recorded state is the index's.
+			s.results[i] = trackedResult{mode: e.Mode, hash: e.Hash}
+		}
+	}
 	base, err := baseIgnores(s.w.Repo.CommonDir, s.w.opts.ExcludesFile)
 	if err != nil {
 		return nil, fmt.Errorf("read ignore rules: %w", err)
 	}
 
+	// One task per folder: it lists the folder, decides the state of the
+	// tracked entries in it (lstat relative to the open folder, so the
+	// kernel resolves one name instead of the whole path) and records its
+	// untracked files. A tracked entry whose folder is not reached (gone,
+	// now a symlink or a file) is deleted, as git's
+	// has_symlink_leading_path has it.
 	pool := newPool(ctx, s.w.opts.Workers)
-	const chunk = 256
-	for lo := 0; lo < len(entries); lo += chunk {
-		hi := min(lo+chunk, len(entries))
-		pool.Go(func() error { return s.statTracked(entries[lo:hi], results[lo:hi]) })
-	}
 	var walk func(dir string, ign *ignoreStack) error
 	walk = func(dir string, ign *ignoreStack) error {
-		return s.readDir(dir, ign, tracked, dirs, func(sub string, st *ignoreStack) {
+		return s.readDir(dir, ign, func(sub string, st *ignoreStack) {
 			pool.Go(func() error { return walk(sub, st) })
 		})
 	}
 	pool.Go(func() error { return walk("", base) })
-	if err := pool.Wait(); err != nil {
+	stop := s.reportProgress(len(entries))
+	err = pool.Wait()
+	stop()
+	if err != nil {
 		return nil, err
 	}
 
 	flat := make([]flatEntry, 0, len(entries)+len(s.untracked))
-	for i := range entries {
-		e := &entries[i]
-		if r := results[i]; r.mode != odb.ModeNone {
-			flat = append(flat, flatEntry{path: strings.TrimSuffix(e.Path, "/"), mode: r.mode, hash: r.hash})
-		}
-	}
 	sort.Slice(s.untracked, func(i, j int) bool { return s.untracked[i].path < s.untracked[j].path })
-	flat = mergeSorted(flat, s.untracked)
+	u := s.untracked
+	for i := range entries {
+		r := &s.results[i]
+		if r.mode == odb.ModeNone {
+			continue
+		}
+		p := strings.TrimSuffix(entries[i].Path, "/")
+		for len(u) > 0 && u[0].path < p {
+			flat = append(flat, u[0])
+			u = u[1:]
+		}
+		flat = append(flat, flatEntry{path: p, mode: r.mode, hash: r.hash})
+	}
+	flat = append(flat, u...)
 	st := &s.snap.Stats
 	st.Tracked, st.Reused, st.Cached, st.Hashed = len(entries), s.stats.Reused, s.stats.Cached, s.stats.Hashed
 	st.Untracked, st.Dirs = len(s.untracked), s.stats.Dirs
@@ -241,65 +333,72 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 	return flat, nil
 }
 
-func mergeSorted(a, b []flatEntry) []flatEntry {
-	if len(b) == 0 {
-		return a
+// reportProgress calls Options.Progress every ProgressInterval until the
+// returned function is called, which makes the final report and returns
+// once no call is running.
+func (s *scan) reportProgress(tracked int) (stop func()) {
+	fn := s.w.opts.Progress
+	if fn == nil {
+		return func() {}
 	}
-	out := make([]flatEntry, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if a[i].path < b[j].path {
-			out = append(out, a[i])
-			i++
-		} else {
-			out = append(out, b[j])
-			j++
+	start := time.Now()
+	report := func(done bool) {
+		fn(Progress{
+			Entries: int(s.doneEntries.Load()), Tracked: tracked, Dirs: int(s.doneDirs.Load()),
+			Hashed: int(s.doneHashed.Load()), Elapsed: time.Since(start), Done: done,
+		})
+	}
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(ProgressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				report(false)
+			case <-quit:
+				report(true)
+				return
+			}
 		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
 	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
 }
 
-// statTracked decides each tracked entry's work-tree state.
-func (s *scan) statTracked(entries []IndexEntry, out []trackedResult) error {
+// statTracked decides the work-tree state of the tracked entries directly
+// in one folder, open as fd.
+func (s *scan) statTracked(fd int, node *dirNode) error {
 	var reused, cached, hashed int
-	for i := range entries {
-		e := &entries[i]
+	for k, i := range node.files {
+		e := &s.idx.Entries[i]
 		if e.Mode == odb.ModeTree || e.SkipWorktree {
-			// Sparse folders and skip-worktree files are left alone, as
-			// git add -A does: their recorded state is the index's.
-			out[i] = trackedResult{mode: e.Mode, hash: e.Hash}
-			continue
+			continue // decided up front
 		}
-		// lstat follows symlinks in the leading folders: a tracked
-		// dir/f.txt seen through a symlink dir -> elsewhere is not in the
-		// work tree (git's has_symlink_leading_path); the walk records the
-		// symlink itself.
-		if d := path.Dir(e.Path); d != "." && !s.realDir(d) {
-			continue // deleted
-		}
-		full := s.w.Abs(e.Path)
-		var st syscall.Stat_t
-		if err := syscall.Lstat(full, &st); err != nil {
-			if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, node.names[k], &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
 				continue // deleted
 			}
 			return fmt.Errorf("lstat %s: %w", e.Path, err)
 		}
 		mode := s.modeOf(&st, e.Mode)
 		if e.Mode == odb.ModeGitlink && mode == odb.ModeTree {
-			out[i] = s.submodule(e)
+			s.results[i] = s.submodule(e)
 			continue
 		}
 		if mode == odb.ModeNone || mode == odb.ModeTree {
 			continue // not a file any more; a folder's content is found by the walk
 		}
 		if mode == e.Mode && s.statMatches(e, &st) {
-			out[i] = trackedResult{mode: mode, hash: e.Hash}
+			s.results[i] = trackedResult{mode: mode, hash: e.Hash}
 			reused++
 			continue
 		}
-		fs, how, err := s.record(e.Path, full, &st, mode)
+		fs, how, err := s.record(e.Path, s.w.Abs(e.Path), &st, mode)
 		if err != nil {
 			return err
 		}
@@ -310,7 +409,7 @@ func (s *scan) statTracked(entries []IndexEntry, out []trackedResult) error {
 			hashed++
 		}
 		if fs.Mode != odb.ModeNone {
-			out[i] = trackedResult{mode: fs.Mode, hash: fs.Hash}
+			s.results[i] = trackedResult{mode: fs.Mode, hash: fs.Hash}
 		}
 	}
 	s.mu.Lock()
@@ -318,32 +417,9 @@ func (s *scan) statTracked(entries []IndexEntry, out []trackedResult) error {
 	s.stats.Cached += cached
 	s.stats.Hashed += hashed
 	s.mu.Unlock()
+	s.doneEntries.Add(int64(len(node.files)))
+	s.doneHashed.Add(int64(hashed))
 	return nil
-}
-
-// realDir reports whether the slash-separated folder dir and every folder
-// above it are real folders, not symlinks or files. Results are memoised:
-// one lstat per tracked folder.
-func (s *scan) realDir(dir string) bool {
-	s.mu.Lock()
-	ok, seen := s.realDirs[dir]
-	s.mu.Unlock()
-	if seen {
-		return ok
-	}
-	parent := path.Dir(dir)
-	if parent == "." {
-		parent = ""
-	}
-	ok = s.realDir(parent)
-	if ok {
-		var st syscall.Stat_t
-		ok = syscall.Lstat(s.w.Abs(dir), &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR
-	}
-	s.mu.Lock()
-	s.realDirs[dir] = ok
-	s.mu.Unlock()
-	return ok
 }
 
 // submodule records a submodule's folder as git add -A does: a gitlink to
@@ -370,10 +446,10 @@ func (s *scan) submodule(e *IndexEntry) trackedResult {
 
 // modeOf returns the git mode of a file with stat data st; ModeNone for
 // types git does not track (sockets, devices, fifos).
-func (s *scan) modeOf(st *syscall.Stat_t, indexMode odb.Mode) odb.Mode {
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFREG:
-		if !s.w.Config.Bool("core.filemode", true) {
+func (s *scan) modeOf(st *unix.Stat_t, indexMode odb.Mode) odb.Mode {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		if !s.filemode {
 			// git's ce_mode_from_stat: without a trusted executable bit a
 			// file keeps its index mode, and anything else becomes 100644.
 			if indexMode.IsFile() {
@@ -385,9 +461,9 @@ func (s *scan) modeOf(st *syscall.Stat_t, indexMode odb.Mode) odb.Mode {
 			return odb.ModeExec
 		}
 		return odb.ModeFile
-	case syscall.S_IFLNK:
+	case unix.S_IFLNK:
 		return odb.ModeSymlink
-	case syscall.S_IFDIR:
+	case unix.S_IFDIR:
 		return odb.ModeTree
 	}
 	return odb.ModeNone
@@ -396,7 +472,7 @@ func (s *scan) modeOf(st *syscall.Stat_t, indexMode odb.Mode) odb.Mode {
 // statMatches is git's ie_match_stat for the default core.checkStat, plus
 // its racily-clean rule: an entry whose mtime is not older than the index
 // file could have changed within the same timestamp tick, so it is not trusted.
-func (s *scan) statMatches(e *IndexEntry, st *syscall.Stat_t) bool {
+func (s *scan) statMatches(e *IndexEntry, st *unix.Stat_t) bool {
 	if !e.HasStat || e.IntentToAdd {
 		return false // an intent-to-add entry has no content yet (ie_match_stat)
 	}
@@ -410,7 +486,7 @@ func (s *scan) statMatches(e *IndexEntry, st *syscall.Stat_t) bool {
 		st.Uid != e.UID || st.Gid != e.GID {
 		return false
 	}
-	if s.w.Config.Bool("core.trustctime", true) &&
+	if s.trustCtime &&
 		(uint32(st.Ctim.Sec) != e.CtimeSec || uint32(st.Ctim.Nsec) != e.CtimeNsec) {
 		return false
 	}
@@ -427,7 +503,7 @@ const (
 
 // record hashes (or finds in the stat cache) the file at full and stores its
 // blob. A file that vanished meanwhile is reported absent.
-func (s *scan) record(rel, full string, st *syscall.Stat_t, mode odb.Mode) (FileState, source, error) {
+func (s *scan) record(rel, full string, st *unix.Stat_t, mode odb.Mode) (FileState, source, error) {
 	key := keyOf(st)
 	s.mu.Lock()
 	ce, ok := s.cache[rel] // s.cache is never written during the scan
@@ -512,72 +588,161 @@ func hashFile(full string, size int64) (git.Hash, error) {
 	return h.Sum(), nil
 }
 
-// readDir lists one folder for untracked files, queueing subfolders with spawn.
-func (s *scan) readDir(dir string, ign *ignoreStack, tracked map[string]int, dirs map[string]bool,
-	spawn func(string, *ignoreStack)) error {
-	full := s.w.Abs(dir)
-	f, err := os.Open(full)
+// direntBufs holds getdents buffers for reuse across folders.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// dirent is one name of a folder listing and its type from getdents
+// (unix.DT_*; DT_UNKNOWN when the file system does not say).
+type dirent struct {
+	name string
+	typ  uint8
+}
+
+// listDir reads the names in the open folder fd without sorting them.
+// The names of one getdents batch share a single string allocation.
+func listDir(fd int, out []dirent) ([]dirent, error) {
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		batch := string(buf[:n])
+		for off := 0; off+19 <= len(batch); {
+			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+			reclen := int(batch[off+16]) | int(batch[off+17])<<8
+			if reclen < 19 || off+reclen > len(batch) {
+				return out, fmt.Errorf("getdents: bad record length %d", reclen)
+			}
+			typ := batch[off+18]
+			name := batch[off+19 : off+reclen]
+			if i := strings.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			off += reclen
+			if name == "." || name == ".." {
+				continue
+			}
+			out = append(out, dirent{name: name, typ: typ})
+		}
+	}
+}
+
+// readDir lists one folder: it decides the state of the tracked entries in
+// it, records its untracked files and queues subfolders with spawn.
+func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreStack)) error {
+	full := s.w.Repo.WorkTree
+	if dir != "" {
+		full = s.w.Abs(dir)
+	}
+	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	if dir != "" {
+		// Subfolders are entered only as folders listed by their parent:
+		// one replaced by a symlink meanwhile is not followed.
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Open(full, flags, 0)
+	for errors.Is(err, unix.EINTR) {
+		fd, err = unix.Open(full, flags, 0)
+	}
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return nil // removed while walking
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+			return nil // removed while walking; its tracked entries are deleted
 		}
 		return fmt.Errorf("read folder %s: %w", dir, err)
 	}
-	list, err := f.ReadDir(-1)
-	f.Close()
+	defer unix.Close(fd)
+	node := s.dirs[dir]
+	if node != nil {
+		if err := s.statTracked(fd, node); err != nil {
+			return err
+		}
+	}
+	list, err := listDir(fd, make([]dirent, 0, 64))
 	if err != nil {
 		return fmt.Errorf("read folder %s: %w", dir, err)
 	}
 	s.mu.Lock()
 	s.stats.Dirs++
 	s.mu.Unlock()
+	s.doneDirs.Add(1)
 	join := func(name string) string {
 		if dir == "" {
 			return name
 		}
 		return dir + "/" + name
 	}
-	for _, de := range list {
-		if ign.excludedDir() {
-			break // git reads no .gitignore inside an ignored folder
-		}
-		if de.Name() == ".gitignore" && de.Type().IsRegular() {
-			data, err := os.ReadFile(s.w.Abs(join(".gitignore")))
-			if err == nil {
-				ign = ign.push(parseIgnore(data, dir))
+	if !ign.excludedDir() {
+		// git reads no .gitignore inside an ignored folder.
+		for _, de := range list {
+			if de.name != ".gitignore" {
+				continue
+			}
+			typ := de.typ
+			if typ == unix.DT_UNKNOWN {
+				var st unix.Stat_t
+				if unix.Fstatat(fd, de.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+					typ = unix.DT_REG
+				}
+			}
+			if typ == unix.DT_REG {
+				data, err := os.ReadFile(s.w.Abs(join(".gitignore")))
+				if err == nil {
+					ign = ign.push(parseIgnore(data, dir))
+				}
 			}
 			break
 		}
 	}
 	for _, de := range list {
-		name := de.Name()
+		name := de.name
 		if name == ".git" {
 			continue
 		}
-		rel := join(name)
-		typ := de.Type()
-		if typ&os.ModeType == os.ModeIrregular || typ == os.ModeType {
-			fi, err := os.Lstat(s.w.Abs(rel))
-			if err != nil {
+		typ := de.typ
+		if typ == unix.DT_UNKNOWN {
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 				continue
 			}
-			typ = fi.Mode().Type()
+			switch st.Mode & unix.S_IFMT {
+			case unix.S_IFDIR:
+				typ = unix.DT_DIR
+			case unix.S_IFREG:
+				typ = unix.DT_REG
+			case unix.S_IFLNK:
+				typ = unix.DT_LNK
+			default:
+				typ = unix.DT_FIFO // some type git does not track
+			}
 		}
-		isDir := typ.IsDir()
-		if i, ok := tracked[rel]; ok {
+		isDir := typ == unix.DT_DIR
+		if i := node.find(name); i >= 0 {
 			e := &s.idx.Entries[i]
 			if !isDir || e.Mode == odb.ModeGitlink || e.Mode == odb.ModeTree {
-				continue // the tracked pass handles it
+				continue // statTracked handles it
 			}
 			// A tracked file replaced by a folder: walk the folder as untracked.
 		}
-		if isDir && dirs[rel] {
+		if !isDir && typ != unix.DT_REG && typ != unix.DT_LNK {
+			continue
+		}
+		rel := join(name)
+		if isDir && s.dirs[rel] != nil {
 			// A folder holding tracked files is walked even when it is
 			// ignored, but then all its untracked content is ignored too.
 			spawn(rel, ign.enter(rel, name))
 			continue
 		}
-		if ign.ignored(rel, name, isDir) || MatchAny(s.w.opts.Exclude, rel) {
+		if ign.ignored(rel, name, isDir) || (s.exclude && MatchAny(s.w.opts.Exclude, rel)) {
 			continue
 		}
 		if isDir {
@@ -588,21 +753,21 @@ func (s *scan) readDir(dir string, ign *ignoreStack, tracked map[string]int, dir
 			spawn(rel, ign)
 			continue
 		}
-		if !typ.IsRegular() && typ != os.ModeSymlink {
-			continue
-		}
-		full := s.w.Abs(rel)
-		var st syscall.Stat_t
-		if err := syscall.Lstat(full, &st); err != nil {
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			continue // vanished
 		}
 		mode := s.modeOf(&st, odb.ModeNone)
 		if mode == odb.ModeNone || mode == odb.ModeTree {
 			continue
 		}
-		fs, how, err := s.record(rel, full, &st, mode)
+		fs, how, err := s.record(rel, s.w.Abs(rel), &st, mode)
 		if err != nil {
 			return err
+		}
+		s.doneEntries.Add(1)
+		if how == fromRead {
+			s.doneHashed.Add(1)
 		}
 		s.mu.Lock()
 		if how == fromCache {

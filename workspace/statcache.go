@@ -9,8 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/gitguard/gitguard/internal/git"
 )
@@ -24,11 +25,11 @@ type statKey struct {
 	Mode    uint32
 }
 
-func keyOf(st *syscall.Stat_t) statKey {
+func keyOf(st *unix.Stat_t) statKey {
 	return statKey{
 		Size:    st.Size,
-		MtimeNs: st.Mtim.Nano(),
-		CtimeNs: st.Ctim.Nano(),
+		MtimeNs: unix.TimespecToNsec(st.Mtim),
+		CtimeNs: unix.TimespecToNsec(st.Ctim),
 		Ino:     st.Ino,
 		Mode:    st.Mode,
 	}

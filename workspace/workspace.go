@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -37,6 +38,26 @@ type Options struct {
 	Workers int
 	// Logger receives Debug timings; nil discards.
 	Logger *slog.Logger
+	// Progress, if set, is called about every ProgressInterval while a
+	// snapshot walks the work tree, and once more with Done set when the
+	// walk ends. It is called from a goroutine of its own, never
+	// concurrently with itself, and must return quickly. Library code
+	// never prints; the caller decides what to show (and when: a short
+	// walk need not show anything).
+	Progress func(Progress)
+}
+
+// ProgressInterval is how often Options.Progress is called during a walk.
+const ProgressInterval = 200 * time.Millisecond
+
+// Progress reports how far a snapshot's walk of the work tree has come.
+type Progress struct {
+	Entries int           // tracked entries and untracked files looked at so far
+	Tracked int           // tracked entries in the index
+	Dirs    int           // folders read so far
+	Hashed  int           // files read and hashed so far
+	Elapsed time.Duration // since the walk started
+	Done    bool          // the walk is over; this is the last report
 }
 
 // Workspace is the work tree of one repository. It is safe for concurrent
@@ -85,14 +106,25 @@ type Head struct {
 
 // ReadHead reads HEAD: the symbolic ref it names (if any) and the commit.
 // An unborn branch (a repository without commits) has a zero Commit.
+//
+// HEAD and the branch are read from their files (loose ref, then
+// packed-refs) as git does, which saves a git process on every snapshot;
+// anything unusual (a symbolic ref chain, another ref storage or hash
+// format) is left to `git rev-parse`.
 func (w *Workspace) ReadHead(ctx context.Context) (Head, error) {
 	var h Head
 	data, err := os.ReadFile(filepath.Join(w.Repo.GitDir, "HEAD"))
 	if err != nil {
 		return h, fmt.Errorf("read HEAD: %w", err)
 	}
-	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: "); ok {
+	content := strings.TrimSpace(string(data))
+	ref, symbolic := strings.CutPrefix(content, "ref: ")
+	if symbolic {
 		h.Ref = ref
+	}
+	if c, ok := w.headFromFiles(content, ref, symbolic); ok {
+		h.Commit = c
+		return h, nil
 	}
 	out, err := w.Repo.Git(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
 	if err != nil {
@@ -103,6 +135,46 @@ func (w *Workspace) ReadHead(ctx context.Context) (Head, error) {
 	}
 	h.Commit, err = git.ParseHash(strings.TrimSpace(string(out)))
 	return h, err
+}
+
+// headFromFiles resolves HEAD without git; ok is false when git must decide.
+func (w *Workspace) headFromFiles(content, ref string, symbolic bool) (git.Hash, bool) {
+	if _, set := w.Config.Get("extensions.refStorage"); set {
+		return git.ZeroHash, false
+	}
+	if v, _ := w.Config.Get("extensions.objectFormat"); v != "" && v != "sha1" {
+		return git.ZeroHash, false
+	}
+	if !symbolic {
+		c, err := git.ParseHash(content) // detached
+		return c, err == nil
+	}
+	if !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
+		return git.ZeroHash, false
+	}
+	loose, err := os.ReadFile(filepath.Join(w.Repo.CommonDir, filepath.FromSlash(ref)))
+	if err == nil {
+		c, err := git.ParseHash(strings.TrimSpace(string(loose)))
+		return c, err == nil // a symbolic ref chain goes to git
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return git.ZeroHash, false
+	}
+	packed, err := os.ReadFile(filepath.Join(w.Repo.CommonDir, "packed-refs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return git.ZeroHash, true // unborn
+	}
+	if err != nil {
+		return git.ZeroHash, false
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		id, name, ok := strings.Cut(strings.TrimSuffix(line, "\r"), " ")
+		if ok && name == ref {
+			c, err := git.ParseHash(id)
+			return c, err == nil
+		}
+	}
+	return git.ZeroHash, true // unborn: the branch exists nowhere
 }
 
 // ReadIndex reads the worktree's index. For index formats gitguard does not

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/workspace"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -33,7 +34,8 @@ type env struct {
 }
 
 func (e *env) open(ctx context.Context) (*gitguard.Guard, error) {
-	return gitguard.Open(ctx, e.dir, gitguard.Options{Logger: e.log})
+	return gitguard.Open(ctx, e.dir, gitguard.Options{Logger: e.log,
+		Workspace: workspace.Options{Progress: e.progress()}})
 }
 
 // usageError marks bad command-line input (exit 2).
@@ -48,6 +50,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	installFaults(os.Getenv("GITGUARD_FAULT"))
+	defer startProfile(os.Getenv, stderr)()
 	app := newApp(e)
 	var err error
 	if name, ok := unknownCommand(app, args); ok {

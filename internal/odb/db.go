@@ -21,6 +21,13 @@ import (
 	"github.com/gitguard/gitguard/internal/git"
 )
 
+// zlibWriters reuses compressors: setting one up (its window and hash
+// tables) showed in profiles of snapshots that write many small objects.
+var zlibWriters = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed) // the level is valid
+	return w
+}}
+
 // ErrMissing is returned when an object is not in the database.
 var ErrMissing = errors.New("object not found")
 
@@ -36,7 +43,16 @@ type DB struct {
 	st *filesystem.Storage
 
 	dirty atomic.Bool // objects written since the last Sync
+
+	pmu     sync.Mutex
+	pending []string // object files written since the last Sync
 }
+
+// syncEach is the number of new objects up to which Sync fsyncs each one
+// (and its folder) instead of the whole file system: syncfs also waits for
+// every other process's dirty data, which measured 200 ms for a first
+// snapshot of 30 objects on a busy machine against under 1 ms when idle.
+const syncEach = 256
 
 // Open opens the object database of the repository whose common git dir is commonDir.
 func Open(commonDir string) (*DB, error) {
@@ -94,7 +110,9 @@ func (db *DB) WriteStream(r io.Reader, size int64) (git.Hash, error) {
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	zw, _ := zlib.NewWriterLevel(tmp, zlib.BestSpeed) // the level is valid
+	zw := zlibWriters.Get().(*zlib.Writer)
+	zw.Reset(tmp)
+	defer zlibWriters.Put(zw) // Reset before every use, so safe to reuse after an error
 	hs := NewHasher(TypeBlob, size)
 	hdr := header(TypeBlob, size)
 	if _, err := zw.Write(hdr); err != nil {
@@ -120,6 +138,11 @@ func (db *DB) WriteStream(r io.Reader, size int64) (git.Hash, error) {
 // ErrChanged is returned by WriteFile when the file changed size while it was read.
 var ErrChanged = errors.New("file changed while being read")
 
+// smallFile is the size up to which WriteFile reads a file into memory and
+// hashes it before writing anything, so that a blob already stored (a file
+// touched but not changed) costs no temporary object file.
+const smallFile = 1 << 20
+
 // WriteFile stores the content of the regular file at path as a blob.
 func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 	f, err := os.Open(path)
@@ -127,6 +150,17 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 		return git.ZeroHash, err
 	}
 	defer f.Close()
+	if size <= smallFile {
+		data := make([]byte, size+1) // one byte more to see a file that grew
+		n, err := io.ReadFull(f, data)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			return git.ZeroHash, fmt.Errorf("write object: %w", err)
+		}
+		if int64(n) != size {
+			return git.ZeroHash, fmt.Errorf("write object: %w (read %d bytes, expected %d)", ErrChanged, n, size)
+		}
+		return db.Write(TypeBlob, data[:n])
+	}
 	return db.WriteStream(f, size)
 }
 
@@ -137,7 +171,9 @@ func (db *DB) writeLoose(h git.Hash, fill func(io.Writer) error) error {
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	zw, _ := zlib.NewWriterLevel(tmp, zlib.BestSpeed) // the level is valid
+	zw := zlibWriters.Get().(*zlib.Writer)
+	zw.Reset(tmp)
+	defer zlibWriters.Put(zw) // Reset before every use, so safe to reuse after an error
 	if err := fill(zw); err != nil {
 		return fmt.Errorf("write object %s: %w", h, err)
 	}
@@ -163,28 +199,72 @@ func (db *DB) install(tmp *os.File, h git.Hash) error {
 	if err := os.Rename(tmp.Name(), dst); err != nil {
 		return fmt.Errorf("write object %s: %w", h, err)
 	}
+	db.pmu.Lock()
+	db.pending = append(db.pending, dst)
+	db.pmu.Unlock()
 	db.dirty.Store(true)
 	fault.Point("object.write")
 	return nil
 }
 
-// Sync makes every object written so far durable, with one syncfs(2) of the
-// file system holding the objects rather than an fsync per object (git's
-// core.fsyncMethod=batch idea). Callers sync before a ref points at them.
+// Sync makes every object written so far durable: an fsync of each new
+// object file and of the folders they were renamed into when there are few,
+// else one syncfs(2) of the file system holding the objects rather than an
+// fsync per object (git's core.fsyncMethod=batch idea). Callers sync before
+// a ref points at them.
 func (db *DB) Sync() error {
 	if !db.dirty.Swap(false) {
 		return nil
 	}
-	d, err := os.Open(db.objDir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := unix.Syncfs(int(d.Fd())); err != nil {
+	db.pmu.Lock()
+	files := db.pending
+	db.pending = nil
+	db.pmu.Unlock()
+	fail := func(err error) error {
+		db.pmu.Lock()
+		db.pending = append(db.pending, files...)
+		db.pmu.Unlock()
 		db.dirty.Store(true)
 		return fmt.Errorf("sync objects: %w", err)
 	}
+	if len(files) > 0 && len(files) <= syncEach {
+		dirs := map[string]bool{db.objDir: true} // a fan-out folder may be new
+		for _, f := range files {
+			dirs[filepath.Dir(f)] = true
+		}
+		for d := range dirs {
+			files = append(files, d)
+		}
+		for _, f := range files {
+			if err := fsyncPath(f); err != nil {
+				return fail(err)
+			}
+		}
+		return nil
+	}
+	d, err := os.Open(db.objDir)
+	if err != nil {
+		return fail(err)
+	}
+	defer d.Close()
+	if err := unix.Syncfs(int(d.Fd())); err != nil {
+		return fail(err)
+	}
 	return nil
+}
+
+func fsyncPath(name string) error {
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	for {
+		err = unix.Fsync(fd)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
 }
 
 // Read returns the type and content of an object.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
@@ -29,7 +30,8 @@ func EncodeTree(entries []TreeEntry) []byte {
 	}
 	b := make([]byte, 0, n)
 	for _, e := range entries {
-		b = fmt.Appendf(b, "%o ", uint32(e.Mode))
+		b = strconv.AppendUint(b, uint64(e.Mode), 8)
+		b = append(b, ' ')
 		b = append(b, e.Name...)
 		b = append(b, 0)
 		b = append(b, e.Hash[:]...)

@@ -1,0 +1,73 @@
+#!/bin/sh
+# bench/run.sh: time gitguard against git on one generated repository.
+#
+#   bench/run.sh [-n FILES] [-r ROUNDS] [-k]
+#
+# Builds gitguard and the measuring helper, generates (or reuses, with -k)
+# the repository $BENCH_DIR/repo-FILES with bench/gen, and runs every case
+# interleaved, round after round, as whole processes: one warm-up round,
+# then ROUNDS timed ones. Prints a markdown table (median, min, max wall,
+# ratio to `git status --porcelain` run with GIT_OPTIONAL_LOCKS=0, peak RSS).
+set -eu
+
+files=10000 rounds=5 keep=0
+while getopts n:r:k opt; do
+	case $opt in
+	n) files=$OPTARG ;;
+	r) rounds=$OPTARG ;;
+	k) keep=1 ;;
+	*) echo "usage: $0 [-n FILES] [-r ROUNDS] [-k]" >&2; exit 2 ;;
+	esac
+done
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=${BENCH_DIR:-/tmp/gitguard-bench}
+repo=$work/repo-$files
+shadow=$work/shadow-$files
+bin=$work/bin
+mkdir -p "$work" "$bin"
+(cd "$top" && go build -o "$bin/gitguard" ./cmd/gitguard && go build -o "$bin/measure" ./bench/measure)
+if [ "$keep" = 0 ] || [ ! -d "$repo" ]; then
+	rm -rf "$repo"
+	(cd "$top" && go run ./bench/gen -files "$files" -out "$repo")
+fi
+
+# A sealed git environment: no user or system configuration.
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+
+# The 50 paths an agent call edits before status and undo are measured: the
+# first file of 50 different folders. Saved once so every round restores them.
+touched=$(cd "$repo" && git ls-files | awk -v s=$((files / 50)) 'NR % s == 1' | head -50 | tr '\n' ' ')
+saved=$work/saved-$files
+rm -rf "$saved" && mkdir -p "$saved"
+(cd "$repo" && for p in $touched; do mkdir -p "$saved/$(dirname "$p")"; git show "HEAD:$p" >"$saved/$p"; done)
+
+gg="$bin/gitguard"
+ok1='rc=$?; [ $rc -le 1 ]' # status and undo exit 1 when they find something
+plan=$work/plan-$files
+T="$(printf '\t')"
+cat >"$plan" <<PLAN
+# Reset: no gitguard state, none of its objects, the 50 paths as committed.
+reset${T}setup${T}git for-each-ref --format='delete %(refname)' refs/agent-checkpoints/ | git update-ref --stdin && rm -rf .git/gitguard && git prune --expire=now && for p in $touched; do cp "$saved/\$p" "\$p"; done && git update-index -q --refresh
+git status${T}time${T}GIT_OPTIONAL_LOCKS=0 git status --porcelain >/dev/null
+gitguard snapshot (first)${T}time${T}$gg snapshot >/dev/null 2>&1
+gitguard snapshot${T}time${T}$gg snapshot >/dev/null 2>&1
+git status (locks)${T}time${T}git status --porcelain >/dev/null
+git stash create${T}time${T}git stash create >/dev/null
+gitguard call start${T}time${T}$gg call start c\$ROUND --tool run_command >/dev/null 2>&1
+gitguard call finish${T}time${T}$gg call finish c\$ROUND >/dev/null 2>&1
+# An agent call edits 50 files (untimed), for status and undo to classify.
+edit${T}setup${T}$gg call start e\$ROUND --tool edit -- $touched >/dev/null 2>&1 && for p in $touched; do echo edited >>"\$p"; done && $gg call finish e\$ROUND >/dev/null 2>&1
+gitguard status${T}time${T}$gg status >/dev/null 2>&1; $ok1
+gitguard status --no-unrecorded${T}time${T}$gg status --no-unrecorded >/dev/null 2>&1; $ok1
+gitguard undo --dry-run${T}time${T}$gg undo --dry-run >/dev/null 2>&1; $ok1
+git status, 50 more changed${T}time${T}GIT_OPTIONAL_LOCKS=0 git status --porcelain >/dev/null
+shadow-init${T}setup${T}rm -rf "$shadow" && git init -q --bare "$shadow" && git --git-dir="$shadow" config gc.auto 0
+shadow checkpoint (first)${T}time${T}GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git add -A && GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git commit -q -m x
+shadow checkpoint (later)${T}time${T}GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git add -A && GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git commit -q --allow-empty -m x
+PLAN
+
+echo "repository: $repo ($files tracked files), $rounds rounds after a warm-up, $(nproc) cores, $(git --version)" >&2
+"$bin/measure" -C "$repo" -plan "$plan" -rounds "$rounds" -base "git status"
