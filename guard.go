@@ -69,6 +69,10 @@ func Open(ctx context.Context, dir string, opts Options) (*Guard, error) {
 		v, _ := cfg.Get("core.excludesFile")
 		wopts.ExcludesFile = workspace.DefaultExcludesFile(v)
 	}
+	if wopts.AttributesFile == "" {
+		v, _ := cfg.Get("core.attributesFile")
+		wopts.AttributesFile = workspace.DefaultAttributesFile(v)
+	}
 	if wopts.Logger == nil {
 		wopts.Logger = opts.Logger
 	}

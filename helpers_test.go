@@ -44,6 +44,17 @@ func newFixture(t *testing.T, files map[string]string) *fixture {
 	return f
 }
 
+// reopen opens the guard again, after a test changed the repository's config.
+func (f *fixture) reopen() {
+	f.t.Helper()
+	g, err := gitguard.Open(f.ctx, f.repo.Dir, gitguard.Options{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { g.Close() })
+	f.g = g
+}
+
 func (f *fixture) userState() string {
 	f.t.Helper()
 	s, err := gittest.UserState(f.repo.Dir, false)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -166,7 +165,7 @@ func (g *Guard) undo(ctx context.Context, runID string, o UndoOptions, redo bool
 		default:
 			continue
 		}
-		if err := g.writeState(it.Path, it.Target, it.content); err != nil {
+		if err := g.writeState(ctx, it.Path, it.Target, it.content); err != nil {
 			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
 		}
 		it.Written = true
@@ -363,12 +362,13 @@ func (g *Guard) planPath(ctx context.Context, path string, patches []*patchstore
 		return it, nil
 	}
 	if cur.st.Exists() && cur.st.Mode != odb.ModeGitlink {
-		data, err := os.ReadFile(g.WS.Abs(path))
-		if cur.st.Mode == odb.ModeSymlink {
-			var target string
-			target, err = os.Readlink(g.WS.Abs(path))
-			data = []byte(target)
+		// The current content in the form the records use (converted, for
+		// paths git converts), so merges compare like with like.
+		stored, _, err := g.WS.Capture(path, true)
+		if err != nil {
+			return it, err
 		}
+		data, err := g.DB.ReadAs(stored.Hash, odb.TypeBlob)
 		if err != nil {
 			return it, fmt.Errorf("read %s: %w", path, err)
 		}

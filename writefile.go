@@ -1,21 +1,24 @@
 package gitguard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
 )
 
 // writeState makes path hold st: content with st's mode, a symlink to
-// content, or nothing. Files are written to a temporary file in the same
+// content, or nothing. content is in recorded form: for a path git
+// converts, it is turned into work-tree bytes by git first. Files are written to a temporary file in the same
 // folder and renamed into place, so a crash leaves the old or the new
 // content, never a mix. It refuses paths whose parent folders include a
 // symlink, and never removes a folder.
-func (g *Guard) writeState(path string, st patchstore.State, content []byte) error {
+func (g *Guard) writeState(ctx context.Context, path string, st patchstore.State, content []byte) error {
 	if err := patchstore.ValidatePath(path); err != nil {
 		return err
 	}
@@ -63,6 +66,17 @@ func (g *Guard) writeState(path string, st patchstore.State, content []byte) err
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	case odb.ModeFile, odb.ModeExec:
+		if conv, err := g.WS.Converts(ctx, path); err != nil {
+			return err
+		} else if conv {
+			// git smudges from the object database: make sure the blob is there.
+			if _, err := g.DB.Write(odb.TypeBlob, content); err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
+			if content, err = git.Smudge(ctx, g.Repo.WorkTree, path, st.Hash); err != nil {
+				return err
+			}
+		}
 		perm := os.FileMode(0o644)
 		if st.Mode == odb.ModeExec {
 			perm = 0o755

@@ -169,6 +169,12 @@ func baseIgnores(commonDir, excludesFile string) (*ignoreStack, error) {
 // core.excludesFile is unset: $XDG_CONFIG_HOME/git/ignore, else
 // ~/.config/git/ignore. A configured value starting with "~/" is expanded.
 func DefaultExcludesFile(configured string) string {
+	return globalGitFile(configured, "ignore")
+}
+
+// globalGitFile resolves a core.* file setting the way git does, or git's
+// default location of the file name under the XDG config folder.
+func globalGitFile(configured, name string) string {
 	home, _ := os.UserHomeDir()
 	if configured != "" {
 		if rest, ok := strings.CutPrefix(configured, "~/"); ok && home != "" {
@@ -177,10 +183,10 @@ func DefaultExcludesFile(configured string) string {
 		return configured
 	}
 	if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
-		return filepath.Join(xdg, "git", "ignore")
+		return filepath.Join(xdg, "git", name)
 	}
 	if home == "" {
 		return ""
 	}
-	return filepath.Join(home, ".config", "git", "ignore")
+	return filepath.Join(home, ".config", "git", name)
 }

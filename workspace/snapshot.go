@@ -563,7 +563,13 @@ func (w *Workspace) storeFile(rel, full string, size int64, mode odb.Mode) (File
 	case size > w.maxSize():
 		fs.Hash, err = hashFile(full, size)
 	default:
-		fs.Hash, err = w.DB.WriteFile(full, size)
+		var conv bool
+		if conv, err = w.Converts(context.Background(), rel); err == nil && conv {
+			// Recorded as git would stage it; see filters.go.
+			fs.Hash, err = git.HashPath(context.Background(), w.Repo.WorkTree, rel, true)
+		} else if err == nil {
+			fs.Hash, err = w.DB.WriteFile(full, size)
+		}
 	}
 	if err != nil {
 		return fs, fmt.Errorf("record %s: %w", rel, err)

@@ -271,7 +271,12 @@ func (w *Workspace) Capture(path string, store bool) (fs FileState, oversize boo
 		fs = FileState{Path: path, Mode: mode, Hash: odb.HashObject(odb.TypeBlob, []byte(target)), Size: int64(len(target))}
 	default:
 		fs = FileState{Path: path, Mode: mode, Size: size}
-		fs.Hash, err = hashFile(full, size)
+		var conv bool
+		if conv, err = w.Converts(context.Background(), path); err == nil && conv {
+			fs.Hash, err = git.HashPath(context.Background(), w.Repo.WorkTree, path, false)
+		} else if err == nil {
+			fs.Hash, err = hashFile(full, size)
+		}
 	}
 	if err != nil {
 		return FileState{}, false, fmt.Errorf("capture %s: %w", path, err)

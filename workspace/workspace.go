@@ -28,6 +28,8 @@ const DefaultMaxFileSize = 64 << 20
 type Options struct {
 	// ExcludesFile is the global ignore file (see DefaultExcludesFile).
 	ExcludesFile string
+	// AttributesFile is the global attributes file (see DefaultAttributesFile).
+	AttributesFile string
 	// Exclude holds doublestar globs of untracked paths never recorded,
 	// on top of git's ignore rules.
 	Exclude []string
@@ -68,6 +70,9 @@ type Workspace struct {
 	Config git.Config
 	opts   Options
 	log    *slog.Logger
+
+	autocrlf    bool // core.autocrlf converts every text file
+	globalAttrs bool // a global or info/attributes file exists
 }
 
 // Open prepares a Workspace for repo, whose objects are in db.
@@ -87,7 +92,9 @@ func Open(repo *git.Repo, db *odb.DB, cfg git.Config, opts Options) (*Workspace,
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Workspace{Repo: repo, DB: db, Config: cfg, opts: opts, log: log}, nil
+	w := &Workspace{Repo: repo, DB: db, Config: cfg, opts: opts, log: log}
+	w.initConversion()
+	return w, nil
 }
 
 // StateDir is gitguard's private folder for this worktree (never in the work tree).
