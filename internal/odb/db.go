@@ -232,13 +232,18 @@ func (db *DB) Sync() error {
 		for _, f := range files {
 			dirs[filepath.Dir(f)] = true
 		}
+		var dirList []string
 		for d := range dirs {
-			files = append(files, d)
+			dirList = append(dirList, d)
 		}
-		for _, f := range files {
-			if err := fsyncPath(f); err != nil {
-				return fail(err)
-			}
+		// The contents first, then the folder entries that name them. The
+		// fsyncs of each group run in parallel: the file system commits them
+		// together instead of one journal commit each.
+		if err := fsyncAll(files); err != nil {
+			return fail(err)
+		}
+		if err := fsyncAll(dirList); err != nil {
+			return fail(err)
 		}
 		return nil
 	}
@@ -251,6 +256,24 @@ func (db *DB) Sync() error {
 		return fail(err)
 	}
 	return nil
+}
+
+// fsyncAll fsyncs names concurrently and returns the first error.
+func fsyncAll(names []string) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(names))
+	sem := make(chan struct{}, 16)
+	for i, n := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			errs[i] = fsyncPath(n)
+			<-sem
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func fsyncPath(name string) error {
