@@ -11,6 +11,7 @@ import (
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/hooks"
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/workspace"
 )
@@ -82,6 +83,11 @@ func classify(err error) failure {
 		return failure{err, "qualify it with the run, or use the commit id from 'gitguard log'", exitUsage}
 	case errors.Is(err, workspace.ErrBadGlob):
 		return failure{err, "globs use doublestar syntax, e.g. 'src/**/*.go'", exitUsage}
+	// Before ErrBadPath: an unsafe path read from a checkpoint is an
+	// integrity failure (exit 3), not bad input on the command line.
+	// A missing object that a record names is an integrity failure too.
+	case errors.Is(err, patchstore.ErrCorrupt), errors.Is(err, workspace.ErrIndexFormat), errors.Is(err, odb.ErrMissing):
+		return failure{err, "the recorded data failed validation and was not used; run 'git fsck' and, if it came from a remote, do not trust it", exitIntegrity}
 	case errors.Is(err, patchstore.ErrBadPath):
 		return failure{err, "paths are relative to the top of the work tree and stay inside it", exitUsage}
 	case errors.Is(err, patchstore.ErrUnknownCall):
@@ -115,8 +121,6 @@ func classify(err error) failure {
 		return failure{err, "give --keep N, --older-than DURATION or --run ID, or set [retention] in .gitguard.toml", exitUsage}
 	case errors.Is(err, gitguard.ErrPruneActive):
 		return failure{err, "list runs with 'gitguard runs'", exitUsage}
-	case errors.Is(err, patchstore.ErrCorrupt), errors.Is(err, workspace.ErrIndexFormat):
-		return failure{err, "the recorded data failed validation and was not used; run 'git fsck' and, if it came from a remote, do not trust it", exitIntegrity}
 	case errors.Is(err, patchstore.ErrBusy), errors.Is(err, gitrefs.ErrRefChanged):
 		return failure{err, "another gitguard process is updating this run; run the command again", exitBusy}
 	}
