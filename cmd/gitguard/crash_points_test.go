@@ -354,4 +354,3 @@ func crashOutcome(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
-
