@@ -83,6 +83,9 @@ func classify(err error) failure {
 		return failure{err, "qualify it with the run, or use the commit id from 'gitguard log'", exitUsage}
 	case errors.Is(err, workspace.ErrBadGlob):
 		return failure{err, "globs use doublestar syntax, e.g. 'src/**/*.go'", exitUsage}
+	// A refused fetch wraps ErrCorrupt: its own hint first.
+	case errors.As(err, &refused):
+		return failure{err, "nothing of the refused run(s) was kept; the remote's copy is corrupt or hostile: do not use it, and tell whoever pushed it", exitIntegrity}
 	// Before ErrBadPath: an unsafe path read from a checkpoint is an
 	// integrity failure (exit 3), not bad input on the command line.
 	// A missing object that a record names is an integrity failure too.
@@ -111,8 +114,6 @@ func classify(err error) failure {
 		return failure{err, "give a remote name (see 'git remote -v') or a URL", exitUsage}
 	case errors.Is(err, gitrefs.ErrRemote):
 		return failure{err, "check the remote with 'git remote -v' and that 'git ls-remote REMOTE' works; nothing was changed", exitUsage}
-	case errors.As(err, &refused):
-		return failure{err, "nothing of the refused run(s) was kept; the remote's copy is corrupt or hostile: do not use it, and tell whoever pushed it", exitIntegrity}
 	case errors.Is(err, gitguard.ErrDiverged):
 		return failure{err, "your local run was kept; 'gitguard fetch --force' replaces it with the remote's (prune or push yours first to keep it)", exitFound}
 	case errors.Is(err, errPushRejected):
