@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
@@ -264,6 +265,9 @@ func (g *Guard) CallStart(ctx context.Context, runID string, o CallOptions) (*pa
 			return nil, err
 		}
 	}
+	// Crash point: the before state is captured (blobs written), the
+	// started entry is not recorded yet.
+	fault.Point("call.start.captured")
 	return g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		c := tip.Calls[o.CallID]
 		if c == nil {
@@ -569,6 +573,9 @@ func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOp
 			return nil, err
 		}
 	}
+	// Crash point: the after state and the patch blobs are written, the
+	// finished entry is not recorded yet.
+	fault.Point("call.finish.captured")
 	return g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		c, err := startedCall(tip, callID)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
@@ -185,6 +186,8 @@ func (g *Guard) Snapshot(ctx context.Context, id string, opts CheckpointOptions)
 	if err != nil {
 		return nil, nil, err
 	}
+	// Crash point: the snapshot's blobs and trees are written, no record yet.
+	fault.Point("snapshot.captured")
 	run, err := g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		cp := snapshotCheckpoint(snap, patchstore.KindSnapshot)
 		opts.apply(cp, tip)

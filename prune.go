@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/patchstore"
 )
@@ -193,9 +194,14 @@ func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, err
 		names = append(names, r.Name)
 	}
 	if !opts.DryRun {
+		// Crash points around the deletion. The refs go in one git ref
+		// transaction, so there is no point between two deletions: a kill
+		// leaves all of them or none.
+		fault.Point("prune.delete.before")
 		if err := g.Store.Refs.DeleteRefs(ctx, gone); err != nil {
 			return nil, err
 		}
+		fault.Point("prune.delete.after")
 	}
 	rep.Unreachable, err = g.Store.Refs.Unreachable(ctx, tips, names)
 	if err != nil {

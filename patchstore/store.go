@@ -233,7 +233,46 @@ func (s *Store) readCalls(tree git.Hash, r *Run) error {
 				return fmt.Errorf("%w: calls/%s/before.json: %w", ErrCorrupt, e.Name, err)
 			}
 		}
+		if err := s.objectsExist(e.Name, c); err != nil {
+			return err
+		}
 		r.Calls[e.Name] = c
+	}
+	return nil
+}
+
+// objectsExist refuses records that name blobs the repository does not
+// have (a forged or half-fetched checkpoint): undo would fail half-way, or
+// status would classify against content nobody can show. Content recorded
+// by hash only (oversize) and submodule commits are not expected here. One
+// existence check per state: a loose-object lstat or a pack-index lookup.
+func (s *Store) objectsExist(name string, c *Call) error {
+	has := func(what, path string, st State) error {
+		if !st.Exists() || st.Mode == odb.ModeGitlink || s.DB.Has(st.Hash) {
+			return nil
+		}
+		return fmt.Errorf("%w: calls/%s/%s: %s names object %s, which does not exist: %w", ErrCorrupt, name, what, path, st.Hash.Short(), odb.ErrMissing)
+	}
+	for i := range c.Patches {
+		p := &c.Patches[i]
+		if !p.Oversize {
+			if err := has("patches.json", p.Path, p.Before()); err != nil {
+				return err
+			}
+			if err := has("patches.json", p.Path, p.After()); err != nil {
+				return err
+			}
+		}
+		if !p.PatchRef.IsZero() && !s.DB.Has(p.PatchRef) {
+			return fmt.Errorf("%w: calls/%s/patches.json: the patch of %s names object %s, which does not exist: %w", ErrCorrupt, name, p.Path, p.PatchRef.Short(), odb.ErrMissing)
+		}
+	}
+	for _, b := range c.Before {
+		if !b.Oversize {
+			if err := has("before.json", b.Path, b.State); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/hooks"
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/workspace"
 )
@@ -82,6 +83,14 @@ func classify(err error) failure {
 		return failure{err, "qualify it with the run, or use the commit id from 'gitguard log'", exitUsage}
 	case errors.Is(err, workspace.ErrBadGlob):
 		return failure{err, "globs use doublestar syntax, e.g. 'src/**/*.go'", exitUsage}
+	// A refused fetch wraps ErrCorrupt: its own hint first.
+	case errors.As(err, &refused):
+		return failure{err, "nothing of the refused run(s) was kept; the remote's copy is corrupt or hostile: do not use it, and tell whoever pushed it", exitIntegrity}
+	// Before ErrBadPath: an unsafe path read from a checkpoint is an
+	// integrity failure (exit 3), not bad input on the command line.
+	// A missing object that a record names is an integrity failure too.
+	case errors.Is(err, patchstore.ErrCorrupt), errors.Is(err, workspace.ErrIndexFormat), errors.Is(err, odb.ErrMissing):
+		return failure{err, "the recorded data failed validation and was not used; run 'git fsck' and, if it came from a remote, do not trust it", exitIntegrity}
 	case errors.Is(err, patchstore.ErrBadPath):
 		return failure{err, "paths are relative to the top of the work tree and stay inside it", exitUsage}
 	case errors.Is(err, patchstore.ErrUnknownCall):
@@ -105,8 +114,6 @@ func classify(err error) failure {
 		return failure{err, "give a remote name (see 'git remote -v') or a URL", exitUsage}
 	case errors.Is(err, gitrefs.ErrRemote):
 		return failure{err, "check the remote with 'git remote -v' and that 'git ls-remote REMOTE' works; nothing was changed", exitUsage}
-	case errors.As(err, &refused):
-		return failure{err, "nothing of the refused run(s) was kept; the remote's copy is corrupt or hostile: do not use it, and tell whoever pushed it", exitIntegrity}
 	case errors.Is(err, gitguard.ErrDiverged):
 		return failure{err, "your local run was kept; 'gitguard fetch --force' replaces it with the remote's (prune or push yours first to keep it)", exitFound}
 	case errors.Is(err, errPushRejected):
@@ -115,8 +122,6 @@ func classify(err error) failure {
 		return failure{err, "give --keep N, --older-than DURATION or --run ID, or set [retention] in .gitguard.toml", exitUsage}
 	case errors.Is(err, gitguard.ErrPruneActive):
 		return failure{err, "list runs with 'gitguard runs'", exitUsage}
-	case errors.Is(err, patchstore.ErrCorrupt), errors.Is(err, workspace.ErrIndexFormat):
-		return failure{err, "the recorded data failed validation and was not used; run 'git fsck' and, if it came from a remote, do not trust it", exitIntegrity}
 	case errors.Is(err, patchstore.ErrBusy), errors.Is(err, gitrefs.ErrRefChanged):
 		return failure{err, "another gitguard process is updating this run; run the command again", exitBusy}
 	}

@@ -83,13 +83,38 @@ func (db *DB) Has(h git.Hash) bool {
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	if db.st.HasEncodedObject(plumbing.Hash(h)) == nil {
+		return true
+	}
+	// git gc or repack may have moved it into a pack written since the
+	// pack list was read: look again, as git's reprepare_packed_git does.
+	db.rescanLocked()
 	return db.st.HasEncodedObject(plumbing.Hash(h)) == nil
+}
+
+// hasNoRescan is Has without the rescan, for writers: a wrong "no" only
+// costs writing the object again.
+func (db *DB) hasNoRescan(h git.Hash) bool {
+	if _, err := os.Lstat(db.loosePath(h)); err == nil {
+		return true
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.st.HasEncodedObject(plumbing.Hash(h)) == nil
+}
+
+// rescanLocked drops the cached pack list and open packs so that the next
+// lookup sees packs that a concurrent git gc or repack wrote (and forgets
+// the ones it deleted). db.mu must be held.
+func (db *DB) rescanLocked() {
+	_ = db.st.Close()
+	db.st = filesystem.NewStorage(osfs.New(filepath.Dir(db.objDir)), cache.NewObjectLRU(16*cache.MiByte))
 }
 
 // Write stores an object held in memory and returns its id.
 func (db *DB) Write(t Type, data []byte) (git.Hash, error) {
 	h := HashObject(t, data)
-	if db.Has(h) {
+	if db.hasNoRescan(h) { // a miss just writes it again: no rescan needed
 		return h, nil
 	}
 	return h, db.writeLoose(h, func(w io.Writer) error {
@@ -129,7 +154,7 @@ func (db *DB) WriteStream(r io.Reader, size int64) (git.Hash, error) {
 		return git.ZeroHash, fmt.Errorf("write object: %w", err)
 	}
 	h := hs.Sum()
-	if db.Has(h) {
+	if db.hasNoRescan(h) {
 		return h, nil
 	}
 	return h, db.install(tmp, h)
@@ -308,6 +333,12 @@ func (db *DB) Read(h git.Hash) (Type, []byte, error) {
 func (db *DB) Open(h git.Hash) (Type, io.ReadCloser, int64, error) {
 	db.mu.Lock()
 	obj, err := db.st.EncodedObject(plumbing.AnyObject, plumbing.Hash(h))
+	if err != nil {
+		// A concurrent git gc may have packed the loose object or replaced
+		// the pack that held it: rescan the packs once and retry.
+		db.rescanLocked()
+		obj, err = db.st.EncodedObject(plumbing.AnyObject, plumbing.Hash(h))
+	}
 	db.mu.Unlock()
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return "", nil, 0, fmt.Errorf("object %s: %w", h, ErrMissing)
