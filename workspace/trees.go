@@ -237,6 +237,11 @@ func overlay(db *odb.DB, tree git.Hash, prefix string, states []FileState) (git.
 // ModeTree so that it never equals a recorded file state. Oversize files
 // are hashed but not stored, and reported with oversize set.
 func (w *Workspace) Capture(path string, store bool) (fs FileState, oversize bool, err error) {
+	// Parents first: behind a symlinked folder even "absent" is a claim
+	// about a place outside the work tree.
+	if err := w.checkParents(path); err != nil {
+		return FileState{}, false, err
+	}
 	full := w.Abs(path)
 	fi, err := os.Lstat(full)
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -244,9 +249,6 @@ func (w *Workspace) Capture(path string, store bool) (fs FileState, oversize boo
 	}
 	if err != nil {
 		return FileState{}, false, fmt.Errorf("capture %s: %w", path, err)
-	}
-	if err := w.checkParents(path); err != nil {
-		return FileState{}, false, err
 	}
 	var mode odb.Mode
 	switch t := fi.Mode(); {

@@ -14,22 +14,12 @@ import (
 	"github.com/gitguard/gitguard/internal/gittest"
 )
 
-// knownBug skips a test that demonstrates an unfixed bug in package
-// workspace unless GITGUARD_KNOWN_BUGS=1.
-func knownBug(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("GITGUARD_KNOWN_BUGS") != "1" {
-		t.Skipf("known workspace bug (set GITGUARD_KNOWN_BUGS=1 to run): %s", what)
-	}
-}
-
 // TestUndoKeepsCRLF: with core.autocrlf=true the index holds LF blobs
 // while the work tree holds CRLF files. An agent's whole-workspace call
 // that rewrites a CRLF file must be undone to the exact CRLF bytes, and
 // files it did not change must keep theirs.
 func TestUndoKeepsCRLF(t *testing.T) {
 	gittest.RequireGit(t)
-	knownBug(t, "snapshot records an unchanged tracked file by its index blob (clean, LF) instead of its work-tree bytes (CRLF), so undo writes LF back")
 	r := gittest.New(t)
 	r.Git("config", "core.autocrlf", "true")
 	r.Write("a.txt", "one\r\ntwo\r\n")
@@ -67,18 +57,32 @@ func TestUndoKeepsCRLF(t *testing.T) {
 	}
 }
 
+// fakeLFS configures a stand-in for git-lfs (not installed here): clean
+// keeps the content in a local object store and stages a pointer; smudge
+// reads the content back by its oid.
+func fakeLFS(t *testing.T, r *gittest.Repo) {
+	t.Helper()
+	store := t.TempDir()
+	clean := filepath.Join(t.TempDir(), "clean.sh")
+	gittest.WriteFile(t, clean, "#!/bin/sh\ntmp=$(mktemp) && cat > \"$tmp\" && oid=$(sha256sum < \"$tmp\" | cut -c1-64) && mv \"$tmp\" \""+store+"/$oid\" && printf 'version https://git-lfs.github.com/spec/v1\\noid sha256:%s\\n' \"$oid\"\n")
+	smudge := filepath.Join(t.TempDir(), "smudge.sh")
+	gittest.WriteFile(t, smudge, "#!/bin/sh\noid=$(sed -n 's/^oid sha256://p') && cat \""+store+"/$oid\"\n")
+	for _, f := range []string{clean, smudge} {
+		if err := os.Chmod(f, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Git("config", "filter.lfs.clean", clean)
+	r.Git("config", "filter.lfs.smudge", smudge)
+}
+
 // TestUndoKeepsFilteredContent is TestUndoKeepsCRLF for a clean/smudge
-// filter, as Git LFS installs one (there is no git-lfs here: a fake filter
-// stores a pointer-like text in the index and writes the real content).
+// filter, as Git LFS installs one: the file is recorded as its pointer and
+// undo writes the real content back through the smudge filter.
 func TestUndoKeepsFilteredContent(t *testing.T) {
 	gittest.RequireGit(t)
-	knownBug(t, "snapshot records an unchanged filtered file by its index blob (the LFS pointer) instead of its work-tree bytes, so undo writes the pointer back")
 	r := gittest.New(t)
-	clean := filepath.Join(t.TempDir(), "clean.sh")
-	gittest.WriteFile(t, clean, "#!/bin/sh\nprintf 'version https://git-lfs.github.com/spec/v1\\noid sha256:%s\\n' \"$(sha256sum | cut -c1-64)\"\n")
-	os.Chmod(clean, 0o755)
-	r.Git("config", "filter.lfs.clean", clean)
-	r.Git("config", "filter.lfs.smudge", "cat") // content is not recoverable from the pointer; fine here
+	fakeLFS(t, r)
 	r.Git("config", "filter.lfs.required", "true")
 	r.Write(".gitattributes", "*.bin filter=lfs\n")
 	r.Write("big.bin", "real content\n")
@@ -90,22 +94,21 @@ func TestUndoKeepsFilteredContent(t *testing.T) {
 	mustRun(t, r.Dir, "call", "start", "c1", "--tool", "bash")
 	r.Write("big.bin", "agent content\n")
 	mustRun(t, r.Dir, "call", "finish", "c1")
+	// Recorded as git stages it: the pointer, not the object.
+	if diff := mustRun(t, r.Dir, "diff", "--call", "c1"); !strings.Contains(diff, "+oid sha256:") || strings.Contains(diff, "agent content") {
+		t.Errorf("the patch should be between pointers:\n%s", diff)
+	}
 	mustRun(t, r.Dir, "undo")
 	if got := r.Read("big.bin"); got != "real content\n" {
 		t.Errorf("undo wrote %q, want the real content back", got)
 	}
 }
 
-// TestLFSPointerDeclaredPaths: with declared paths the before state is
-// read from the file itself, so the real bytes (not the pointer) come back.
+// TestLFSPointerDeclaredPaths: the same with declared paths.
 func TestLFSPointerDeclaredPaths(t *testing.T) {
 	gittest.RequireGit(t)
 	r := gittest.New(t)
-	clean := filepath.Join(t.TempDir(), "clean.sh")
-	gittest.WriteFile(t, clean, "#!/bin/sh\nprintf 'version https://git-lfs.github.com/spec/v1\\noid sha256:%s\\n' \"$(sha256sum | cut -c1-64)\"\n")
-	os.Chmod(clean, 0o755)
-	r.Git("config", "filter.lfs.clean", clean)
-	r.Git("config", "filter.lfs.smudge", "cat")
+	fakeLFS(t, r)
 	r.Write(".gitattributes", "*.bin filter=lfs\n")
 	r.Write("big.bin", "real content\n")
 	r.Commit("init")
@@ -113,6 +116,10 @@ func TestLFSPointerDeclaredPaths(t *testing.T) {
 	mustRun(t, r.Dir, "call", "start", "c1", "--tool", "edit", "--", "big.bin")
 	r.Write("big.bin", "agent content\n")
 	mustRun(t, r.Dir, "call", "finish", "c1")
+	// Recorded as git stages it: the pointer, not the object.
+	if diff := mustRun(t, r.Dir, "diff", "--call", "c1"); !strings.Contains(diff, "+oid sha256:") || strings.Contains(diff, "agent content") {
+		t.Errorf("the patch should be between pointers:\n%s", diff)
+	}
 	mustRun(t, r.Dir, "undo")
 	if got := r.Read("big.bin"); got != "real content\n" {
 		t.Errorf("undo wrote %q, want the real content back", got)
@@ -230,7 +237,13 @@ func TestTenThousandFiles(t *testing.T) {
 	mustRun(t, r.Dir, "call", "finish", "c1")
 	out := mustRun(t, r.Dir, "status")
 	if got := strings.Count(out, " applied "); got != n {
-		t.Errorf("status lists %d applied paths, want %d", got, n)
+		var other []string
+		for _, l := range strings.Split(out, "\n") {
+			if l != "" && !strings.Contains(l, " applied ") {
+				other = append(other, l)
+			}
+		}
+		t.Errorf("status lists %d applied paths, want %d; the others:\n%s", got, n, strings.Join(other, "\n"))
 	}
 	mustRun(t, r.Dir, "undo")
 	if after, _ := gittest.WorktreeDigest(r.Dir); after != before {

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,14 +10,9 @@ import (
 
 // TestCaptureAbsentBehindSymlinkParent: Capture of link/x, where link is
 // a symlink to a folder outside the work tree that has no x, must report
-// ErrSymlinkParent as it does when x exists there. It reports "absent"
-// instead, because the lstat of the path comes before the parent check;
-// callers that then write the path (undo) would write outside the work
-// tree (gitguard.writeState now checks the parents itself).
+// ErrSymlinkParent as it does when x exists there, never "absent": callers
+// that then write the path (undo) would write outside the work tree.
 func TestCaptureAbsentBehindSymlinkParent(t *testing.T) {
-	if os.Getenv("GITGUARD_KNOWN_BUGS") != "1" {
-		t.Skip("known workspace bug (set GITGUARD_KNOWN_BUGS=1 to run): Capture skips the symlinked-parent check for a path that does not exist behind the symlink")
-	}
 	r := gittest.New(t)
 	r.Write("a.txt", "a\n")
 	r.Commit("init")
