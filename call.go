@@ -677,9 +677,15 @@ func (g *Guard) treePatches(ctx context.Context, callID string, e patchstore.Led
 		}
 		x.after, x.oversize = st, true
 	}
+	// A path the snapshot could not read is missing from its tree: that is
+	// no evidence the call deleted it, so it gets no patch.
+	skipped := map[string]bool{}
+	for _, sk := range snap.Skipped {
+		skipped[sk.Path] = true
+	}
 	paths := make([]string, 0, len(all))
 	for p, x := range all {
-		if x.before == x.after {
+		if x.before == x.after || skipped[p] {
 			continue
 		}
 		if len(e.Globs) > 0 && !workspace.MatchAny(e.Globs, p) {

@@ -515,6 +515,17 @@ func (s *scan) record(rel, full string, st *unix.Stat_t, mode odb.Mode) (FileSta
 		return FileState{Path: rel, Mode: mode, Hash: ce.hash, Size: st.Size}, fromCache, nil
 	}
 	fs, err := s.w.storeFile(rel, full, st.Size, mode)
+	// A file rewritten while it was read is read again, with fresh stat
+	// data, a few times before it is given up on.
+	for try := 0; try < 3 && errors.Is(err, odb.ErrChanged); try++ {
+		var again unix.Stat_t
+		if lerr := unix.Lstat(full, &again); lerr != nil {
+			err = os.ErrNotExist
+			break
+		}
+		*st, key = again, keyOf(&again)
+		fs, err = s.w.storeFile(rel, full, st.Size, mode)
+	}
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, odb.ErrChanged) {
 		s.skip(rel, "changed while being read; snapshot again to record it")
 		return FileState{Path: rel}, fromRead, nil
