@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/atomicfile"
 	"github.com/gitguard/gitguard/internal/git"
 )
 
@@ -45,7 +46,7 @@ func (s *Store) ActiveRun() (string, error) {
 // SetActiveRun makes id the active run (atomically replacing the state file).
 func (s *Store) SetActiveRun(id string) error {
 	data, _ := json.Marshal(activeFile{Version: FormatVersion, Run: id, StartedAt: s.now()})
-	return writeFileAtomic(s.activePath(), append(data, '\n'))
+	return atomicfile.WriteFile(s.activePath(), append(data, '\n'), 0o644)
 }
 
 // ClearActiveRun ends the active run if it is id.
@@ -58,29 +59,6 @@ func (s *Store) ClearActiveRun(id string) error {
 		return fmt.Errorf("clear active run: %w", err)
 	}
 	return nil
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // NewRunID returns a fresh run id: the UTC time and a random suffix.
