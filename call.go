@@ -407,7 +407,16 @@ func startedCall(tip *patchstore.Run, callID string) (*patchstore.Call, error) {
 	if c == nil {
 		return nil, fmt.Errorf("call %q in run %s: %w", callID, tip.ID, patchstore.ErrUnknownCall)
 	}
-	if c.Ledger.Status != patchstore.StatusStarted {
+	switch c.Ledger.Status {
+	case patchstore.StatusStarted:
+	case patchstore.StatusUncertain:
+		// A resume found it started and its process gone; the process was
+		// only slow. Its own report of how it ended is better evidence.
+		if c.Ledger.FinishedAt == nil {
+			break
+		}
+		fallthrough
+	default:
 		return nil, fmt.Errorf("call %s is %s, not started: %w", callID, c.Ledger.Status, ErrCallState)
 	}
 	return c, nil
@@ -586,6 +595,7 @@ func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOp
 		c.Patches = patches
 		c.Ledger.Patches = len(patches)
 		c.Ledger.Status = o.Status
+		c.Ledger.UncertainReason = ""
 		c.Ledger.FinishedAt = &now
 		c.Ledger.FinishSeq = nextSeq(tip)
 		if o.Result != "" {
