@@ -135,7 +135,7 @@ func (g *Guard) ActiveRun() (string, error) { return g.Store.ActiveRun() }
 
 // ResolveRun picks the run a command acts on: explicit if given, else the
 // active run. With create, a new run is started when none is active.
-func (g *Guard) ResolveRun(ctx context.Context, explicit string, create bool) (string, error) {
+func (g *Guard) ResolveRun(_ context.Context, explicit string, create bool) (string, error) {
 	if explicit != "" {
 		return explicit, gitrefs.ValidateRunID(explicit)
 	}

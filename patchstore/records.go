@@ -258,7 +258,7 @@ func decodeRecord(data []byte, v any, what string) error {
 		return fmt.Errorf("%w: %s: %w: version %d, this gitguard reads %d", ErrCorrupt, what, ErrFormatVersion, probe.Version, FormatVersion)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrCorrupt, what, err)
+		return fmt.Errorf("%w: %s: %w", ErrCorrupt, what, err)
 	}
 	return nil
 }
@@ -305,7 +305,7 @@ func ValidatePath(p string) error {
 // commands: the same alphabet as run ids.
 func ValidateCallID(id string) error {
 	if err := validateID(id); err != nil {
-		return fmt.Errorf("invalid call id %q: %s", id, err)
+		return fmt.Errorf("invalid call id %q: %w", id, err)
 	}
 	return nil
 }
@@ -350,7 +350,7 @@ func (e *LedgerEntry) validate(name string) error {
 		return fmt.Errorf("%w: calls/%s/ledger.json names call %q", ErrCorrupt, name, e.CallID)
 	}
 	if _, err := ParseStatus(string(e.Status)); err != nil {
-		return fmt.Errorf("%w: calls/%s/ledger.json: %v", ErrCorrupt, name, err)
+		return fmt.Errorf("%w: calls/%s/ledger.json: %w", ErrCorrupt, name, err)
 	}
 	for _, p := range e.Paths {
 		if err := ValidatePath(p); err != nil {

@@ -237,11 +237,11 @@ func (w *Workspace) lsFiles(ctx context.Context, split *Index) (*Index, error) {
 		}
 		mode, err := odb.ParseMode(f[0])
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrIndexFormat, err)
+			return nil, fmt.Errorf("%w: %w", ErrIndexFormat, err)
 		}
 		h, err := git.ParseHash(f[1])
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrIndexFormat, err)
+			return nil, fmt.Errorf("%w: %w", ErrIndexFormat, err)
 		}
 		e := IndexEntry{Path: path, Mode: mode, Hash: h, Stage: int(f[2][0] - '0'), HasStat: true}
 		var flags uint32

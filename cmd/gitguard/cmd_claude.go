@@ -490,9 +490,9 @@ func stringField(m map[string]any, keys ...string) string {
 // summarize shortens a one-line summary for the ledger.
 func summarize(s string) string {
 	s = strings.TrimSpace(s)
-	const max = 500
-	if len(s) > max {
-		cut := max
+	const maxLen = 500
+	if len(s) > maxLen {
+		cut := maxLen
 		for cut > 0 && s[cut]&0xc0 == 0x80 { // do not split a UTF-8 sequence
 			cut--
 		}

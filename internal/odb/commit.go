@@ -62,13 +62,13 @@ func DecodeCommit(data []byte) (*Commit, error) {
 		case "tree":
 			h, err := git.ParseHash(val)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrBadCommit, err)
+				return nil, fmt.Errorf("%w: %w", ErrBadCommit, err)
 			}
 			c.Tree, seenTree = h, true
 		case "parent":
 			h, err := git.ParseHash(val)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrBadCommit, err)
+				return nil, fmt.Errorf("%w: %w", ErrBadCommit, err)
 			}
 			c.Parents = append(c.Parents, h)
 		case "author":

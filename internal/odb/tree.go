@@ -64,7 +64,7 @@ func DecodeTree(data []byte) ([]TreeEntry, error) {
 		}
 		mode, err := ParseMode(string(data[:sp]))
 		if err != nil || mode == ModeNone {
-			return nil, fmt.Errorf("%w: %v", ErrBadTree, err)
+			return nil, fmt.Errorf("%w: %w", ErrBadTree, err)
 		}
 		data = data[sp+1:]
 		nul := bytes.IndexByte(data, 0)
