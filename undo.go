@@ -165,6 +165,19 @@ func (g *Guard) undo(ctx context.Context, runID string, o UndoOptions, redo bool
 		default:
 			continue
 		}
+		// The plan was made from the file as it was; if someone changed it
+		// since, writing the plan would lose their edit.
+		now, _, err := g.WS.Capture(it.Path, false)
+		if err != nil {
+			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
+		}
+		if st := state(now); st != it.Current || (now.Mode == odb.ModeTree) {
+			if it.Action != ActionConflict {
+				res.Conflicts++
+			}
+			it.Action, it.Reason = ActionConflict, "changed while undo ran; left as it is (run undo again)"
+			continue
+		}
 		if err := g.writeState(ctx, it.Path, it.Target, it.content); err != nil {
 			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
 		}
