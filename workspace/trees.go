@@ -242,13 +242,28 @@ func (w *Workspace) Capture(path string, store bool) (fs FileState, oversize boo
 	if err := w.checkParents(path); err != nil {
 		return FileState{}, false, err
 	}
+	// A file replaced or rewritten while it is read (git checkout, an
+	// editor's save) is looked at again a few times.
+	for try := 0; ; try++ {
+		fs, oversize, err = w.capture(path, store)
+		if try == 3 || !(errors.Is(err, odb.ErrChanged) || errors.Is(err, os.ErrNotExist)) {
+			break
+		}
+	}
+	if err != nil {
+		return FileState{}, false, fmt.Errorf("capture %s: %w", path, err)
+	}
+	return fs, oversize, nil
+}
+
+func (w *Workspace) capture(path string, store bool) (fs FileState, oversize bool, err error) {
 	full := w.Abs(path)
 	fi, err := os.Lstat(full)
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return FileState{Path: path}, false, nil
 	}
 	if err != nil {
-		return FileState{}, false, fmt.Errorf("capture %s: %w", path, err)
+		return FileState{}, false, err
 	}
 	var mode odb.Mode
 	switch t := fi.Mode(); {
@@ -280,10 +295,7 @@ func (w *Workspace) Capture(path string, store bool) (fs FileState, oversize boo
 			fs.Hash, err = hashFile(full, size)
 		}
 	}
-	if err != nil {
-		return FileState{}, false, fmt.Errorf("capture %s: %w", path, err)
-	}
-	return fs, oversize, nil
+	return fs, oversize, err
 }
 
 // ErrSymlinkParent is returned when a folder on the way to a path is a

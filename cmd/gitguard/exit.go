@@ -122,6 +122,8 @@ func classify(err error) failure {
 		return failure{err, "give --keep N, --older-than DURATION or --run ID, or set [retention] in .gitguard.toml", exitUsage}
 	case errors.Is(err, gitguard.ErrPruneActive):
 		return failure{err, "list runs with 'gitguard runs'", exitUsage}
+	case errors.Is(err, odb.ErrChanged):
+		return failure{err, "a file kept changing while gitguard read it (another program is writing it); run the command again", exitBusy}
 	case errors.Is(err, patchstore.ErrBusy), errors.Is(err, gitrefs.ErrRefChanged):
 		return failure{err, "another gitguard process is updating this run; run the command again", exitBusy}
 	}
