@@ -190,7 +190,11 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if !res.DryRun && res.UndoCall != "" {
+	switch {
+	case res.DryRun || res.UndoCall == "":
+	case strings.HasPrefix(res.UndoCall, "redo-"):
+		e.say("recorded as call %s; 'gitguard undo' takes the agent's edits out again", res.UndoCall)
+	default:
 		e.say("recorded as call %s; 'gitguard redo' puts it back", res.UndoCall)
 	}
 	return nil
