@@ -67,6 +67,22 @@ func (f FileState) Exists() bool { return f.Mode != odb.ModeNone }
 // files and the trees, and never writes the index. It returns ErrUnmerged
 // when the index has conflict entries.
 func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
+	return w.snapshot(ctx, nil)
+}
+
+// SnapshotWatched takes a full snapshot that also places wt's watches: each
+// folder is watched just before the walk reads it, so every later change
+// is an event, and the snapshot becomes wt's base. It costs no more than
+// Snapshot plus one inotify watch per folder.
+func (w *Workspace) SnapshotWatched(ctx context.Context, wt *Watcher) (*Snapshot, error) {
+	snap, err := w.snapshot(ctx, wt.watchDir)
+	if err != nil {
+		return nil, err
+	}
+	return snap, wt.setBase(snap, false)
+}
+
+func (w *Workspace) snapshot(ctx context.Context, watch func(dir string)) (*Snapshot, error) {
 	start := now()
 	head, err := w.ReadHead(ctx)
 	if err != nil {
@@ -92,7 +108,7 @@ func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
 			return nil, fmt.Errorf("write index tree: %w", err)
 		}
 	}
-	s := &scan{w: w, idx: idx, cache: loadStatCache(w.StateDir()), fresh: statCache{}, snap: snap}
+	s := &scan{w: w, idx: idx, cache: loadStatCache(w.StateDir()), fresh: statCache{}, snap: snap, watch: watch}
 	flat, err := s.run(ctx)
 	if err != nil {
 		return nil, err
@@ -180,6 +196,7 @@ var now = time.Now
 
 // scan is one walk of the work tree.
 type scan struct {
+	watch func(dir string) // called before a folder is read; nil: no watcher
 	w     *Workspace
 	idx   *Index
 	cache statCache // as loaded; read only
@@ -659,6 +676,9 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 	full := s.w.Repo.WorkTree
 	if dir != "" {
 		full = s.w.Abs(dir)
+	}
+	if s.watch != nil {
+		s.watch(dir) // before reading it: a change after this is an event
 	}
 	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
 	if dir != "" {

@@ -15,16 +15,19 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/workspace"
 )
 
 // This is the one place outside internal/git that starts a process: the
 // agent the user asked gitguard to wrap.
 
 type wrapOptions struct {
-	run, call, tool string
-	noRecord        bool
-	argv            []string
+	run, call, tool   string
+	noRecord, noWatch bool
+	argv              []string
+	watcher           *workspace.Watcher
 }
 
 func newWrapCommand(e *env) *cli.Command {
@@ -43,13 +46,14 @@ func newWrapCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "call", Usage: "the wrapping call's `ID` (default wrap-N)"},
 			&cli.StringFlag{Name: "tool", Usage: "the tool name to record (default: CMD's name)"},
 			&cli.BoolFlag{Name: "no-wrap-record", Usage: "do not record the wrapping call; only export GITGUARD_RUN"},
+			&cli.BoolFlag{Name: "no-watch", Usage: "walk the whole work tree at the end instead of following changes with inotify"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("run needs a command: gitguard run -- CMD [ARGS...]")
 			}
 			return runWrap(c.Context, e, wrapOptions{run: c.String("run"), call: c.String("call"), tool: c.String("tool"),
-				noRecord: c.Bool("no-wrap-record"), argv: c.Args().Slice()})
+				noRecord: c.Bool("no-wrap-record"), noWatch: c.Bool("no-watch"), argv: c.Args().Slice()})
 		},
 	}
 }
@@ -87,8 +91,20 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 		if o.tool == "" {
 			o.tool = filepath.Base(o.argv[0])
 		}
+		// A watcher follows the command's changes, so that finishing the
+		// call costs what changed, not a walk of the whole tree; whenever
+		// it cannot vouch for every change the finish walks the tree.
+		if !o.noWatch {
+			var err error
+			if o.watcher, err = g.WS.Watch(git.ZeroHash); err != nil {
+				e.log.Info("no file watcher; the call's end walks the work tree", "err", err)
+				o.watcher = nil
+			} else {
+				defer o.watcher.Close()
+			}
+		}
 		if _, err := g.CallStart(ctx, runID, gitguard.CallOptions{CallID: o.call, Tool: o.tool,
-			Input: strings.Join(o.argv, " "), Idempotency: patchstore.Conditional}); err != nil {
+			Input: strings.Join(o.argv, " "), Idempotency: patchstore.Conditional, Watcher: o.watcher}); err != nil {
 			return err
 		}
 		env = append(env, "GITGUARD_CALL="+o.call)
@@ -97,7 +113,7 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 	code, runErr := runChild(e, o.argv, env)
 	if !o.noRecord {
 		fo := gitguard.FinishOptions{Status: patchstore.StatusSucceeded, ExitCode: &code,
-			Result: fmt.Sprintf("exit status %d", code)}
+			Result: fmt.Sprintf("exit status %d", code), Watcher: o.watcher}
 		if code != 0 {
 			fo.Status = patchstore.StatusFailed
 		}

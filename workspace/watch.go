@@ -1,0 +1,433 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
+)
+
+// ErrCannotVouch is returned by Watcher.Snapshot when the watcher cannot
+// vouch that it saw every change since its base (events overflowed, it
+// failed, ignore rules or the index changed): the caller takes a full
+// snapshot instead. It never means a change was lost.
+var ErrCannotVouch = errors.New("file watcher cannot vouch for every change")
+
+// Watcher follows changes to the work tree with inotify (fsnotify), so
+// that a snapshot after a base snapshot costs O(changed paths) instead of a
+// walk of the whole tree. It is used by long-lived processes (gitguard run)
+// around the calls they record. It is safe for concurrent use.
+//
+// Soundness: watches are placed on every folder before the base snapshot
+// is taken, so a change after the snapshot read a folder is an event; a
+// folder created later is watched and walked whole; events are drained up
+// to a cookie file written just before Snapshot reads them, as git's
+// fsmonitor does; anything the watcher cannot account for (an overflow of
+// the kernel queue, a watch that failed, a changed .gitignore, exclude file
+// or index) makes Snapshot return ErrCannotVouch.
+type Watcher struct {
+	w   *Workspace
+	fsw *fsnotify.Watcher
+
+	mu      sync.Mutex
+	changed map[string]bool // paths with events since the base
+	newDirs map[string]bool // folders created since the base: walked whole
+	broken  error           // set once the watcher cannot vouch
+	base    *Snapshot
+	index   os.FileInfo // the index file at the base
+	ignores []fileStamp // ignore files outside the work tree at the base
+	cookies map[string]chan struct{}
+	seq     int
+	done    chan struct{}
+}
+
+type fileStamp struct {
+	path string
+	mod  time.Time
+	size int64
+	ok   bool
+}
+
+func stamp(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{path: path}
+	}
+	return fileStamp{path: path, mod: fi.ModTime(), size: fi.Size(), ok: true}
+}
+
+func (w *Workspace) cookieDir() string { return filepath.Join(w.StateDir(), "watch") }
+
+// Watch starts watching the work tree: the top folder, every folder of
+// tree (the newest recorded work tree; zero for none), and the folders
+// found since. Call SetBase with the snapshot taken after Watch returns.
+func (w *Workspace) Watch(tree git.Hash) (*Watcher, error) {
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watch the work tree: %w", err)
+	}
+	wt := &Watcher{w: w, fsw: fsw, changed: map[string]bool{}, newDirs: map[string]bool{},
+		cookies: map[string]chan struct{}{}, done: make(chan struct{})}
+	if err := os.MkdirAll(w.cookieDir(), 0o755); err != nil {
+		fsw.Close()
+		return nil, err
+	}
+	dirs := []string{""}
+	if !tree.IsZero() {
+		if err := treeDirs(w.DB, tree, "", &dirs); err != nil {
+			fsw.Close()
+			return nil, err
+		}
+	}
+	for _, d := range dirs {
+		if err := fsw.Add(w.Abs(d)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			wt.broken = err
+		}
+	}
+	if err := fsw.Add(w.cookieDir()); err != nil {
+		fsw.Close()
+		return nil, err
+	}
+	go wt.loop()
+	return wt, nil
+}
+
+func treeDirs(db *odb.DB, tree git.Hash, prefix string, out *[]string) error {
+	entries, err := readTreeOrEmpty(db, tree)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Mode == odb.ModeTree {
+			*out = append(*out, prefix+e.Name)
+			if err := treeDirs(db, e.Hash, prefix+e.Name+"/", out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (wt *Watcher) loop() {
+	cookies := wt.w.cookieDir() + string(filepath.Separator)
+	for {
+		select {
+		case <-wt.done:
+			return
+		case err, ok := <-wt.fsw.Errors:
+			if !ok {
+				return
+			}
+			wt.fail(err)
+		case ev, ok := <-wt.fsw.Events:
+			if !ok {
+				return
+			}
+			if name, isCookie := strings.CutPrefix(ev.Name, cookies); isCookie {
+				wt.mu.Lock()
+				if ch := wt.cookies[name]; ch != nil {
+					close(ch)
+					delete(wt.cookies, name)
+				}
+				wt.mu.Unlock()
+				continue
+			}
+			rel, err := filepath.Rel(wt.w.Repo.WorkTree, ev.Name)
+			if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+				continue
+			}
+			rel = filepath.ToSlash(rel)
+			if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+				continue
+			}
+			wt.mu.Lock()
+			wt.changed[rel] = true
+			wt.mu.Unlock()
+			if ev.Has(fsnotify.Create) {
+				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+					wt.addTree(rel)
+				}
+			}
+		}
+	}
+}
+
+// addTree watches a folder created since the base and every folder in it,
+// and marks them to be walked: files made before the watch was in place
+// produced no event.
+func (wt *Watcher) addTree(rel string) {
+	if isNestedRepo(wt.w.Abs(rel)) {
+		wt.fail(fmt.Errorf("a repository appeared at %s", rel))
+		return
+	}
+	if err := wt.fsw.Add(wt.w.Abs(rel)); err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			wt.fail(err)
+		}
+		return
+	}
+	wt.mu.Lock()
+	wt.newDirs[rel] = true
+	wt.mu.Unlock()
+	entries, err := os.ReadDir(wt.w.Abs(rel))
+	if err != nil {
+		return // removed again: its Remove event says so
+	}
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != ".git" {
+			wt.addTree(rel + "/" + e.Name())
+		}
+	}
+}
+
+func (wt *Watcher) fail(err error) {
+	wt.mu.Lock()
+	if wt.broken == nil {
+		if errors.Is(err, fsnotify.ErrEventOverflow) {
+			err = fmt.Errorf("the kernel's event queue overflowed")
+		}
+		wt.broken = err
+	}
+	wt.mu.Unlock()
+}
+
+// Fail makes the watcher give up vouching, as an overflow would. Tests and
+// callers that know of a change behind the watcher's back use it.
+func (wt *Watcher) Fail(err error) { wt.fail(err) }
+
+// Close stops watching.
+func (wt *Watcher) Close() error {
+	select {
+	case <-wt.done:
+	default:
+		close(wt.done)
+	}
+	return wt.fsw.Close()
+}
+
+// SetBase records snap, taken after Watch returned, as the state changes
+// are relative to. Folders of snap the watcher does not watch yet are
+// watched and walked at the next Snapshot. (SnapshotWatched does both in
+// one walk.)
+func (wt *Watcher) SetBase(snap *Snapshot) error { return wt.setBase(snap, true) }
+
+// watchDir is the walk's hook: it watches one folder of the work tree.
+func (wt *Watcher) watchDir(dir string) {
+	if err := wt.fsw.Add(wt.w.Abs(dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		wt.fail(err)
+	}
+}
+
+func (wt *Watcher) setBase(snap *Snapshot, addMissing bool) error {
+	if !addMissing {
+		return wt.recordBase(snap)
+	}
+	var dirs []string
+	if err := treeDirs(wt.w.DB, snap.Worktree, "", &dirs); err != nil {
+		return err
+	}
+	watched := map[string]bool{}
+	for _, p := range wt.fsw.WatchList() {
+		if rel, err := filepath.Rel(wt.w.Repo.WorkTree, p); err == nil {
+			watched[filepath.ToSlash(rel)] = true
+		}
+	}
+	for _, d := range dirs {
+		if !watched[d] {
+			wt.addTree(d)
+		}
+	}
+	return wt.recordBase(snap)
+}
+
+func (wt *Watcher) recordBase(snap *Snapshot) error {
+	idx, err := os.Stat(filepath.Join(wt.w.Repo.GitDir, "index"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	wt.base, wt.index = snap, idx
+	wt.ignores = []fileStamp{stamp(wt.w.opts.ExcludesFile), stamp(filepath.Join(wt.w.Repo.CommonDir, "info", "exclude"))}
+	return nil
+}
+
+// sync waits until the watcher has seen every event that happened before
+// it was called, by writing a cookie file and waiting for its event.
+func (wt *Watcher) sync(ctx context.Context) error {
+	wt.mu.Lock()
+	wt.seq++
+	name := "cookie-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(wt.seq)
+	ch := make(chan struct{})
+	wt.cookies[name] = ch
+	wt.mu.Unlock()
+	path := filepath.Join(wt.w.cookieDir(), name)
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(path)
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("the watcher did not report its cookie file")
+	}
+}
+
+// Snapshot returns the work tree as of now, computed from the base
+// snapshot and the paths the watcher saw change; it returns ErrCannotVouch
+// (wrapped) whenever a full snapshot is needed instead. The result becomes
+// the new base.
+func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
+	if err := wt.sync(ctx); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCannotVouch, err)
+	}
+	wt.mu.Lock()
+	base, broken := wt.base, wt.broken
+	changed, newDirs := wt.changed, wt.newDirs
+	wt.changed, wt.newDirs = map[string]bool{}, map[string]bool{}
+	wt.mu.Unlock()
+	if base == nil {
+		return nil, fmt.Errorf("%w: no base snapshot", ErrCannotVouch)
+	}
+	if broken != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCannotVouch, broken)
+	}
+	idx, err := os.Stat(filepath.Join(wt.w.Repo.GitDir, "index"))
+	if (err == nil) != (wt.index != nil) || (err == nil && (idx.ModTime() != wt.index.ModTime() || idx.Size() != wt.index.Size())) {
+		return nil, fmt.Errorf("%w: the index changed", ErrCannotVouch)
+	}
+	for _, s := range wt.ignores {
+		if now := stamp(s.path); now != s {
+			return nil, fmt.Errorf("%w: %s changed", ErrCannotVouch, s.path)
+		}
+	}
+	for p := range changed {
+		if p == ".gitignore" || strings.HasSuffix(p, "/.gitignore") || p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") {
+			return nil, fmt.Errorf("%w: %s changed", ErrCannotVouch, p)
+		}
+	}
+	head, err := wt.w.ReadHead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ign, err := baseIgnores(wt.w.Repo.CommonDir, wt.w.opts.ExcludesFile)
+	if err != nil {
+		return nil, err
+	}
+	paths := map[string]bool{}
+	for p := range changed {
+		paths[p] = true
+	}
+	for d := range newDirs {
+		if err := wt.walkNew(d, paths); err != nil {
+			return nil, err
+		}
+	}
+	snap := &Snapshot{Head: head, IndexTree: base.IndexTree}
+	var states []FileState
+	over := map[string]FileState{}
+	for _, o := range base.Oversize {
+		over[o.Path] = o
+	}
+	for p := range paths {
+		tracked, err := Lookup(wt.w.DB, base.IndexTree, p)
+		if err != nil {
+			return nil, err
+		}
+		if tracked.Mode == odb.ModeGitlink {
+			return nil, fmt.Errorf("%w: submodule %s changed", ErrCannotVouch, p)
+		}
+		delete(over, p)
+		fs, oversize, err := wt.w.Capture(p, true)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCannotVouch, err)
+		}
+		switch {
+		case fs.Mode == odb.ModeTree:
+			continue // a folder: its files have events of their own, or it is new and walked
+		case !fs.Exists():
+			states = append(states, FileState{Path: p})
+		case !tracked.Exists() && wt.ignored(ign, p):
+			states = append(states, FileState{Path: p}) // ignored: never in the tree
+		case oversize:
+			over[p] = fs
+			states = append(states, FileState{Path: p})
+		default:
+			states = append(states, fs)
+			snap.Stats.Hashed++
+		}
+	}
+	for _, o := range over {
+		snap.Oversize = append(snap.Oversize, o)
+	}
+	snap.Worktree, err = Overlay(wt.w.DB, base.Worktree, states)
+	if err != nil {
+		return nil, err
+	}
+	wt.mu.Lock()
+	wt.base = snap
+	wt.mu.Unlock()
+	return snap, nil
+}
+
+// walkNew adds every file below a new folder to paths.
+func (wt *Watcher) walkNew(dir string, paths map[string]bool) error {
+	entries, err := os.ReadDir(wt.w.Abs(dir))
+	if err != nil {
+		paths[dir] = true // gone again: recorded as absent
+		return nil
+	}
+	for _, e := range entries {
+		rel := dir + "/" + e.Name()
+		if e.Name() == ".git" {
+			return fmt.Errorf("%w: a repository appeared at %s", ErrCannotVouch, dir)
+		}
+		if e.IsDir() {
+			if err := wt.walkNew(rel, paths); err != nil {
+				return err
+			}
+			continue
+		}
+		paths[rel] = true
+	}
+	return nil
+}
+
+// ignored applies the ignore rules (and the configured excludes) to an
+// untracked path: any ignored folder on the way ignores it.
+func (wt *Watcher) ignored(base *ignoreStack, path string) bool {
+	if MatchAny(wt.w.opts.Exclude, path) {
+		return true
+	}
+	st := base
+	dir := ""
+	parts := strings.Split(path, "/")
+	for i, name := range parts {
+		if data, err := os.ReadFile(wt.w.Abs(filepath.ToSlash(filepath.Join(dir, ".gitignore")))); err == nil {
+			st = st.push(parseIgnore(data, dir))
+		}
+		sub := name
+		if dir != "" {
+			sub = dir + "/" + name
+		}
+		isDir := i < len(parts)-1
+		if st.ignored(sub, name, isDir) || (isDir && MatchAny(wt.w.opts.Exclude, sub)) {
+			return true
+		}
+		dir = sub
+	}
+	return false
+}

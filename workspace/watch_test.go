@@ -1,0 +1,175 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/gittest"
+)
+
+// watched starts a watcher the way gitguard run does: watches from a
+// previous snapshot, then the base snapshot.
+func watched(t *testing.T, w *Workspace) *Watcher {
+	t.Helper()
+	ctx := context.Background()
+	prev, err := w.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := w.Watch(prev.Worktree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wt.Close() })
+	base, err := w.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.SetBase(base); err != nil {
+		t.Fatal(err)
+	}
+	return wt
+}
+
+// armedByWalk starts a watcher the way CallStart does: armed by the walk
+// of the base snapshot itself.
+func armedByWalk(t *testing.T, w *Workspace) *Watcher {
+	t.Helper()
+	wt, err := w.Watch(git.ZeroHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wt.Close() })
+	if _, err := w.SnapshotWatched(context.Background(), wt); err != nil {
+		t.Fatal(err)
+	}
+	return wt
+}
+
+// TestWatcherMatchesFullSnapshot makes rounds of changes of every kind and
+// checks after each that the watcher's snapshot is exactly the full walk's,
+// for both ways of arming the watcher.
+func TestWatcherMatchesFullSnapshot(t *testing.T) {
+	for name, start := range map[string]func(*testing.T, *Workspace) *Watcher{"watch then snapshot": watched, "armed by the walk": armedByWalk} {
+		t.Run(name, func(t *testing.T) { testWatcherMatches(t, start) })
+	}
+}
+
+func testWatcherMatches(t *testing.T, start func(*testing.T, *Workspace) *Watcher) {
+	r := gittest.New(t)
+	r.Write(".gitignore", "*.log\nbuild/\n")
+	for i := 0; i < 20; i++ {
+		r.Write(fmt.Sprintf("src/p%d/f%d.go", i%4, i), fmt.Sprintf("package p // %d\n", i))
+	}
+	r.Write("docs/readme.md", "docs\n")
+	r.Commit("init")
+	w := openWS(t, r.Dir)
+	wt := start(t, w)
+	ctx := context.Background()
+	rounds := []struct {
+		name string
+		do   func()
+	}{
+		{"modify and create", func() {
+			r.Write("src/p0/f0.go", "package p // changed\n")
+			r.Write("src/p1/new.go", "package p\n")
+			r.Write("top.txt", "top\n")
+		}},
+		{"new nested folders", func() {
+			r.Write("new/a/b/c.txt", "deep\n")
+			r.Write("new/a/d.txt", "d\n")
+		}},
+		{"delete a file and a folder", func() {
+			r.Remove("src/p2/f2.go")
+			if err := os.RemoveAll(filepath.Join(r.Dir, "src/p3")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"rename a folder", func() {
+			if err := os.Rename(filepath.Join(r.Dir, "new/a"), filepath.Join(r.Dir, "moved")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"mode, symlink, ignored files", func() {
+			r.Chmod("src/p1/f1.go", 0o755)
+			r.Symlink("docs/readme.md", "link")
+			r.Write("debug.log", "ignored\n")
+			r.Write("build/out.bin", "ignored too\n")
+		}},
+		{"file becomes a folder", func() {
+			r.Remove("top.txt")
+			r.Write("top.txt/inside.txt", "now a folder\n")
+		}},
+		{"no change", func() {}},
+	}
+	for _, round := range rounds {
+		round.do()
+		got, err := wt.Snapshot(ctx)
+		if err != nil {
+			t.Fatalf("%s: watcher snapshot: %v", round.name, err)
+		}
+		want, err := w.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Worktree != want.Worktree {
+			diff, _ := DiffTrees(w.DB, want.Worktree, got.Worktree)
+			t.Fatalf("%s: watcher tree %s, full walk %s; differences: %+v", round.name, got.Worktree, want.Worktree, diff)
+		}
+	}
+}
+
+// TestWatcherNeverVouchesBlindly: after an overflow, a failed watch, a
+// restart without a base, a changed .gitignore or a changed index, the
+// watcher refuses and the caller walks the tree, so no change is missed.
+func TestWatcherNeverVouchesBlindly(t *testing.T) {
+	ctx := context.Background()
+	setup := func(t *testing.T) (*gittest.Repo, *Workspace, *Watcher) {
+		r := gittest.New(t)
+		r.Write("a.txt", "a\n")
+		r.Commit("init")
+		w := openWS(t, r.Dir)
+		return r, w, watched(t, w)
+	}
+	cases := map[string]func(t *testing.T, r *gittest.Repo, w *Workspace, wt *Watcher) *Watcher{
+		"overflow": func(t *testing.T, r *gittest.Repo, w *Workspace, wt *Watcher) *Watcher {
+			wt.Fail(fsnotify.ErrEventOverflow)
+			return wt
+		},
+		"restart without a base": func(t *testing.T, r *gittest.Repo, w *Workspace, wt *Watcher) *Watcher {
+			wt.Close()
+			r.Write("a.txt", "changed while no watcher ran\n")
+			wt2, err := w.Watch(wt.base.Worktree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { wt2.Close() })
+			return wt2
+		},
+		"gitignore changed": func(t *testing.T, r *gittest.Repo, w *Workspace, wt *Watcher) *Watcher {
+			r.Write(".gitignore", "a.txt\n")
+			return wt
+		},
+		"index changed": func(t *testing.T, r *gittest.Repo, w *Workspace, wt *Watcher) *Watcher {
+			r.Write("b.txt", "b\n")
+			r.Git("add", "b.txt")
+			return wt
+		},
+	}
+	for name, breakIt := range cases {
+		t.Run(name, func(t *testing.T) {
+			r, w, wt := setup(t)
+			wt = breakIt(t, r, w, wt)
+			if _, err := wt.Snapshot(ctx); !errors.Is(err, ErrCannotVouch) {
+				t.Fatalf("watcher snapshot: %v, want ErrCannotVouch", err)
+			}
+		})
+	}
+}
