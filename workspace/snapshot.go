@@ -532,19 +532,25 @@ func (s *scan) record(rel, full string, st *unix.Stat_t, mode odb.Mode) (FileSta
 		return FileState{Path: rel, Mode: mode, Hash: ce.hash, Size: st.Size}, fromCache, nil
 	}
 	fs, err := s.w.storeFile(rel, full, st.Size, mode)
-	// A file rewritten while it was read is read again, with fresh stat
-	// data, a few times before it is given up on.
-	for try := 0; try < 3 && errors.Is(err, odb.ErrChanged); try++ {
+	// A file rewritten or replaced while it was read is read again, with
+	// fresh stat data, a few times before it is given up on.
+	for try := 0; try < 5 && (errors.Is(err, odb.ErrChanged) || errors.Is(err, os.ErrNotExist)); try++ {
 		var again unix.Stat_t
 		if lerr := unix.Lstat(full, &again); lerr != nil {
-			err = os.ErrNotExist
-			break
+			break // really gone
+		}
+		if try > 0 {
+			time.Sleep(time.Duration(try) * time.Millisecond)
 		}
 		*st, key = again, keyOf(&again)
+		if mode = s.modeOf(&again, mode); mode == odb.ModeNone || mode == odb.ModeTree {
+			return FileState{Path: rel}, fromRead, nil
+		}
 		fs, err = s.w.storeFile(rel, full, st.Size, mode)
 	}
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, odb.ErrChanged) {
-		s.skip(rel, "changed while being read; snapshot again to record it")
+		s.w.log.Warn("file not recorded", "path", rel, "err", err)
+		s.skip(rel, fmt.Sprintf("changed while being read (%v); snapshot again to record it", err))
 		return FileState{Path: rel}, fromRead, nil
 	}
 	if err != nil {

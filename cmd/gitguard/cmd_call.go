@@ -245,6 +245,9 @@ func (e *env) printCall(run *patchstore.Run, callID string) error {
 			e.say("  %s %s", patchLetter(p), p.Path)
 		}
 	}
+	for _, sk := range run.Checkpoint.Skipped {
+		e.say("warning: %s not recorded: %s", sk.Path, sk.Reason)
+	}
 	return nil
 }
 

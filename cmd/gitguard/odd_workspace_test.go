@@ -243,7 +243,8 @@ func TestTenThousandFiles(t *testing.T) {
 				other = append(other, l)
 			}
 		}
-		t.Errorf("status lists %d applied paths, want %d; the others:\n%s", got, n, strings.Join(other, "\n"))
+		t.Errorf("status lists %d applied paths, want %d; the others:\n%s\nthe finish checkpoint:\n%.3000s", got, n,
+			strings.Join(other, "\n"), mustRun(t, r.Dir, "show", "--json", "ckpt_003"))
 	}
 	mustRun(t, r.Dir, "undo")
 	if after, _ := gittest.WorktreeDigest(r.Dir); after != before {
