@@ -215,13 +215,22 @@ func (db *DB) install(tmp *os.File, h git.Hash) error {
 	}
 	dst := db.loosePath(h)
 	dir := filepath.Dir(dst)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write object %s: %w", h, err)
-	}
 	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
 		return fmt.Errorf("write object %s: %w", h, err)
 	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
+	// git prune (run by git gc, also in the background after a commit)
+	// removes empty fan-out folders: one made here may vanish before the
+	// rename, so make it again and retry, as git's own object writer does.
+	var err error
+	for try := 0; try < 10; try++ {
+		if err = os.MkdirAll(dir, 0o755); err != nil {
+			break
+		}
+		if err = os.Rename(tmp.Name(), dst); err == nil || !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("write object %s: %w", h, err)
 	}
 	db.pmu.Lock()
