@@ -520,8 +520,7 @@ func (g *Guard) makePatch(callID, path string, before, after patchstore.State, o
 	}
 	var text []byte
 	if oversize {
-		text = fmt.Appendf(nil, "diff --git a/%s b/%s\nindex %s..%s\n# gitguard: over the size limit, recorded by hash only\n",
-			path, path, before.Hash, after.Hash)
+		text = patchstore.OversizePatch(path, before, after)
 		fp.Binary = true
 	} else {
 		a, err := readState(g.DB, before)

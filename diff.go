@@ -72,8 +72,7 @@ func (g *Guard) Diff(ctx context.Context, runID string, o DiffOptions) ([]NetPat
 
 func (g *Guard) netPatch(path string, np NetPatch) ([]byte, error) {
 	if np.Oversize {
-		return fmt.Appendf(nil, "diff --git a/%s b/%s\nindex %s..%s\n# gitguard: over the size limit, recorded by hash only\n",
-			path, path, np.Before.Hash, np.After.Hash), nil
+		return patchstore.OversizePatch(path, np.Before, np.After), nil
 	}
 	a, err := readState(g.DB, np.Before)
 	if err != nil {

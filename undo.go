@@ -359,11 +359,6 @@ func (g *Guard) planPath(ctx context.Context, path string, patches []*patchstore
 	for i := len(patches) - 1; i >= 0; i-- {
 		it.Calls = append(it.Calls, patches[i].ToolCallID)
 	}
-	// Refuse before planning: Capture misses a symlinked parent when the
-	// path is absent behind it (see noSymlinkParent).
-	if err := g.noSymlinkParent(path); err != nil {
-		return it, err
-	}
 	curFS, _, err := g.WS.Capture(path, false)
 	if err != nil {
 		return it, err

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // writeState makes path hold st: content with st's mode, a symlink to
@@ -24,14 +22,9 @@ func (g *Guard) writeState(ctx context.Context, path string, st patchstore.State
 	if err := patchstore.ValidatePath(path); err != nil {
 		return err
 	}
-	// Check the parents first and on our own: Capture checks them only when
-	// the path itself exists, so for link/x with link -> /outside and no
-	// /outside/x it reports "absent" and MkdirAll + rename below would
-	// write through the symlink, outside the work tree.
-	if err := g.noSymlinkParent(path); err != nil {
-		return err
-	}
-	if _, _, err := g.WS.Capture(path, false); err != nil {
+	// For link/x with link -> /outside, MkdirAll and the rename below would
+	// write outside the work tree.
+	if err := g.WS.CheckParents(path); err != nil {
 		return err
 	}
 	full := g.WS.Abs(path)
@@ -119,33 +112,4 @@ func (g *Guard) writeState(ctx context.Context, path string, st patchstore.State
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// noSymlinkParent returns workspace.ErrSymlinkParent when a folder between
-// the top of the work tree and path is a symlink (or not a folder that
-// lstat can see: anything but a real folder or nothing). Missing folders
-// are fine: writeState creates them as real folders.
-func (g *Guard) noSymlinkParent(path string) error {
-	for i := strings.IndexByte(path, '/'); i >= 0; i = nextSlash(path, i) {
-		dir := path[:i]
-		fi, err := os.Lstat(g.WS.Abs(dir))
-		if errors.Is(err, os.ErrNotExist) {
-			return nil // nothing below a missing folder exists either
-		}
-		if err != nil {
-			return fmt.Errorf("check %s: %w", path, err)
-		}
-		if fi.Mode()&os.ModeSymlink != 0 {
-			return fmt.Errorf("%s: %w (%s)", path, workspace.ErrSymlinkParent, dir)
-		}
-	}
-	return nil
-}
-
-func nextSlash(p string, i int) int {
-	j := strings.IndexByte(p[i+1:], '/')
-	if j < 0 {
-		return -1
-	}
-	return i + 1 + j
 }

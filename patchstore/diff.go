@@ -106,6 +106,13 @@ type chunk struct {
 func (c chunk) Content() string        { return c.text }
 func (c chunk) Type() fgdiff.Operation { return c.op }
 
+// OversizePatch is the patch text of a path recorded by hash only: git's
+// header lines and a note, since there is no content to diff.
+func OversizePatch(path string, before, after State) []byte {
+	return fmt.Appendf(nil, "diff --git a/%s b/%s\nindex %s..%s\n# gitguard: over the size limit, recorded by hash only\n",
+		path, path, before.Hash, after.Hash)
+}
+
 // formatBinary writes git's binary patch format: a forward and a reverse
 // "literal" hunk, each zlib-deflated and base85-encoded.
 func formatBinary(path string, before, after State, a, b []byte) []byte {

@@ -28,3 +28,19 @@ func TestCaptureAbsentBehindSymlinkParent(t *testing.T) {
 		t.Errorf("with x present: err = %v, want ErrSymlinkParent", err)
 	}
 }
+
+// A symlinked folder higher up is found even when the folders below it do
+// not exist behind the link (link/missing/x).
+func TestCheckParentsFromTheTop(t *testing.T) {
+	r := gittest.New(t)
+	r.Write("a.txt", "a\n")
+	r.Commit("init")
+	r.Symlink(t.TempDir(), "link")
+	w := openWS(t, r.Dir)
+	if err := w.CheckParents("link/missing/x"); !errors.Is(err, ErrSymlinkParent) {
+		t.Errorf("CheckParents(link/missing/x) = %v, want ErrSymlinkParent", err)
+	}
+	if err := w.CheckParents("real/missing/x"); err != nil {
+		t.Errorf("CheckParents(real/missing/x) = %v, want nil", err)
+	}
+}

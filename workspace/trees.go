@@ -239,7 +239,7 @@ func overlay(db *odb.DB, tree git.Hash, prefix string, states []FileState) (git.
 func (w *Workspace) Capture(path string, store bool) (fs FileState, oversize bool, err error) {
 	// Parents first: behind a symlinked folder even "absent" is a claim
 	// about a place outside the work tree.
-	if err := w.checkParents(path); err != nil {
+	if err := w.CheckParents(path); err != nil {
 		return FileState{}, false, err
 	}
 	// A file replaced or rewritten while it is read (git checkout, an
@@ -302,23 +302,30 @@ func (w *Workspace) capture(path string, store bool) (fs FileState, oversize boo
 // symlink: writing or reading through it could leave the work tree.
 var ErrSymlinkParent = errors.New("a parent folder is a symlink")
 
-// checkParents makes sure no folder between the work tree top and path is a symlink.
-func (w *Workspace) checkParents(path string) error {
-	dir := path
-	for {
-		i := strings.LastIndexByte(dir, '/')
-		if i < 0 {
+// CheckParents returns ErrSymlinkParent when a folder between the top of
+// the work tree and path is a symlink. It walks down from the top: below a
+// symlinked folder even a missing entry would be looked up outside the
+// work tree. A missing folder is fine: nothing below it exists.
+func (w *Workspace) CheckParents(path string) error {
+	for i := strings.IndexByte(path, '/'); i >= 0; {
+		dir := path[:i]
+		fi, err := os.Lstat(w.Abs(dir))
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return nil
 		}
-		dir = dir[:i]
-		fi, err := os.Lstat(w.Abs(dir))
 		if err != nil {
-			return nil // missing parents are fine: nothing is there
+			return fmt.Errorf("check %s: %w", path, err)
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
 			return fmt.Errorf("%s: %w (%s)", path, ErrSymlinkParent, dir)
 		}
+		j := strings.IndexByte(path[i+1:], '/')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
 	}
+	return nil
 }
 
 // IndexTree writes the index as a tree (as `git write-tree` would, without

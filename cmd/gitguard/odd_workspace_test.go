@@ -78,51 +78,37 @@ func fakeLFS(t *testing.T, r *gittest.Repo) {
 
 // TestUndoKeepsFilteredContent is TestUndoKeepsCRLF for a clean/smudge
 // filter, as Git LFS installs one: the file is recorded as its pointer and
-// undo writes the real content back through the smudge filter.
+// undo writes the real content back through the smudge filter, for a
+// whole-workspace call and for one with the path declared.
 func TestUndoKeepsFilteredContent(t *testing.T) {
 	gittest.RequireGit(t)
-	r := gittest.New(t)
-	fakeLFS(t, r)
-	r.Git("config", "filter.lfs.required", "true")
-	r.Write(".gitattributes", "*.bin filter=lfs\n")
-	r.Write("big.bin", "real content\n")
-	r.Commit("init")
-	if blob := r.Git("cat-file", "-p", ":big.bin"); !strings.HasPrefix(blob, "version https://git-lfs") {
-		t.Fatalf("fake filter did not store a pointer: %q", blob)
-	}
-	mustRun(t, r.Dir, "start", "--run", "lfs")
-	mustRun(t, r.Dir, "call", "start", "c1", "--tool", "bash")
-	r.Write("big.bin", "agent content\n")
-	mustRun(t, r.Dir, "call", "finish", "c1")
-	// Recorded as git stages it: the pointer, not the object.
-	if diff := mustRun(t, r.Dir, "diff", "--call", "c1"); !strings.Contains(diff, "+oid sha256:") || strings.Contains(diff, "agent content") {
-		t.Errorf("the patch should be between pointers:\n%s", diff)
-	}
-	mustRun(t, r.Dir, "undo")
-	if got := r.Read("big.bin"); got != "real content\n" {
-		t.Errorf("undo wrote %q, want the real content back", got)
-	}
-}
-
-// TestLFSPointerDeclaredPaths: the same with declared paths.
-func TestLFSPointerDeclaredPaths(t *testing.T) {
-	gittest.RequireGit(t)
-	r := gittest.New(t)
-	fakeLFS(t, r)
-	r.Write(".gitattributes", "*.bin filter=lfs\n")
-	r.Write("big.bin", "real content\n")
-	r.Commit("init")
-	mustRun(t, r.Dir, "start", "--run", "lfs")
-	mustRun(t, r.Dir, "call", "start", "c1", "--tool", "edit", "--", "big.bin")
-	r.Write("big.bin", "agent content\n")
-	mustRun(t, r.Dir, "call", "finish", "c1")
-	// Recorded as git stages it: the pointer, not the object.
-	if diff := mustRun(t, r.Dir, "diff", "--call", "c1"); !strings.Contains(diff, "+oid sha256:") || strings.Contains(diff, "agent content") {
-		t.Errorf("the patch should be between pointers:\n%s", diff)
-	}
-	mustRun(t, r.Dir, "undo")
-	if got := r.Read("big.bin"); got != "real content\n" {
-		t.Errorf("undo wrote %q, want the real content back", got)
+	for name, start := range map[string][]string{
+		"whole workspace": {"call", "start", "c1", "--tool", "bash"},
+		"declared path":   {"call", "start", "c1", "--tool", "edit", "--", "big.bin"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := gittest.New(t)
+			fakeLFS(t, r)
+			r.Git("config", "filter.lfs.required", "true")
+			r.Write(".gitattributes", "*.bin filter=lfs\n")
+			r.Write("big.bin", "real content\n")
+			r.Commit("init")
+			if blob := r.Git("cat-file", "-p", ":big.bin"); !strings.HasPrefix(blob, "version https://git-lfs") {
+				t.Fatalf("fake filter did not store a pointer: %q", blob)
+			}
+			mustRun(t, r.Dir, "start", "--run", "lfs")
+			mustRun(t, r.Dir, start...)
+			r.Write("big.bin", "agent content\n")
+			mustRun(t, r.Dir, "call", "finish", "c1")
+			// Recorded as git stages it: the pointer, not the object.
+			if diff := mustRun(t, r.Dir, "diff", "--call", "c1"); !strings.Contains(diff, "+oid sha256:") || strings.Contains(diff, "agent content") {
+				t.Errorf("the patch should be between pointers:\n%s", diff)
+			}
+			mustRun(t, r.Dir, "undo")
+			if got := r.Read("big.bin"); got != "real content\n" {
+				t.Errorf("undo wrote %q, want the real content back", got)
+			}
+		})
 	}
 }
 
