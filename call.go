@@ -46,10 +46,6 @@ type CallOptions struct {
 	// Undoes names the calls an undo or redo call reverts (set by Undo).
 	Undoes     []string
 	Checkpoint CheckpointOptions
-	// Watcher, for a whole-workspace call, is armed by the start snapshot's
-	// walk and takes it as its base, so that finishing the call with the
-	// same watcher costs O(changed paths). Create it with Workspace.Watch.
-	Watcher *workspace.Watcher
 
 	ledgerOnly bool // record the call without capturing any file
 }
@@ -61,9 +57,6 @@ type FinishOptions struct {
 	ResultRef  string            // where the full result is kept
 	ExitCode   *int
 	Checkpoint CheckpointOptions
-	// Watcher is the one given to CallStart: the after snapshot comes from
-	// the paths it saw change, or from a full walk when it cannot vouch.
-	Watcher *workspace.Watcher
 }
 
 // RepoPath turns a path argument (relative to dir, or absolute) into a
@@ -265,10 +258,6 @@ func (g *Guard) CallStart(ctx context.Context, runID string, o CallOptions) (*pa
 	case o.ledgerOnly:
 	case len(o.Paths) > 0:
 		if before, err = g.capture(o.Paths); err != nil {
-			return nil, err
-		}
-	case o.Watcher != nil:
-		if snap, err = g.WS.SnapshotWatched(ctx, o.Watcher); err != nil {
 			return nil, err
 		}
 	default:
@@ -585,7 +574,7 @@ func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOp
 			return nil, err
 		}
 	default:
-		if snap, err = g.finishSnapshot(ctx, o.Watcher); err != nil {
+		if snap, err = g.WS.Snapshot(ctx); err != nil {
 			return nil, err
 		}
 		if patches, err = g.treePatches(ctx, callID, c.Ledger, run, snap); err != nil {
@@ -638,22 +627,6 @@ func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOp
 		}
 		return cp, nil
 	})
-}
-
-// finishSnapshot is the work tree at the end of a whole-workspace call:
-// from the watcher when it can vouch for every change, else a full walk.
-func (g *Guard) finishSnapshot(ctx context.Context, wt *workspace.Watcher) (*workspace.Snapshot, error) {
-	if wt != nil {
-		snap, err := wt.Snapshot(ctx)
-		if err == nil {
-			return snap, nil
-		}
-		if !errors.Is(err, workspace.ErrCannotVouch) {
-			return nil, err
-		}
-		g.log.Info("full snapshot instead of the watcher's", "reason", err)
-	}
-	return g.WS.Snapshot(ctx)
 }
 
 // treePatches diffs a whole-workspace call's start snapshot against snap.

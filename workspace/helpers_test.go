@@ -15,7 +15,7 @@ import (
 
 // openWS opens the workspace of the repository containing dir the way the
 // gitguard command does (git.Discover, git config, core.excludesFile).
-func openWS(t *testing.T, dir string) *Workspace {
+func openWS(t *testing.T, dir string, tune ...func(*Options)) *Workspace {
 	t.Helper()
 	ctx := context.Background()
 	repo, err := git.Discover(ctx, dir)
@@ -32,7 +32,11 @@ func openWS(t *testing.T, dir string) *Workspace {
 	}
 	t.Cleanup(func() { db.Close() })
 	v, _ := cfg.Get("core.excludesFile")
-	ws, err := Open(repo, db, cfg, Options{ExcludesFile: DefaultExcludesFile(v)})
+	opts := Options{ExcludesFile: DefaultExcludesFile(v)}
+	for _, f := range tune {
+		f(&opts)
+	}
+	ws, err := Open(repo, db, cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

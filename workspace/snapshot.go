@@ -66,7 +66,24 @@ func (f FileState) Exists() bool { return f.Mode != odb.ModeNone }
 // included, ignored excluded). It writes blobs of changed and untracked
 // files and the trees, and never writes the index. It returns ErrUnmerged
 // when the index has conflict entries.
+//
+// When this process runs a watch daemon, or Options.UseDaemon is set and
+// another process runs one for this work tree, the snapshot comes from the
+// daemon's file watcher at the cost of the paths changed since its last
+// one; if the daemon cannot answer, Snapshot walks the tree itself.
 func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
+	if d := w.daemon; d != nil {
+		return d.Snapshot(ctx)
+	}
+	if w.opts.UseDaemon {
+		snap, err := w.askDaemon(ctx)
+		if err == nil {
+			return snap, nil
+		}
+		if !errors.Is(err, ErrNoDaemon) {
+			w.log.Info("walking the work tree: the watch daemon did not answer", "err", err)
+		}
+	}
 	return w.snapshot(ctx, nil)
 }
 

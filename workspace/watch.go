@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -44,26 +45,29 @@ type Watcher struct {
 	newDirs map[string]bool // folders created since the base: walked whole
 	broken  error           // set once the watcher cannot vouch
 	base    *Snapshot
-	index   os.FileInfo // the index file at the base
-	ignores []fileStamp // ignore files outside the work tree at the base
+	stamps  []fileStamp // the index, ignore and attributes files outside the work tree, at the base
 	cookies map[string]chan struct{}
 	seq     int
 	done    chan struct{}
 }
 
+// fileStamp tells whether a file changed: git replaces the index and
+// writers replace config files by rename, which a new inode shows even
+// when size and times look the same.
 type fileStamp struct {
-	path string
-	mod  time.Time
-	size int64
-	ok   bool
+	path         string
+	mtime, ctime unix.Timespec
+	size         int64
+	ino          uint64
+	ok           bool
 }
 
 func stamp(path string) fileStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
+	var st unix.Stat_t
+	if path == "" || unix.Stat(path, &st) != nil {
 		return fileStamp{path: path}
 	}
-	return fileStamp{path: path, mod: fi.ModTime(), size: fi.Size(), ok: true}
+	return fileStamp{path: path, mtime: st.Mtim, ctime: st.Ctim, size: st.Size, ino: st.Ino, ok: true}
 }
 
 func (w *Workspace) cookieDir() string { return filepath.Join(w.StateDir(), "watch") }
@@ -250,15 +254,22 @@ func (wt *Watcher) setBase(snap *Snapshot, addMissing bool) error {
 	return wt.recordBase(snap)
 }
 
+// stampedFiles are the files outside the work tree that decide what a
+// snapshot records: a change to any of them means a full walk.
+func (wt *Watcher) stampedFiles() []string {
+	info := filepath.Join(wt.w.Repo.CommonDir, "info")
+	return []string{filepath.Join(wt.w.Repo.GitDir, "index"), wt.w.opts.ExcludesFile,
+		filepath.Join(info, "exclude"), wt.w.opts.AttributesFile, filepath.Join(info, "attributes")}
+}
+
 func (wt *Watcher) recordBase(snap *Snapshot) error {
-	idx, err := os.Stat(filepath.Join(wt.w.Repo.GitDir, "index"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+	stamps := make([]fileStamp, 0, 5)
+	for _, f := range wt.stampedFiles() {
+		stamps = append(stamps, stamp(f))
 	}
 	wt.mu.Lock()
 	defer wt.mu.Unlock()
-	wt.base, wt.index = snap, idx
-	wt.ignores = []fileStamp{stamp(wt.w.opts.ExcludesFile), stamp(filepath.Join(wt.w.Repo.CommonDir, "info", "exclude"))}
+	wt.base, wt.stamps = snap, stamps
 	return nil
 }
 
@@ -295,7 +306,7 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCannotVouch, err)
 	}
 	wt.mu.Lock()
-	base, broken := wt.base, wt.broken
+	base, broken, stamps := wt.base, wt.broken, wt.stamps
 	changed, newDirs := wt.changed, wt.newDirs
 	wt.changed, wt.newDirs = map[string]bool{}, map[string]bool{}
 	wt.mu.Unlock()
@@ -305,11 +316,7 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if broken != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCannotVouch, broken)
 	}
-	idx, err := os.Stat(filepath.Join(wt.w.Repo.GitDir, "index"))
-	if (err == nil) != (wt.index != nil) || (err == nil && (idx.ModTime() != wt.index.ModTime() || idx.Size() != wt.index.Size())) {
-		return nil, fmt.Errorf("%w: the index changed", ErrCannotVouch)
-	}
-	for _, s := range wt.ignores {
+	for _, s := range stamps {
 		if now := stamp(s.path); now != s {
 			return nil, fmt.Errorf("%w: %s changed", ErrCannotVouch, s.path)
 		}

@@ -63,6 +63,30 @@ func TestWatcherMatchesFullSnapshot(t *testing.T) {
 }
 
 func testWatcherMatches(t *testing.T, start func(*testing.T, *Workspace) *Watcher) {
+	r := watchRepo(t)
+	w := openWS(t, r.Dir)
+	wt := start(t, w)
+	ctx := context.Background()
+	rounds := changeRounds(t, r)
+	for _, round := range rounds {
+		round.do()
+		got, err := wt.Snapshot(ctx)
+		if err != nil {
+			t.Fatalf("%s: watcher snapshot: %v", round.name, err)
+		}
+		want, err := w.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Worktree != want.Worktree {
+			diff, _ := DiffTrees(w.DB, want.Worktree, got.Worktree)
+			t.Fatalf("%s: watcher tree %s, full walk %s; differences: %+v", round.name, got.Worktree, want.Worktree, diff)
+		}
+	}
+}
+
+// watchRepo is a repository with a few folders, ignore rules and a commit.
+func watchRepo(t *testing.T) *gittest.Repo {
 	r := gittest.New(t)
 	r.Write(".gitignore", "*.log\nbuild/\n")
 	for i := 0; i < 20; i++ {
@@ -70,13 +94,18 @@ func testWatcherMatches(t *testing.T, start func(*testing.T, *Workspace) *Watche
 	}
 	r.Write("docs/readme.md", "docs\n")
 	r.Commit("init")
-	w := openWS(t, r.Dir)
-	wt := start(t, w)
-	ctx := context.Background()
-	rounds := []struct {
-		name string
-		do   func()
-	}{
+	return r
+}
+
+type changeRound struct {
+	name string
+	do   func()
+}
+
+// changeRounds are changes of every kind a watcher must see, in an order
+// that works on watchRepo.
+func changeRounds(t *testing.T, r *gittest.Repo) []changeRound {
+	return []changeRound{
 		{"modify and create", func() {
 			r.Write("src/p0/f0.go", "package p // changed\n")
 			r.Write("src/p1/new.go", "package p\n")
@@ -108,21 +137,6 @@ func testWatcherMatches(t *testing.T, start func(*testing.T, *Workspace) *Watche
 			r.Write("top.txt/inside.txt", "now a folder\n")
 		}},
 		{"no change", func() {}},
-	}
-	for _, round := range rounds {
-		round.do()
-		got, err := wt.Snapshot(ctx)
-		if err != nil {
-			t.Fatalf("%s: watcher snapshot: %v", round.name, err)
-		}
-		want, err := w.Snapshot(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Worktree != want.Worktree {
-			diff, _ := DiffTrees(w.DB, want.Worktree, got.Worktree)
-			t.Fatalf("%s: watcher tree %s, full walk %s; differences: %+v", round.name, got.Worktree, want.Worktree, diff)
-		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
@@ -38,6 +39,9 @@ type Options struct {
 	MaxFileSize int64
 	// Workers bounds parallel lstat and hashing; zero means 2×GOMAXPROCS.
 	Workers int
+	// UseDaemon lets Snapshot ask the work tree's watch daemon (see
+	// Daemon), when one runs, instead of walking the tree.
+	UseDaemon bool
 	// Logger receives Debug timings; nil discards.
 	Logger *slog.Logger
 	// Progress, if set, is called about every ProgressInterval while a
@@ -73,6 +77,10 @@ type Workspace struct {
 
 	autocrlf    bool // core.autocrlf converts every text file
 	globalAttrs bool // a global or info/attributes file exists
+
+	daemon      *Daemon // this process's watch daemon, if it runs one
+	fpOnce      sync.Once
+	fingerprint string
 }
 
 // Open prepares a Workspace for repo, whose objects are in db.

@@ -33,9 +33,13 @@ type env struct {
 	getenv         func(string) string
 }
 
-func (e *env) open(ctx context.Context) (*gitguard.Guard, error) {
-	return gitguard.Open(ctx, e.dir, gitguard.Options{Logger: e.log,
-		Workspace: workspace.Options{Progress: e.progress()}})
+func (e *env) open(ctx context.Context) (*gitguard.Guard, error) { return e.openAt(ctx, e.dir) }
+
+// openAt opens the repository containing dir. Whole-workspace snapshots
+// ask the work tree's watch daemon first unless GITGUARD_NO_DAEMON=1.
+func (e *env) openAt(ctx context.Context, dir string) (*gitguard.Guard, error) {
+	return gitguard.Open(ctx, dir, gitguard.Options{Logger: e.log,
+		Workspace: workspace.Options{Progress: e.progress(), UseDaemon: e.getenv("GITGUARD_NO_DAEMON") != "1"}})
 }
 
 // usageError marks bad command-line input (exit 2).
@@ -155,7 +159,7 @@ func extraCommands(e *env) []*cli.Command {
 // what to do with them, then git integration.
 var commandOrder = []string{"start", "snapshot", "finish", "log", "show", "runs", "call", "status", "diff",
 	"undo", "redo", "ledger", "resume", "compensate", "run", "init", "hook", "serve", "check", "push", "fetch",
-	"prune", "completion"}
+	"prune", "watch", "completion"}
 
 func commandRank(name string) int {
 	for i, n := range commandOrder {

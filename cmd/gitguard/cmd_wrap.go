@@ -15,7 +15,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/workspace"
 )
@@ -27,7 +26,6 @@ type wrapOptions struct {
 	run, call, tool   string
 	noRecord, noWatch bool
 	argv              []string
-	watcher           *workspace.Watcher
 }
 
 func newWrapCommand(e *env) *cli.Command {
@@ -46,7 +44,7 @@ func newWrapCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "call", Usage: "the wrapping call's `ID` (default wrap-N)"},
 			&cli.StringFlag{Name: "tool", Usage: "the tool name to record (default: CMD's name)"},
 			&cli.BoolFlag{Name: "no-wrap-record", Usage: "do not record the wrapping call; only export GITGUARD_RUN"},
-			&cli.BoolFlag{Name: "no-watch", Usage: "walk the whole work tree at the end instead of following changes with inotify"},
+			&cli.BoolFlag{Name: "no-watch", Usage: "serve no watch daemon: snapshots walk the whole work tree"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -80,6 +78,34 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 		return usagef("%s: command not found", o.argv[0])
 	}
 	env := append(os.Environ(), "GITGUARD_RUN="+runID)
+	// A watch daemon follows the command's changes, so that the call's end
+	// and every gitguard process the command runs cost what changed, not a
+	// walk of the whole tree; whenever it cannot vouch for every change it
+	// walks. If another process serves the work tree already, use that one.
+	if !o.noWatch {
+		d, err := serveDaemon(ctx, e, g)
+		switch {
+		case err == nil:
+			defer d.Close()
+			go func() {
+				if err := d.Serve(ctx, 0); err != nil {
+					e.log.Info("watch daemon stopped serving", "err", err)
+				}
+			}()
+			if o.noRecord {
+				// No call of its own arms the watcher: arm it now, so
+				// that the command's first gitguard call is served by it.
+				go func() {
+					if _, err := d.Snapshot(ctx); err != nil {
+						e.log.Info("watch daemon: first snapshot", "err", err)
+					}
+				}()
+			}
+		case errors.Is(err, workspace.ErrDaemonRunning):
+		default:
+			e.log.Info("no watch daemon; snapshots walk the work tree", "err", err)
+		}
+	}
 	if !o.noRecord {
 		if o.call == "" {
 			run, err := g.Store.ReadRun(ctx, runID)
@@ -91,20 +117,8 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 		if o.tool == "" {
 			o.tool = filepath.Base(o.argv[0])
 		}
-		// A watcher follows the command's changes, so that finishing the
-		// call costs what changed, not a walk of the whole tree; whenever
-		// it cannot vouch for every change the finish walks the tree.
-		if !o.noWatch {
-			var err error
-			if o.watcher, err = g.WS.Watch(git.ZeroHash); err != nil {
-				e.log.Info("no file watcher; the call's end walks the work tree", "err", err)
-				o.watcher = nil
-			} else {
-				defer o.watcher.Close()
-			}
-		}
 		if _, err := g.CallStart(ctx, runID, gitguard.CallOptions{CallID: o.call, Tool: o.tool,
-			Input: strings.Join(o.argv, " "), Idempotency: patchstore.Conditional, Watcher: o.watcher}); err != nil {
+			Input: strings.Join(o.argv, " "), Idempotency: patchstore.Conditional}); err != nil {
 			return err
 		}
 		env = append(env, "GITGUARD_CALL="+o.call)
@@ -113,7 +127,7 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 	code, runErr := runChild(e, o.argv, env)
 	if !o.noRecord {
 		fo := gitguard.FinishOptions{Status: patchstore.StatusSucceeded, ExitCode: &code,
-			Result: fmt.Sprintf("exit status %d", code), Watcher: o.watcher}
+			Result: fmt.Sprintf("exit status %d", code)}
 		if code != 0 {
 			fo.Status = patchstore.StatusFailed
 		}

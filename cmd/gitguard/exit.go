@@ -67,6 +67,8 @@ func classify(err error) failure {
 		return failure{err, "gitguard guards a work tree; run it in a clone or a 'git worktree add' checkout", exitUsage}
 	case errors.Is(err, git.ErrNoWorkTree):
 		return failure{err, "run gitguard from the work tree, not from inside .git", exitUsage}
+	case errors.Is(err, workspace.ErrDaemonRunning):
+		return failure{err, "see it with 'gitguard watch status'; stop it with 'gitguard watch stop'", exitUsage}
 	case errors.As(err, &unmerged):
 		return failure{err, "snapshots of a repository with unresolved conflicts are not supported; resolve them (git status) or abort the merge, then run again", exitUsage}
 	case errors.Is(err, gitrefs.ErrBadRunID):

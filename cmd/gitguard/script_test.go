@@ -78,15 +78,19 @@ func cmdUserState(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdOracleTree implements "oracletree CKPT": the checkpoint's work-tree
+// cmdOracleTree implements "oracletree CKPT|@FILE": the checkpoint's work-tree
 // tree must be exactly the tree `git add -A` into a scratch index writes.
 // The scratch index keeps the index's mtime (cp -p): a newer mtime would
 // make git trust same-second, same-size edits it must re-hash.
 func cmdOracleTree(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
-		ts.Fatalf("usage: oracletree CKPT")
+		ts.Fatalf("usage: oracletree CKPT|@FILE")
 	}
-	ts.Check(ts.Exec("gitguard", "show", "--json", args[0]))
+	spec := args[0]
+	if file, ok := strings.CutPrefix(spec, "@"); ok { // a commit id a command wrote to FILE
+		spec = strings.TrimSpace(ts.ReadFile(file))
+	}
+	ts.Check(ts.Exec("gitguard", "show", "--json", spec))
 	var rec struct {
 		WorktreeTree string `json:"worktree_tree"`
 	}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+// This file starts the one other process gitguard starts itself: a
+// detached watch daemon (gitguard watch --detach).
+
+func init() {
+	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newWatchCommand(e)} })
+}
+
+// defaultIdle is how long a detached daemon waits for a request before it
+// stops by itself.
+const defaultIdle = 30 * time.Minute
+
+type watchOptions struct {
+	idle   time.Duration
+	detach bool
+}
+
+func newWatchCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "watch",
+		Usage:     "follow the work tree with a file watcher so snapshots cost what changed",
+		UsageText: "gitguard watch [--idle DURATION] [--detach]\ngitguard watch status\ngitguard watch stop",
+		Description: "Runs the work tree's watch daemon: it follows changes with inotify and answers\n" +
+			"every gitguard process of this work tree that needs a whole-workspace snapshot\n" +
+			"(snapshot, call start/finish, agent hooks, status, check), so each costs the paths\n" +
+			"changed since the last one instead of a walk of the whole tree. Whenever the\n" +
+			"watcher cannot vouch for every change (the kernel's queue overflowed, the index,\n" +
+			"a .gitignore or the configuration changed) it walks the tree and arms a new\n" +
+			"watcher; a process that finds no daemon walks itself. One daemon per work tree;\n" +
+			"its socket is in .git/gitguard/watch/ and answers only your own user.\n" +
+			"'gitguard run' serves one for the command it wraps, and the Claude Code hook\n" +
+			"starts one for Bash tool uses. GITGUARD_NO_DAEMON=1 makes a command walk itself.\n\n" +
+			"Without --detach it runs in the foreground until interrupted (or idle for\n" +
+			"--idle); with --detach it starts in the background and prints its pid.",
+		Flags: []cli.Flag{jsonFlag,
+			&cli.DurationFlag{Name: "idle", Usage: "stop after `DURATION` without a request (0: never; --detach defaults to 30m)"},
+			&cli.BoolFlag{Name: "detach", Aliases: []string{"d"}, Usage: "run in the background; return once it answers"},
+		},
+		Subcommands: []*cli.Command{
+			{
+				Name:  "status",
+				Usage: "say whether a daemon serves this work tree, and what it did (exit 1 if none)",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					if err := noArgs(c); err != nil {
+						return err
+					}
+					wantJSON(c, e)
+					return runWatchStatus(c.Context, e, false)
+				},
+			},
+			{
+				Name:  "stop",
+				Usage: "stop the work tree's daemon (exit 1 if none runs)",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					if err := noArgs(c); err != nil {
+						return err
+					}
+					wantJSON(c, e)
+					return runWatchStatus(c.Context, e, true)
+				},
+			},
+		},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			wantJSON(c, e)
+			o := watchOptions{idle: c.Duration("idle"), detach: c.Bool("detach")}
+			if o.idle < 0 {
+				return usagef("--idle must not be negative")
+			}
+			if o.detach && !c.IsSet("idle") {
+				o.idle = defaultIdle
+			}
+			return runWatch(c.Context, e, o)
+		},
+	}
+}
+
+func runWatch(ctx context.Context, e *env, o watchOptions) error {
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	if o.detach {
+		st, err := spawnDaemon(ctx, g, o.idle)
+		if err != nil {
+			return err
+		}
+		return e.printDaemon(st, "watch daemon %d serves %s")
+	}
+	d, err := serveDaemon(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	e.say("gitguard: watching %s (pid %d); stop with Ctrl-C or 'gitguard watch stop'", g.Repo.WorkTree, os.Getpid())
+	// The first snapshot arms the watcher, so the first client is served
+	// from it rather than waiting for the walk.
+	go func() {
+		if _, err := d.Snapshot(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("watch daemon: first snapshot", "err", err)
+		}
+	}()
+	return d.Serve(ctx, o.idle) // nil when interrupted: stopping is what was asked
+}
+
+// serveDaemon starts g's watch daemon and serves its socket in the
+// background until the returned daemon is closed. It returns
+// workspace.ErrDaemonRunning when another process serves the work tree.
+func serveDaemon(ctx context.Context, e *env, g *gitguard.Guard) (*workspace.Daemon, error) {
+	reopen := func() (*workspace.Workspace, error) {
+		g2, err := e.openAt(context.WithoutCancel(ctx), g.Repo.WorkTree)
+		if err != nil {
+			return nil, err
+		}
+		return g2.WS, nil
+	}
+	d := g.WS.NewDaemon(reopen)
+	if err := d.Listen(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func runWatchStatus(ctx context.Context, e *env, stop bool) error {
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	st, err := g.WS.DaemonStatus(ctx, stop)
+	if errors.Is(err, workspace.ErrNoDaemon) {
+		if e.json {
+			if err := e.printJSON(jsonDaemon{Version: 1, Running: false, WorkTree: g.Repo.WorkTree}); err != nil {
+				return err
+			}
+		}
+		return &foundError{fmt.Sprintf("no watch daemon serves %s", g.Repo.WorkTree)}
+	}
+	if err != nil {
+		return err
+	}
+	if stop {
+		return e.printDaemon(st, "stopped watch daemon %d of %s")
+	}
+	if err := e.printDaemon(st, "watch daemon %d serves %s"); err != nil {
+		return err
+	}
+	if !e.json {
+		e.printf("since %s: %d request(s), %d from the watcher, %d walk(s)\n", st.Since.Format(time.RFC3339), st.Requests, st.Watched, st.Walks)
+		if st.LastWalk != "" {
+			e.printf("last walk: %s\n", st.LastWalk)
+		}
+	}
+	return nil
+}
+
+type jsonDaemon struct {
+	Version  int       `json:"version"`
+	Running  bool      `json:"running"`
+	PID      int       `json:"pid,omitempty"`
+	WorkTree string    `json:"worktree"`
+	Since    time.Time `json:"since,omitzero"`
+	Requests int64     `json:"requests"`
+	Watched  int64     `json:"watched"`
+	Walks    int64     `json:"walks"`
+	LastWalk string    `json:"last_walk,omitempty"`
+}
+
+func (e *env) printDaemon(st workspace.DaemonStatus, text string) error {
+	if e.json {
+		return e.printJSON(jsonDaemon{Version: 1, Running: true, PID: st.PID, WorkTree: st.WorkTree, Since: st.Since,
+			Requests: st.Requests, Watched: st.Watched, Walks: st.Walks, LastWalk: st.LastWalk})
+	}
+	e.printf(text+"\n", st.PID, st.WorkTree)
+	return nil
+}
+
+// spawnDaemon starts `gitguard watch` for g's work tree in the background,
+// in a session of its own (a terminal's signals and the end of the agent's
+// hook do not reach it), logging to .git/gitguard/watch/daemon.log, and
+// returns once it answers. A daemon already serving is left as it is.
+func spawnDaemon(ctx context.Context, g *gitguard.Guard, idle time.Duration) (workspace.DaemonStatus, error) {
+	if st, err := g.WS.DaemonStatus(ctx, false); err == nil {
+		return st, nil
+	}
+	// The name gitguard was started by (git-guard under git, a test's
+	// stand-in), else the file it runs from.
+	self, err := exec.LookPath(os.Args[0])
+	if err != nil {
+		if self, err = os.Executable(); err != nil {
+			return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
+		}
+	}
+	logDir := filepath.Dir(g.WS.DaemonSocket())
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
+	}
+	logFile, err := os.OpenFile(filepath.Join(logDir, "daemon.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(self, "-C", g.Repo.WorkTree, "watch", "--idle", idle.String())
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if st, err := g.WS.DaemonStatus(ctx, false); err == nil {
+			return st, nil
+		}
+		select {
+		case err := <-exited:
+			// Another daemon won the race for the lock: use that one.
+			if st, serr := g.WS.DaemonStatus(ctx, false); serr == nil {
+				return st, nil
+			}
+			return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: it exited (%v); see %s", err, logFile.Name())
+		case <-ctx.Done():
+			return workspace.DaemonStatus{}, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: no answer after 10s; see %s", logFile.Name())
+}

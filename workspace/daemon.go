@@ -1,0 +1,493 @@
+package workspace
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gitguard/gitguard/internal/git"
+)
+
+// A Daemon owns a Watcher and hands out snapshots of the work tree: to its
+// own process (Workspace.Snapshot goes through it once it is started) and
+// to other gitguard processes of the same work tree over a unix socket in
+// the worktree's state folder. Agent hooks and `gitguard call` commands run
+// as separate processes; through a daemon their whole-workspace snapshots
+// cost O(changed paths) instead of a walk of the tree.
+//
+// A daemon never answers from a watcher that cannot vouch for every change:
+// it walks the whole tree instead, arming a new watcher as it goes, and
+// answers with that. A client that finds no daemon, or one that does not
+// answer, or one whose configuration differs from its own, walks itself.
+// Only processes of the daemon's own user are answered, and clients talk
+// only to a daemon of their own user.
+type Daemon struct {
+	mu       sync.Mutex // serialises snapshots: each one moves the watcher's base
+	w        *Workspace // replaced when reopened; guarded by mu
+	workTree string
+	reopen   func() (*Workspace, error)
+	wt       *Watcher
+
+	ln       *net.UnixListener
+	lock     *os.File
+	sockPath string
+	stopOnce sync.Once
+	stopped  chan struct{}
+	last     atomic.Int64 // unix nanoseconds of the last request
+
+	requests, watched, walks atomic.Int64
+	started                  time.Time
+	lastWalk                 atomic.Value // string: why the last walk was needed
+}
+
+// ErrDaemonRunning is returned by Daemon.Listen when another daemon already
+// serves the work tree.
+var ErrDaemonRunning = errors.New("a gitguard watch daemon already serves this work tree")
+
+// ErrNoDaemon is returned by Workspace.DaemonStatus when no daemon serves
+// the work tree (Snapshot then walks, silently).
+var ErrNoDaemon = errors.New("no watch daemon serves this work tree")
+
+// daemonProtocol is the version of the socket's request and answer lines.
+const daemonProtocol = 1
+
+// maxSocketPath is the longest file name a unix socket can be bound to.
+const maxSocketPath = 107
+
+// NewDaemon makes a daemon for w and routes w's own snapshots through it.
+// reopen, if set, opens the workspace again with the configuration as it
+// is now; the daemon calls it when a client's configuration differs from
+// its own (the user changed .gitguard.toml or git config meanwhile).
+// Call Listen and Serve to answer other processes too, and Close at the end.
+func (w *Workspace) NewDaemon(reopen func() (*Workspace, error)) *Daemon {
+	d := &Daemon{w: w, workTree: w.Repo.WorkTree, reopen: reopen, stopped: make(chan struct{}), started: time.Now()}
+	d.lastWalk.Store("")
+	d.last.Store(time.Now().UnixNano())
+	w.daemon = d
+	return d
+}
+
+// DaemonSocket is the file name of the work tree's daemon socket.
+func (w *Workspace) DaemonSocket() string { return filepath.Join(w.cookieDir(), "daemon.sock") }
+
+// Snapshot returns the work tree as of now, from the watcher when it can
+// vouch for every change, else from a full walk that arms a new watcher.
+func (d *Daemon) Snapshot(ctx context.Context) (*Snapshot, error) {
+	snap, _, err := d.snapshot(ctx)
+	return snap, err
+}
+
+func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.last.Store(time.Now().UnixNano())
+	d.requests.Add(1)
+	if d.wt != nil {
+		snap, err := d.wt.Snapshot(ctx)
+		if err == nil {
+			d.watched.Add(1)
+			return snap, "watcher", d.w.DB.Sync()
+		}
+		// Whatever went wrong (it cannot vouch, or its base trees were
+		// pruned meanwhile), a walk that arms a new watcher is right.
+		d.w.log.Info("watch daemon walks the work tree", "reason", err)
+		d.lastWalk.Store(err.Error())
+		d.wt.Close()
+		d.wt = nil
+	} else {
+		d.lastWalk.Store("first snapshot")
+	}
+	d.walks.Add(1)
+	wt, err := d.w.Watch(git.ZeroHash)
+	if err != nil {
+		d.w.log.Info("no file watcher; every snapshot walks", "err", err)
+		snap, err := d.w.snapshot(ctx, nil)
+		if err != nil {
+			return nil, "", err
+		}
+		return snap, "walk", d.w.DB.Sync()
+	}
+	snap, err := d.w.SnapshotWatched(ctx, wt)
+	if err != nil {
+		wt.Close()
+		return nil, "", err
+	}
+	d.wt = wt
+	return snap, "walk", d.w.DB.Sync()
+}
+
+// Listen takes the work tree's daemon lock and binds its socket. It
+// returns ErrDaemonRunning when another daemon holds the lock.
+func (d *Daemon) Listen() error {
+	dir := d.w.cookieDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("watch daemon: %w", err)
+	}
+	path := d.w.DaemonSocket()
+	if len(path) > maxSocketPath {
+		return fmt.Errorf("watch daemon: socket name %s is longer than %d bytes", path, maxSocketPath)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "daemon.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("watch daemon: %w", err)
+	}
+	// The kernel drops the lock when the process dies, however it dies,
+	// so a stale socket left by a killed daemon never blocks a new one.
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return ErrDaemonRunning
+		}
+		return fmt.Errorf("watch daemon: lock: %w", err)
+	}
+	_ = os.Remove(path)
+	old := unix.Umask(0o077) // the socket is born private
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	unix.Umask(old)
+	if err != nil {
+		lock.Close()
+		return fmt.Errorf("watch daemon: %w", err)
+	}
+	ln.SetUnlinkOnClose(true)
+	d.ln, d.lock, d.sockPath = ln, lock, path
+	return nil
+}
+
+// Serve answers requests until ctx ends, a client asks the daemon to stop,
+// or no request came for idle (zero: no limit). Listen must have succeeded.
+func (d *Daemon) Serve(ctx context.Context, idle time.Duration) error {
+	if d.ln == nil {
+		return errors.New("watch daemon: Serve before Listen")
+	}
+	go func() {
+		var tick <-chan time.Time
+		if idle > 0 {
+			t := time.NewTicker(min(idle/4, time.Minute))
+			defer t.Stop()
+			tick = t.C
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				d.Stop()
+				return
+			case <-d.stopped:
+				return
+			case <-tick:
+				if time.Since(time.Unix(0, d.last.Load())) >= idle {
+					d.w.log.Info("watch daemon idle; stopping", "idle", idle)
+					d.Stop()
+					return
+				}
+			}
+		}
+	}()
+	for {
+		conn, err := d.ln.AcceptUnix()
+		if err != nil {
+			select {
+			case <-d.stopped:
+				return nil
+			default:
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("watch daemon: %w", err)
+		}
+		go d.handle(ctx, conn)
+	}
+}
+
+// Stop makes Serve return; it is safe to call more than once.
+func (d *Daemon) Stop() {
+	d.stopOnce.Do(func() {
+		close(d.stopped)
+		if d.ln != nil {
+			d.ln.Close()
+		}
+	})
+}
+
+// Close stops serving, removes the socket and the watches, and routes the
+// workspace's snapshots back to full walks.
+func (d *Daemon) Close() error {
+	d.Stop()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.wt != nil {
+		d.wt.Close()
+		d.wt = nil
+	}
+	if d.lock != nil {
+		d.lock.Close()
+	}
+	if d.w.daemon == d {
+		d.w.daemon = nil
+	}
+	return nil
+}
+
+// DaemonStatus is what a daemon says of itself.
+type DaemonStatus struct {
+	PID      int       `json:"pid"`
+	WorkTree string    `json:"worktree"`
+	Since    time.Time `json:"since"`
+	Requests int64     `json:"requests"`
+	Watched  int64     `json:"watched"` // answered from the watcher
+	Walks    int64     `json:"walks"`   // answered by walking the tree
+	LastWalk string    `json:"last_walk,omitempty"`
+}
+
+// Status reports the daemon's counters.
+func (d *Daemon) Status() DaemonStatus {
+	return DaemonStatus{PID: os.Getpid(), WorkTree: d.workTree, Since: d.started,
+		Requests: d.requests.Load(), Watched: d.watched.Load(), Walks: d.walks.Load(),
+		LastWalk: d.lastWalk.Load().(string)}
+}
+
+type daemonRequest struct {
+	V           int    `json:"v"`
+	Op          string `json:"op"` // snapshot, status, stop
+	WorkTree    string `json:"worktree,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+}
+
+type daemonAnswer struct {
+	V        int           `json:"v"`
+	Snapshot *Snapshot     `json:"snapshot,omitempty"`
+	Via      string        `json:"via,omitempty"`
+	Status   *DaemonStatus `json:"status,omitempty"`
+	Error    string        `json:"error,omitempty"`
+}
+
+func (d *Daemon) handle(ctx context.Context, conn *net.UnixConn) {
+	defer conn.Close()
+	if uid, err := peerUID(conn); err != nil || uid != os.Geteuid() {
+		return // another user's process: no answer at all
+	}
+	var req daemonRequest
+	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&req); err != nil {
+		return
+	}
+	ans := d.answer(ctx, req)
+	ans.V = daemonProtocol
+	_ = json.NewEncoder(conn).Encode(ans)
+}
+
+func (d *Daemon) answer(ctx context.Context, req daemonRequest) daemonAnswer {
+	if req.V != daemonProtocol {
+		return daemonAnswer{Error: fmt.Sprintf("protocol version %d, want %d", req.V, daemonProtocol)}
+	}
+	switch req.Op {
+	case "status":
+		st := d.Status()
+		return daemonAnswer{Status: &st}
+	case "stop":
+		d.Stop()
+		st := d.Status()
+		return daemonAnswer{Status: &st}
+	case "snapshot":
+	default:
+		return daemonAnswer{Error: fmt.Sprintf("unknown op %q", req.Op)}
+	}
+	if req.WorkTree != d.workTree {
+		return daemonAnswer{Error: "another work tree"}
+	}
+	if err := d.sameConfig(req.Fingerprint); err != nil {
+		return daemonAnswer{Error: err.Error()}
+	}
+	snap, via, err := d.snapshot(ctx)
+	if err != nil {
+		return daemonAnswer{Error: err.Error()}
+	}
+	return daemonAnswer{Snapshot: snap, Via: via}
+}
+
+// sameConfig makes sure the daemon snapshots as the client would: the same
+// git configuration and gitguard options. When they differ it opens the
+// workspace again (and walks on the next snapshot) if it can.
+func (d *Daemon) sameConfig(fingerprint string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.w.Fingerprint() == fingerprint {
+		return nil
+	}
+	if d.reopen == nil {
+		return errors.New("the daemon's configuration differs from the client's")
+	}
+	w, err := d.reopen()
+	if err != nil {
+		return fmt.Errorf("reopen the workspace: %w", err)
+	}
+	if w.Fingerprint() != fingerprint {
+		return errors.New("the daemon's configuration differs from the client's")
+	}
+	d.w.log.Info("watch daemon reopened the workspace: its configuration changed")
+	if d.wt != nil {
+		d.wt.Close()
+		d.wt = nil
+	}
+	if d.w.daemon == d {
+		d.w.daemon = nil
+	}
+	w.daemon = d
+	d.w = w
+	return nil
+}
+
+func peerUID(conn *net.UnixConn) (int, error) {
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return -1, err
+	}
+	if credErr != nil {
+		return -1, credErr
+	}
+	return int(cred.Uid), nil
+}
+
+// Fingerprint identifies everything that decides what a snapshot of this
+// workspace records: the repository, git's configuration and gitguard's
+// options. A daemon answers only clients with the same fingerprint.
+func (w *Workspace) Fingerprint() string {
+	w.fpOnce.Do(func() {
+		h := sha256.New()
+		line := func(parts ...string) {
+			for _, p := range parts {
+				h.Write([]byte(strconv.Quote(p)))
+				h.Write([]byte{' '})
+			}
+			h.Write([]byte{'\n'})
+		}
+		line("repo", w.Repo.WorkTree, w.Repo.GitDir, w.Repo.CommonDir)
+		keys := make([]string, 0, len(w.Config))
+		for k := range w.Config {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			line(append([]string{"config", k}, w.Config[k]...)...)
+		}
+		line("excludesFile", w.opts.ExcludesFile)
+		line("attributesFile", w.opts.AttributesFile)
+		line(append([]string{"exclude"}, w.opts.Exclude...)...)
+		line("maxFileSize", strconv.FormatInt(w.opts.MaxFileSize, 10))
+		line("conversion", strconv.FormatBool(w.autocrlf), strconv.FormatBool(w.globalAttrs))
+		w.fingerprint = hex.EncodeToString(h.Sum(nil))
+	})
+	return w.fingerprint
+}
+
+// askDaemon gets a snapshot from the work tree's daemon. It returns
+// ErrNoDaemon, cheaply, when none listens.
+func (w *Workspace) askDaemon(ctx context.Context) (*Snapshot, error) {
+	var ans daemonAnswer
+	err := w.callDaemon(ctx, daemonRequest{Op: "snapshot", WorkTree: w.Repo.WorkTree, Fingerprint: w.Fingerprint()}, &ans)
+	if err != nil {
+		return nil, err
+	}
+	if ans.Error != "" {
+		return nil, fmt.Errorf("watch daemon: %s", ans.Error)
+	}
+	snap := ans.Snapshot
+	if snap == nil {
+		return nil, errors.New("watch daemon: answer without a snapshot")
+	}
+	// The daemon wrote and synced these trees; trust none that is missing.
+	for _, tree := range []git.Hash{snap.Worktree, snap.IndexTree} {
+		if !w.DB.Has(tree) {
+			return nil, fmt.Errorf("watch daemon: its tree %s is not in the object database", tree)
+		}
+	}
+	w.log.Debug("snapshot from the watch daemon", "via", ans.Via)
+	return snap, nil
+}
+
+// DaemonStatus asks the work tree's daemon for its status; stop also asks
+// it to stop. It returns ErrNoDaemon when none runs.
+func (w *Workspace) DaemonStatus(ctx context.Context, stop bool) (DaemonStatus, error) {
+	req := daemonRequest{Op: "status"}
+	if stop {
+		req.Op = "stop"
+	}
+	var ans daemonAnswer
+	if err := w.callDaemon(ctx, req, &ans); err != nil {
+		return DaemonStatus{}, err
+	}
+	if ans.Error != "" || ans.Status == nil {
+		return DaemonStatus{}, fmt.Errorf("watch daemon: %s", ans.Error)
+	}
+	return *ans.Status, nil
+}
+
+// daemonTimeout bounds one request: a daemon that walks a huge tree answers
+// within it, a hung one is given up on and the client walks.
+const daemonTimeout = 2 * time.Minute
+
+func (w *Workspace) callDaemon(ctx context.Context, req daemonRequest, ans *daemonAnswer) error {
+	path := w.DaemonSocket()
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return ErrNoDaemon
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFSOCK || int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("watch daemon: %s is not a socket of this user", path)
+	}
+	var dialer net.Dialer
+	c, err := dialer.DialContext(ctx, "unix", path)
+	if err != nil {
+		if errors.Is(err, unix.ECONNREFUSED) || errors.Is(err, unix.ENOENT) {
+			return ErrNoDaemon // a daemon died and left its socket
+		}
+		return fmt.Errorf("watch daemon: %w", err)
+	}
+	conn := c.(*net.UnixConn)
+	defer conn.Close()
+	if uid, err := peerUID(conn); err != nil || uid != os.Geteuid() {
+		return fmt.Errorf("watch daemon: %s is served by another user", path)
+	}
+	deadline := time.Now().Add(daemonTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = conn.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
+	defer stop()
+	req.V = daemonProtocol
+	if err := json.NewEncoder(conn).Encode(req); err != nil {
+		return fmt.Errorf("watch daemon: %w", err)
+	}
+	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(ans); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("watch daemon: %w", err)
+	}
+	if ans.V != daemonProtocol {
+		return fmt.Errorf("watch daemon: protocol version %d, want %d", ans.V, daemonProtocol)
+	}
+	return nil
+}
