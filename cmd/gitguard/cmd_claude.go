@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/workspace"
 )
 
 // The Claude Code adapter: Claude Code runs "gitguard hook claude-code"
@@ -66,6 +68,8 @@ type claudeEvent struct {
 type hookClaudeOptions struct {
 	failClosed     bool
 	workspaceTools []string
+	noWatch        bool
+	watchIdle      time.Duration
 }
 
 func newHookClaudeCodeCommand(e *env) *cli.Command {
@@ -81,12 +85,20 @@ func newHookClaudeCodeCommand(e *env) *cli.Command {
 			"tools are ignored without opening the repository. SessionEnd finishes the run.\n" +
 			"Set it up with 'gitguard init claude-code --write'; undo one tool use with\n" +
 			"'gitguard undo --call TOOL_USE_ID'.\n\n" +
+			"Before a whole-workspace tool use the hook starts the work tree's watch daemon\n" +
+			"('gitguard watch --detach') if none runs, so that every later capture costs the\n" +
+			"paths changed rather than a walk of the tree; it stops after --watch-idle\n" +
+			"without a request, and at SessionEnd. --no-watch (or GITGUARD_NO_DAEMON=1)\n" +
+			"starts none.\n\n" +
 			"The hook never blocks the agent because of its own failure: it prints a warning\n" +
 			"on stderr and exits 0. With --fail-closed (or GITGUARD_FAIL_CLOSED=1) it exits 2\n" +
 			"instead, which makes Claude Code refuse the tool use at PreToolUse.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "fail-closed", EnvVars: []string{"GITGUARD_FAIL_CLOSED"},
 				Usage: "exit 2 (block the tool use) when the call cannot be recorded"},
+			&cli.BoolFlag{Name: "no-watch", Usage: "start no watch daemon: whole-workspace captures walk the tree"},
+			&cli.DurationFlag{Name: "watch-idle", Value: defaultIdle, EnvVars: []string{"GITGUARD_WATCH_IDLE"},
+				Usage: "a watch daemon the hook starts stops after `DURATION` without a request"},
 			&cli.StringSliceFlag{Name: "workspace-tool",
 				Usage: "also record tool `NAME` (an MCP tool that edits files, say) as a whole-workspace call (repeatable)"},
 		},
@@ -94,8 +106,12 @@ func newHookClaudeCodeCommand(e *env) *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
+			if c.Duration("watch-idle") <= 0 {
+				return usagef("--watch-idle must be positive")
+			}
 			return runHookClaude(c.Context, e, hookClaudeOptions{failClosed: c.Bool("fail-closed"),
-				workspaceTools: c.StringSlice("workspace-tool")})
+				workspaceTools: c.StringSlice("workspace-tool"), noWatch: c.Bool("no-watch"),
+				watchIdle: c.Duration("watch-idle")})
 		},
 	}
 }
@@ -225,6 +241,12 @@ func handleClaudeEvent(ctx context.Context, e *env, o hookClaudeOptions) error {
 	}
 	runID := claudeRunID(ev)
 	if ev.HookEventName == ccPreToolUse {
+		if whole && !o.noWatch && e.getenv("GITGUARD_NO_DAEMON") != "1" {
+			// A failure here only costs speed: the capture walks the tree.
+			if _, err := spawnDaemon(ctx, g, o.watchIdle); err != nil {
+				e.log.Warn("claude-code: no watch daemon; whole-workspace captures walk the tree", "err", err)
+			}
+		}
 		return claudePre(ctx, e, g, runID, ev, co)
 	}
 	return claudePost(ctx, e, g, runID, ev, co)
@@ -235,7 +257,7 @@ func openForEvent(ctx context.Context, e *env, ev *claudeEvent) (*gitguard.Guard
 	if (dir == "" || dir == ".") && ev.Cwd != "" {
 		dir = ev.Cwd // the session's directory, wherever Claude Code started the hook
 	}
-	return gitguard.Open(ctx, dir, gitguard.Options{Logger: e.log})
+	return e.openAt(ctx, dir)
 }
 
 func claudePre(ctx context.Context, e *env, g *gitguard.Guard, runID string, ev *claudeEvent, co gitguard.CallOptions) error {
@@ -363,6 +385,9 @@ func finishClaudeSession(ctx context.Context, e *env, ev *claudeEvent) error {
 		return err
 	}
 	defer g.Close()
+	if _, err := g.WS.DaemonStatus(ctx, true); err != nil && !errors.Is(err, workspace.ErrNoDaemon) {
+		e.log.Warn("claude-code: could not stop the watch daemon", "err", err)
+	}
 	runID := claudeRunID(ev)
 	run, err := readRunIfAny(ctx, g, runID)
 	if err != nil || run == nil || run.Checkpoint.RunFinished {

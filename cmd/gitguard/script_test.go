@@ -45,6 +45,8 @@ func scriptSetup(env *testscript.Env) error {
 		env.Setenv(k, v)
 	}
 	env.Setenv("GITGUARD_RUN", "")
+	// A watch daemon a hook starts outlives its script by this much at most.
+	env.Setenv("GITGUARD_WATCH_IDLE", "1m")
 	return nil
 }
 
