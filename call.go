@@ -721,17 +721,15 @@ func (g *Guard) oversizeAt(ctx context.Context, run *patchstore.Run, seq int) (m
 	if seq == 0 {
 		return out, nil
 	}
-	hist, err := g.Store.History(ctx, run.ID, 0)
+	en, err := g.Store.CheckpointAt(ctx, run.ID, seq)
+	if errors.Is(err, patchstore.ErrUnknownCheckpoint) {
+		return out, nil // pruned: nothing was recorded by hash only then
+	}
 	if err != nil {
 		return nil, err
 	}
-	for _, en := range hist {
-		if en.Checkpoint.Seq == seq {
-			for _, o := range en.Checkpoint.Oversize {
-				out[o.Path] = patchstore.State{Mode: o.Mode, Hash: o.Hash}
-			}
-			break
-		}
+	for _, o := range en.Checkpoint.Oversize {
+		out[o.Path] = patchstore.State{Mode: o.Mode, Hash: o.Hash}
 	}
 	return out, nil
 }

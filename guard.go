@@ -48,11 +48,7 @@ type Guard struct {
 // git.ErrNotRepository, git.ErrBare or git.ErrNoWorkTree for directories
 // without a work tree to guard.
 func Open(ctx context.Context, dir string, opts Options) (*Guard, error) {
-	repo, err := git.Discover(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := repo.ReadConfig(ctx)
+	repo, cfg, err := git.DiscoverWithConfig(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

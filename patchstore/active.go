@@ -126,6 +126,26 @@ type Entry struct {
 // History returns the checkpoints of run id, newest first, following each
 // record's Prev link. It stops after limit entries when limit > 0.
 func (s *Store) History(ctx context.Context, id string, limit int) ([]Entry, error) {
+	return s.history(ctx, id, limit, nil)
+}
+
+// CheckpointAt returns the checkpoint of run id with sequence number seq,
+// reading the chain back from the tip only as far as it (sequence numbers
+// fall along the chain). It returns ErrUnknownCheckpoint when there is none.
+func (s *Store) CheckpointAt(ctx context.Context, id string, seq int) (Entry, error) {
+	hist, err := s.history(ctx, id, 0, func(cp *Checkpoint) bool { return cp.Seq <= seq })
+	if err != nil {
+		return Entry{}, err
+	}
+	if n := len(hist); n > 0 && hist[n-1].Checkpoint.Seq == seq {
+		return hist[n-1], nil
+	}
+	return Entry{}, fmt.Errorf("checkpoint %d of run %s: %w", seq, id, ErrUnknownCheckpoint)
+}
+
+// history reads the chain from the tip, newest first, until limit entries
+// or the first checkpoint for which stop is true (included).
+func (s *Store) history(ctx context.Context, id string, limit int, stop func(*Checkpoint) bool) ([]Entry, error) {
 	tip, err := s.Refs.Read(ctx, gitrefs.RunRef(id))
 	if err != nil {
 		return nil, err
@@ -148,7 +168,7 @@ func (s *Store) History(ctx context.Context, id string, limit int) ([]Entry, err
 			return nil, fmt.Errorf("%w: checkpoint %s of run %s claims run %s", ErrCorrupt, h.Short(), id, cp.RunID)
 		}
 		out = append(out, Entry{Commit: h, Checkpoint: cp})
-		if limit > 0 && len(out) >= limit {
+		if (limit > 0 && len(out) >= limit) || (stop != nil && stop(cp)) {
 			break
 		}
 		h = cp.Prev

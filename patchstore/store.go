@@ -23,6 +23,10 @@ var ErrUnknownRun = errors.New("run not found")
 // ErrUnknownCall is returned when a call id is not in the run's ledger.
 var ErrUnknownCall = errors.New("call not found")
 
+// ErrUnknownCheckpoint is returned by CheckpointAt when the run has no
+// checkpoint with that sequence number.
+var ErrUnknownCheckpoint = errors.New("checkpoint not found")
+
 // ErrBusy is returned when a concurrent writer kept winning the ref race.
 var ErrBusy = errors.New("run is busy: another gitguard process kept updating it")
 

@@ -94,13 +94,16 @@ func (d *Daemon) Snapshot(ctx context.Context) (*Snapshot, error) {
 func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.last.Store(time.Now().UnixNano())
+	start := time.Now()
+	d.last.Store(start.UnixNano())
 	d.requests.Add(1)
 	if d.wt != nil {
 		snap, err := d.wt.Snapshot(ctx)
 		if err == nil {
 			d.watched.Add(1)
-			return snap, "watcher", d.w.DB.Sync()
+			err = d.w.DB.Sync()
+			d.w.log.Debug("watch daemon: snapshot from the watcher", "took", time.Since(start), "hashed", snap.Stats.Hashed)
+			return snap, "watcher", err
 		}
 		// Whatever went wrong (it cannot vouch, or its base trees were
 		// pruned meanwhile), a walk that arms a new watcher is right.

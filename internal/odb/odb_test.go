@@ -3,6 +3,7 @@ package odb_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,5 +147,110 @@ func TestDecodeTreeRejectsGarbage(t *testing.T) {
 		if _, err := odb.DecodeTree([]byte(data)); err == nil {
 			t.Errorf("DecodeTree(%q) accepted", data)
 		}
+	}
+}
+
+// Objects git wrote, loose and packed, read back byte for byte as git
+// cat-file shows them; a damaged loose object is an error, not data.
+func TestReadLooseAndPacked(t *testing.T) {
+	r, db := open(t)
+	r.Write("a.txt", "loose blob\n")
+	r.Write("big.bin", strings.Repeat("\x00\x01binary", 10000))
+	r.Commit("init")
+	check := func(when string) {
+		t.Helper()
+		for _, name := range []string{"HEAD", "HEAD^{tree}", "HEAD:a.txt", "HEAD:big.bin"} {
+			id, err := git.ParseHash(r.Git("rev-parse", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			typ, data, err := db.Read(id)
+			if err != nil {
+				t.Fatalf("%s: read %s: %v", when, name, err)
+			}
+			if want := r.Git("cat-file", "-t", id.String()); string(typ) != want {
+				t.Errorf("%s: %s is a %s, git says %s", when, name, typ, want)
+			}
+			want, err := git.Run(context.Background(), r.Dir, "cat-file", string(typ), id.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(data, want) {
+				t.Errorf("%s: %s content differs from git cat-file", when, name)
+			}
+		}
+	}
+	check("loose")
+	blob, _ := git.ParseHash(r.Git("rev-parse", "HEAD:a.txt"))
+	path := filepath.Join(r.Dir, ".git", "objects", blob.String()[:2], blob.String()[2:])
+	r.Git("gc", "-q", "--prune=now")
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("after git gc the blob is still loose: %v", err)
+	}
+	check("packed")
+
+	// A loose object cut short.
+	h, err := db.Write(odb.TypeBlob, []byte(strings.Repeat("data ", 1000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loose := filepath.Join(r.Dir, ".git", "objects", h.String()[:2], h.String()[2:])
+	full, err := os.ReadFile(loose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(loose, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(loose, full[:len(full)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, data, err := db.Read(h); err == nil {
+		t.Fatalf("a truncated loose object read as %d bytes without an error", len(data))
+	}
+	if err := os.Remove(loose); err != nil { // leave a repository git fsck accepts
+		t.Fatal(err)
+	}
+}
+
+// Has agrees with git cat-file -e for loose and packed objects, for absent
+// ones, and for objects a git gc packs after the database looked at the
+// packs (it rescans rather than say "missing").
+func TestHasAgreesWithGit(t *testing.T) {
+	r, db := open(t)
+	for i := 0; i < 50; i++ {
+		r.Write(fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("content %d\n", i))
+	}
+	r.Commit("init")
+	r.Git("gc", "-q", "--prune=now")
+	ids := strings.Fields(r.Git("rev-list", "--objects", "--all", "--no-object-names"))
+	if len(ids) < 50 {
+		t.Fatalf("only %d objects", len(ids))
+	}
+	for _, s := range ids {
+		h, _ := git.ParseHash(s)
+		if !db.Has(h) {
+			t.Fatalf("packed object %s: Has says missing", s)
+		}
+	}
+	for i := 0; i < 200; i++ { // absent ids spread over the fan-out table
+		h := odb.HashObject(odb.TypeBlob, []byte(fmt.Sprintf("never written %d", i)))
+		if db.Has(h) {
+			t.Fatalf("absent object %s: Has says present", h)
+		}
+	}
+	// Written loose now, packed by git gc while the database is open.
+	r.Write("late.txt", "late\n")
+	r.Commit("late")
+	late, _ := git.ParseHash(r.Git("rev-parse", "HEAD:late.txt"))
+	if !db.Has(late) {
+		t.Fatal("loose object: Has says missing")
+	}
+	r.Git("gc", "-q", "--prune=now")
+	if _, err := os.Stat(filepath.Join(r.Dir, ".git", "objects", late.String()[:2], late.String()[2:])); !os.IsNotExist(err) {
+		t.Fatalf("still loose after gc: %v", err)
+	}
+	if !db.Has(late) {
+		t.Fatal("object packed after the pack list was read: Has says missing")
 	}
 }
