@@ -45,12 +45,13 @@ rm -rf "$saved" && mkdir -p "$saved"
 (cd "$repo" && for p in $touched; do mkdir -p "$saved/$(dirname "$p")"; git show "HEAD:$p" >"$saved/$p"; done)
 
 gg="$bin/gitguard"
+one=${touched%% *} # the file the daemon cases' call changes
 ok1='rc=$?; [ $rc -le 1 ]' # status and undo exit 1 when they find something
 plan=$work/plan-$files
 T="$(printf '\t')"
 cat >"$plan" <<PLAN
 # Reset: no gitguard state, none of its objects, the 50 paths as committed.
-reset${T}setup${T}git for-each-ref --format='delete %(refname)' refs/agent-checkpoints/ | git update-ref --stdin && rm -rf .git/gitguard && git prune --expire=now && for p in $touched; do cp "$saved/\$p" "\$p"; done && git update-index -q --refresh
+reset${T}setup${T}{ $gg watch stop >/dev/null 2>&1; true; } && git for-each-ref --format='delete %(refname)' refs/agent-checkpoints/ | git update-ref --stdin && rm -rf .git/gitguard && git prune --expire=now && for p in $touched; do cp "$saved/\$p" "\$p"; done && git update-index -q --refresh
 git status${T}time${T}GIT_OPTIONAL_LOCKS=0 git status --porcelain >/dev/null
 gitguard snapshot (first)${T}time${T}$gg snapshot >/dev/null 2>&1
 gitguard snapshot${T}time${T}$gg snapshot >/dev/null 2>&1
@@ -64,6 +65,15 @@ gitguard status${T}time${T}$gg status >/dev/null 2>&1; $ok1
 gitguard status --no-unrecorded${T}time${T}$gg status --no-unrecorded >/dev/null 2>&1; $ok1
 gitguard undo --dry-run${T}time${T}$gg undo --dry-run >/dev/null 2>&1; $ok1
 git status, 50 more changed${T}time${T}GIT_OPTIONAL_LOCKS=0 git status --porcelain >/dev/null
+# The same calls with a watch daemon (started and armed untimed): each
+# process asks the daemon instead of walking; one file changes in the call.
+watch${T}setup${T}$gg watch --detach --idle 10m >/dev/null && { $gg status >/dev/null 2>&1; true; }
+gitguard call start (daemon)${T}time${T}$gg call start d\$ROUND --tool run_command >/dev/null 2>&1
+edit-one${T}setup${T}echo again >>$one
+gitguard call finish (daemon)${T}time${T}$gg call finish d\$ROUND >/dev/null 2>&1
+gitguard snapshot (daemon)${T}time${T}$gg snapshot >/dev/null 2>&1
+gitguard status (daemon)${T}time${T}$gg status >/dev/null 2>&1; $ok1
+unwatch${T}setup${T}$gg watch stop >/dev/null
 shadow-init${T}setup${T}rm -rf "$shadow" && git init -q --bare "$shadow" && git --git-dir="$shadow" config gc.auto 0
 shadow checkpoint (first)${T}time${T}GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git add -A && GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git commit -q -m x
 shadow checkpoint (later)${T}time${T}GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git add -A && GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git commit -q --allow-empty -m x

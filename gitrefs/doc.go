@@ -2,8 +2,11 @@
 //
 // It is the only package that builds or parses those ref names. Invariants:
 //   - every ref it writes lies under Namespace; nothing else is ever touched;
-//   - every update is compare-and-swap on the old value, done by git itself
-//     (`git update-ref`), so git's own .lock protocol serialises gitguard with
-//     git and with other gitguard processes, and a reader never sees a torn ref;
+//   - every update is compare-and-swap on the old value under git's own
+//     <ref>.lock protocol (created with O_EXCL, the old value checked under
+//     it, the new one fsynced and renamed into place, as git's files backend
+//     does; `git update-ref` where that backend is not the one in use), so
+//     gitguard is serialised with git and with other gitguard processes, a
+//     reader never sees a torn ref, and an update is durable when it returns;
 //   - no reflog is written for these refs, so `prune` really frees checkpoints.
 package gitrefs

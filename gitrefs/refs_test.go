@@ -3,6 +3,11 @@ package gitrefs
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gitguard/gitguard/internal/git"
@@ -66,4 +71,105 @@ func TestReadAndUpdateMatchGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("deleted")
+}
+
+// Update takes git's own lock: a ref locked by another writer is refused
+// and its lock left alone; a ref only in packed-refs is updated over its
+// packed value; a ref with a reflog is left to git, which appends to it;
+// concurrent compare-and-swap loops never lose an update.
+func TestUpdateLocksAsGitDoes(t *testing.T) {
+	r := gittest.New(t)
+	r.Commit("one")
+	one, _ := git.ParseHash(r.Git("rev-parse", "HEAD"))
+	r.Commit("two")
+	two, _ := git.ParseHash(r.Git("rev-parse", "HEAD"))
+	repo, err := git.Discover(context.Background(), r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(repo)
+	ctx := context.Background()
+	ref := RunRef("locked")
+	if err := s.Update(ctx, ref, one, git.ZeroHash, "create"); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(repo.CommonDir, filepath.FromSlash(ref)) + ".lock"
+	if err := os.WriteFile(lock, []byte("held by git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, ref, two, one, "x"); !errors.Is(err, ErrRefChanged) {
+		t.Fatalf("update of a locked ref: %v, want ErrRefChanged", err)
+	}
+	if data, err := os.ReadFile(lock); err != nil || string(data) != "held by git\n" {
+		t.Fatalf("another writer's lock was touched: %q, %v", data, err)
+	}
+	os.Remove(lock)
+
+	r.Git("pack-refs", "--all", "--prune")
+	if _, err := os.Stat(filepath.Join(repo.CommonDir, filepath.FromSlash(ref))); !os.IsNotExist(err) {
+		t.Fatalf("ref still loose after pack-refs: %v", err)
+	}
+	if err := s.Update(ctx, ref, two, two, "wrong old"); !errors.Is(err, ErrRefChanged) {
+		t.Fatalf("packed ref, wrong old value: %v", err)
+	}
+	if err := s.Update(ctx, ref, two, one, "over the packed value"); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Git("rev-parse", ref); got != two.String() {
+		t.Fatalf("git sees %s, want %s", got, two)
+	}
+
+	logged := RunRef("logged")
+	r.Git("update-ref", "--create-reflog", "-m", "start", logged, one.String())
+	if err := s.Update(ctx, logged, two, one, "gitguard: moved"); err != nil {
+		t.Fatal(err)
+	}
+	if out := r.Git("reflog", "show", "--format=%gs", logged); !strings.Contains(out, "gitguard: moved") {
+		t.Fatalf("the ref's reflog was not appended to:\n%s", out)
+	}
+
+	// Eight writers move one ref back and forth; each success must be seen
+	// by exactly the writer that made it (no lost or doubled update).
+	race := RunRef("race")
+	if err := s.Update(ctx, race, one, git.ZeroHash, "create"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var moves atomic.Int64
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 25; i++ {
+				cur, err := s.Read(ctx, race)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				next := one
+				if cur == one {
+					next = two
+				}
+				err = s.Update(ctx, race, next, cur, "race")
+				switch {
+				case err == nil:
+					moves.Add(1)
+				case !errors.Is(err, ErrRefChanged):
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	want := one
+	if moves.Load()%2 == 1 {
+		want = two
+	}
+	if got := r.Git("rev-parse", race); got != want.String() {
+		t.Fatalf("after %d moves the ref is %s, want %s", moves.Load(), got, want)
+	}
+	if moves.Load() == 0 {
+		t.Fatal("no update succeeded")
+	}
 }
