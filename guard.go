@@ -30,6 +30,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Now stamps records; nil means time.Now.
 	Now func() time.Time
+	// Getenv, if set, lets Open find the repository and read its git
+	// configuration without starting git when the environment does not
+	// steer git elsewhere (see git.Open); nil always asks git.
+	Getenv func(string) string
 }
 
 // Guard is gitguard opened on one work tree. It is not safe for concurrent
@@ -48,7 +52,7 @@ type Guard struct {
 // git.ErrNotRepository, git.ErrBare or git.ErrNoWorkTree for directories
 // without a work tree to guard.
 func Open(ctx context.Context, dir string, opts Options) (*Guard, error) {
-	repo, cfg, err := git.DiscoverWithConfig(ctx, dir)
+	repo, cfg, err := git.Open(ctx, dir, opts.Getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,8 @@ import (
 type Daemon struct {
 	mu       sync.Mutex // serialises snapshots: each one moves the watcher's base
 	w        *Workspace // replaced when reopened; guarded by mu
+	origin   *Workspace // the one NewDaemon was called on
+	closed   bool       // guarded by mu
 	workTree string
 	reopen   func() (*Workspace, error)
 	wt       *Watcher
@@ -74,10 +76,10 @@ const maxSocketPath = 107
 // its own (the user changed .gitguard.toml or git config meanwhile).
 // Call Listen and Serve to answer other processes too, and Close at the end.
 func (w *Workspace) NewDaemon(reopen func() (*Workspace, error)) *Daemon {
-	d := &Daemon{w: w, workTree: w.Repo.WorkTree, reopen: reopen, stopped: make(chan struct{}), started: time.Now()}
+	d := &Daemon{w: w, origin: w, workTree: w.Repo.WorkTree, reopen: reopen, stopped: make(chan struct{}), started: time.Now()}
 	d.lastWalk.Store("")
 	d.last.Store(time.Now().UnixNano())
-	w.daemon = d
+	w.daemon.Store(d)
 	return d
 }
 
@@ -94,6 +96,10 @@ func (d *Daemon) Snapshot(ctx context.Context) (*Snapshot, error) {
 func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.closed {
+		snap, err := d.w.snapshot(ctx, nil)
+		return snap, "walk", err
+	}
 	start := time.Now()
 	d.last.Store(start.UnixNano())
 	d.requests.Add(1)
@@ -240,9 +246,9 @@ func (d *Daemon) Close() error {
 	if d.lock != nil {
 		d.lock.Close()
 	}
-	if d.w.daemon == d {
-		d.w.daemon = nil
-	}
+	d.closed = true
+	d.origin.daemon.CompareAndSwap(d, nil)
+	d.w.daemon.CompareAndSwap(d, nil)
 	return nil
 }
 
@@ -285,6 +291,7 @@ func (d *Daemon) handle(ctx context.Context, conn *net.UnixConn) {
 		return // another user's process: no answer at all
 	}
 	var req daemonRequest
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second)) // a client that never asks
 	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&req); err != nil {
 		return
 	}
@@ -346,10 +353,11 @@ func (d *Daemon) sameConfig(fingerprint string) error {
 		d.wt.Close()
 		d.wt = nil
 	}
-	if d.w.daemon == d {
-		d.w.daemon = nil
-	}
-	w.daemon = d
+	// The process's own snapshots keep coming through the daemon, which now
+	// takes them as configured today.
+	d.w.daemon.CompareAndSwap(d, nil)
+	d.origin.daemon.Store(d)
+	w.daemon.Store(d)
 	d.w = w
 	return nil
 }

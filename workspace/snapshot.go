@@ -72,7 +72,7 @@ func (f FileState) Exists() bool { return f.Mode != odb.ModeNone }
 // daemon's file watcher at the cost of the paths changed since its last
 // one; if the daemon cannot answer, Snapshot walks the tree itself.
 func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
-	if d := w.daemon; d != nil {
+	if d := w.daemon.Load(); d != nil {
 		return d.Snapshot(ctx)
 	}
 	if w.opts.UseDaemon {

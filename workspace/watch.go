@@ -76,6 +76,10 @@ func (w *Workspace) cookieDir() string { return filepath.Join(w.StateDir(), "wat
 // tree (the newest recorded work tree; zero for none), and the folders
 // found since. Call SetBase with the snapshot taken after Watch returns.
 func (w *Workspace) Watch(tree git.Hash) (*Watcher, error) {
+	if name, remote := remoteFS(w.Repo.WorkTree); remote {
+		// Changes made on another machine raise no event here.
+		return nil, fmt.Errorf("watch the work tree: it is on a %s file system, whose changes inotify does not see", name)
+	}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("watch the work tree: %w", err)
@@ -104,6 +108,29 @@ func (w *Workspace) Watch(tree git.Hash) (*Watcher, error) {
 	}
 	go wt.loop()
 	return wt, nil
+}
+
+// remoteFileSystems are the file systems whose changes may come from
+// elsewhere (statfs f_type), as git's fsmonitor refuses them too.
+var remoteFileSystems = map[int64]string{
+	0x6969:     "NFS",
+	0x517b:     "SMB",
+	0xff534d42: "CIFS",
+	0xfe534d42: "SMB2",
+	0x01021997: "9P",
+	0x65735546: "FUSE",
+	0x5346414f: "AFS",
+	0x00c36400: "Ceph",
+	0x73757245: "Coda",
+}
+
+func remoteFS(dir string) (string, bool) {
+	var st unix.Statfs_t
+	if unix.Statfs(dir, &st) != nil {
+		return "", false
+	}
+	name, ok := remoteFileSystems[int64(st.Type)]
+	return name, ok
 }
 
 func treeDirs(db *odb.DB, tree git.Hash, prefix string, out *[]string) error {

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
@@ -78,7 +79,7 @@ type Workspace struct {
 	autocrlf    bool // core.autocrlf converts every text file
 	globalAttrs bool // a global or info/attributes file exists
 
-	daemon      *Daemon // this process's watch daemon, if it runs one
+	daemon      atomic.Pointer[Daemon] // this process's watch daemon, if it runs one
 	fpOnce      sync.Once
 	fingerprint string
 }

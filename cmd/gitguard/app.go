@@ -38,7 +38,7 @@ func (e *env) open(ctx context.Context) (*gitguard.Guard, error) { return e.open
 // openAt opens the repository containing dir. Whole-workspace snapshots
 // ask the work tree's watch daemon first unless GITGUARD_NO_DAEMON=1.
 func (e *env) openAt(ctx context.Context, dir string) (*gitguard.Guard, error) {
-	return gitguard.Open(ctx, dir, gitguard.Options{Logger: e.log,
+	return gitguard.Open(ctx, dir, gitguard.Options{Logger: e.log, Getenv: e.getenv,
 		Workspace: workspace.Options{Progress: e.progress(), UseDaemon: e.getenv("GITGUARD_NO_DAEMON") != "1"}})
 }
 

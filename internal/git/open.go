@@ -1,0 +1,351 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Open finds the repository containing dir and reads its configuration,
+// like DiscoverWithConfig, but without starting git in the common case,
+// which every short command pays twice otherwise (about 16 ms on a small
+// machine).
+//
+// The repository is found the way git's setup does for a plain layout: the
+// nearest .git folder or gitfile above dir on the same file system, owned
+// by the current user. The configuration is git's own `git config --list`
+// output, kept in the worktree's state folder with the identity (size,
+// times, inode) of every file git reads it from, present or absent, and
+// of the git binary; it is reused while none of them changed. Anything
+// else goes to git: environment variables that change discovery or
+// configuration (getenv reports them), include directives, core.worktree,
+// a bare repository, or any doubt. getenv nil means always ask git.
+func Open(ctx context.Context, dir string, getenv func(string) string) (*Repo, Config, error) {
+	if getenv == nil || steeredByEnv(getenv) {
+		return DiscoverWithConfig(ctx, dir)
+	}
+	repo, ok := findRepo(dir)
+	if !ok {
+		return DiscoverWithConfig(ctx, dir)
+	}
+	cache := configCachePath(repo)
+	files := configFiles(repo, getenv)
+	if cfg, ok := readConfigCache(cache, files); ok && plainLayout(cfg, repo) {
+		return repo, cfg, nil
+	}
+	out, err := Run(ctx, repo.WorkTree, "config", "--list", "-z", "--show-origin")
+	if err != nil {
+		return DiscoverWithConfig(ctx, dir)
+	}
+	cfg, origins, cacheable := parseOriginList(out)
+	if !plainLayout(cfg, repo) {
+		return DiscoverWithConfig(ctx, dir)
+	}
+	if cacheable {
+		writeConfigCache(cache, append(files, origins...), out)
+	}
+	return repo, cfg, nil
+}
+
+// discoveryEnv are the variables that make git find or configure a
+// repository otherwise than by looking up from the current folder.
+var discoveryEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
+	"GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+	"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX"}
+
+func steeredByEnv(getenv func(string) string) bool {
+	for _, v := range discoveryEnv {
+		if getenv(v) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// plainLayout reports whether the configuration keeps the layout findRepo
+// assumed: not bare, and core.worktree unset or naming the folder that
+// holds the gitfile (as git sets it for submodules).
+func plainLayout(cfg Config, r *Repo) bool {
+	if wt, set := cfg.Get("core.worktree"); set {
+		if !filepath.IsAbs(wt) {
+			wt = filepath.Join(r.GitDir, wt)
+		}
+		real, err := filepath.EvalSymlinks(wt)
+		if err != nil || real != r.WorkTree {
+			return false
+		}
+	}
+	return !cfg.Bool("core.bare", false)
+}
+
+// findRepo looks for .git from dir upwards, as git does without any
+// GIT_* variable: a folder that looks like a git dir, or a gitfile naming
+// one (linked worktrees, submodules). It gives up (ok false) on anything
+// git might see differently: a change of file system on the way up, an
+// owner other than the current user, dir inside a git dir.
+func findRepo(dir string) (*Repo, bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, false
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, false
+	}
+	var st unix.Stat_t
+	if unix.Stat(abs, &st) != nil {
+		return nil, false
+	}
+	dev := st.Dev
+	for d := abs; ; d = filepath.Dir(d) {
+		if unix.Stat(d, &st) != nil || st.Dev != dev {
+			return nil, false
+		}
+		if isGitDir(d) || filepath.Base(d) == ".git" {
+			return nil, false // inside a git dir: git says what that means
+		}
+		dotgit := filepath.Join(d, ".git")
+		var lst unix.Stat_t
+		if unix.Lstat(dotgit, &lst) == nil {
+			if int(lst.Uid) != os.Geteuid() {
+				return nil, false // git's safe.directory rules decide
+			}
+			gitDir := ""
+			switch lst.Mode & unix.S_IFMT {
+			case unix.S_IFDIR:
+				gitDir = dotgit
+			case unix.S_IFREG:
+				gitDir = readGitfile(d, dotgit)
+			}
+			if gitDir == "" || !isGitDir(gitDir) || !ownedByMe(d) || !ownedByMe(gitDir) {
+				return nil, false
+			}
+			common := gitDir
+			if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+				c := strings.TrimSpace(string(data))
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(gitDir, c)
+				}
+				if common, err = filepath.EvalSymlinks(c); err != nil {
+					return nil, false
+				}
+			}
+			if !ownedByMe(common) {
+				return nil, false
+			}
+			return &Repo{WorkTree: d, GitDir: gitDir, CommonDir: common}, true
+		}
+		if d == filepath.Dir(d) {
+			return nil, false // not a repository: git words the error
+		}
+	}
+}
+
+func ownedByMe(path string) bool {
+	var st unix.Stat_t
+	return unix.Stat(path, &st) == nil && int(st.Uid) == os.Geteuid()
+}
+
+// readGitfile returns the real path of the git dir a gitfile names, or "".
+func readGitfile(top, file string) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	p, ok := strings.CutPrefix(strings.TrimRight(string(data), "\r\n"), "gitdir: ")
+	if !ok || p == "" || strings.ContainsAny(p, "\n\r") {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(top, p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return real
+}
+
+// isGitDir is git's is_git_directory: HEAD, and objects and refs (or a
+// commondir file standing for them).
+func isGitDir(d string) bool {
+	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(d, "commondir")); err == nil {
+		return true
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// configFiles are the files git reads configuration from, whether they
+// exist or not (one appearing must invalidate a cached configuration),
+// and the git binary itself.
+func configFiles(r *Repo, getenv func(string) string) []string {
+	var files []string
+	if gitPath, err := exec.LookPath("git"); err == nil {
+		files = append(files, gitPath)
+		if getenv("GIT_CONFIG_NOSYSTEM") == "" {
+			if sys := getenv("GIT_CONFIG_SYSTEM"); sys != "" {
+				files = append(files, sys)
+			} else {
+				// $(prefix)/etc/gitconfig, /etc/gitconfig when the prefix is /usr.
+				prefix := filepath.Dir(filepath.Dir(gitPath))
+				files = append(files, "/etc/gitconfig", filepath.Join(prefix, "etc", "gitconfig"))
+			}
+		}
+	}
+	if g := getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		files = append(files, g)
+	} else {
+		home := getenv("HOME")
+		xdg := getenv("XDG_CONFIG_HOME")
+		if xdg == "" && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+		if home != "" {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+	}
+	return append(files, filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree"))
+}
+
+// parseOriginList reads `git config --list -z --show-origin`: the
+// configuration, the files it came from, and whether it may be cached
+// (every entry from a file, no include directive).
+func parseOriginList(out []byte) (cfg Config, origins []string, cacheable bool) {
+	cfg = Config{}
+	cacheable = true
+	seen := map[string]bool{}
+	items := bytes.Split(out, []byte{0})
+	for i := 0; i+1 < len(items); i += 2 {
+		origin, item := string(items[i]), items[i+1]
+		if file, ok := strings.CutPrefix(origin, "file:"); ok {
+			if !seen[file] {
+				seen[file] = true
+				origins = append(origins, file)
+			}
+		} else {
+			cacheable = false // command line, blob, stdin
+		}
+		k, v, _ := bytes.Cut(item, []byte{'\n'})
+		key := normalizeKey(string(k))
+		if key == "include.path" || (strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path")) {
+			cacheable = false // conditions (onbranch:, gitdir:) may change without any file changing
+		}
+		cfg[key] = append(cfg[key], string(v))
+	}
+	return cfg, origins, cacheable
+}
+
+// fileID is what tells a file changed: git replaces config files by
+// rename (a new inode), editors may rewrite them in place (times, size).
+type fileID struct {
+	Path  string `json:"path"`
+	Exist bool   `json:"exist"`
+	Size  int64  `json:"size,omitempty"`
+	Mtime int64  `json:"mtime,omitempty"`
+	Ctime int64  `json:"ctime,omitempty"`
+	Ino   uint64 `json:"ino,omitempty"`
+}
+
+func identify(path string) fileID {
+	var st unix.Stat_t
+	if unix.Stat(path, &st) != nil {
+		return fileID{Path: path}
+	}
+	return fileID{Path: path, Exist: true, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino}
+}
+
+type configCache struct {
+	Version int      `json:"version"`
+	Files   []fileID `json:"files"`
+	List    []byte   `json:"list"` // git config --list -z --show-origin
+}
+
+const configCacheVersion = 1
+
+func configCachePath(r *Repo) string { return filepath.Join(r.GitDir, "gitguard", "config-cache") }
+
+// readConfigCache returns the cached configuration if it was cached for
+// exactly these files and none of them changed since.
+func readConfigCache(path string, files []string) (Config, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	var c configCache
+	if json.Unmarshal(data, &c) != nil || c.Version != configCacheVersion {
+		return nil, false
+	}
+	listed := map[string]bool{}
+	for _, f := range c.Files {
+		if identify(f.Path) != f {
+			return nil, false
+		}
+		listed[f.Path] = true
+	}
+	for _, f := range files {
+		if !listed[f] {
+			return nil, false // cached under another environment
+		}
+	}
+	cfg, _, cacheable := parseOriginList(c.List)
+	return cfg, cacheable
+}
+
+// racyWindow: a file changed this recently may change again within the
+// same timestamp; it is not trusted for the cache, as git treats a racily
+// clean index entry.
+var racyWindow = 2 * time.Second
+
+func writeConfigCache(path string, files []string, list []byte) {
+	c := configCache{Version: configCacheVersion, List: list}
+	seen := map[string]bool{}
+	now := time.Now()
+	for _, f := range files {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		id := identify(f)
+		if id.Exist && now.Sub(time.Unix(0, max(id.Mtime, id.Ctime))) < racyWindow {
+			return
+		}
+		c.Files = append(c.Files, id)
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "config-cache-*")
+	if err != nil {
+		return
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return
+	}
+	if tmp.Close() != nil {
+		return
+	}
+	_ = os.Rename(tmp.Name(), path) // a cache: losing it costs one git process
+}
