@@ -45,6 +45,7 @@ type Watcher struct {
 	newDirs map[string]bool // folders created since the base: walked whole
 	broken  error           // set once the watcher cannot vouch
 	base    *Snapshot
+	armedAt time.Time   // when the first base was recorded
 	stamps  []fileStamp // the index, ignore and attributes files outside the work tree, at the base
 	cookies map[string]chan struct{}
 	seq     int
@@ -283,11 +284,22 @@ func (wt *Watcher) setBase(snap *Snapshot, addMissing bool) error {
 
 // stampedFiles are the files outside the work tree that decide what a
 // snapshot records: a change to any of them means a full walk.
+//
+// The pack folder is among them: git gc repacks, and may prune loose
+// objects that only the base snapshot names (its trees are in no
+// checkpoint yet when it served status or check), which a snapshot built
+// on the base would then name without having them.
 func (wt *Watcher) stampedFiles() []string {
 	info := filepath.Join(wt.w.Repo.CommonDir, "info")
 	return []string{filepath.Join(wt.w.Repo.GitDir, "index"), wt.w.opts.ExcludesFile,
-		filepath.Join(info, "exclude"), wt.w.opts.AttributesFile, filepath.Join(info, "attributes")}
+		filepath.Join(info, "exclude"), wt.w.opts.AttributesFile, filepath.Join(info, "attributes"),
+		filepath.Join(wt.w.Repo.CommonDir, "objects", "pack")}
 }
+
+// maxBaseAge bounds how long objects written by a watcher's arming walk
+// are built upon: far below git gc's two-week grace for unreachable
+// objects, so that they are never pruned from under a snapshot.
+const maxBaseAge = time.Hour
 
 func (wt *Watcher) recordBase(snap *Snapshot) error {
 	stamps := make([]fileStamp, 0, 5)
@@ -297,6 +309,9 @@ func (wt *Watcher) recordBase(snap *Snapshot) error {
 	wt.mu.Lock()
 	defer wt.mu.Unlock()
 	wt.base, wt.stamps = snap, stamps
+	if wt.armedAt.IsZero() {
+		wt.armedAt = time.Now()
+	}
 	return nil
 }
 
@@ -333,7 +348,7 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCannotVouch, err)
 	}
 	wt.mu.Lock()
-	base, broken, stamps := wt.base, wt.broken, wt.stamps
+	base, broken, stamps, armedAt := wt.base, wt.broken, wt.stamps, wt.armedAt
 	changed, newDirs := wt.changed, wt.newDirs
 	wt.changed, wt.newDirs = map[string]bool{}, map[string]bool{}
 	wt.mu.Unlock()
@@ -342,6 +357,9 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 	}
 	if broken != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCannotVouch, broken)
+	}
+	if time.Since(armedAt) > maxBaseAge {
+		return nil, fmt.Errorf("%w: armed more than %s ago", ErrCannotVouch, maxBaseAge)
 	}
 	for _, s := range stamps {
 		if now := stamp(s.path); now != s {

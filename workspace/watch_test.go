@@ -141,7 +141,7 @@ func changeRounds(t *testing.T, r *gittest.Repo) []changeRound {
 }
 
 // TestWatcherNeverVouchesBlindly: after an overflow, a failed watch, a
-// restart without a base, a changed .gitignore or a changed index, the
+// restart without a base, a changed .gitignore, a git gc or a changed index, the
 // watcher refuses and the caller walks the tree, so no change is missed.
 func TestWatcherNeverVouchesBlindly(t *testing.T) {
 	ctx := context.Background()
@@ -169,6 +169,10 @@ func TestWatcherNeverVouchesBlindly(t *testing.T) {
 		},
 		"gitignore changed": func(t *testing.T, r *gittest.Repo, w *Workspace, wt *Watcher) *Watcher {
 			r.Write(".gitignore", "a.txt\n")
+			return wt
+		},
+		"git gc": func(t *testing.T, r *gittest.Repo, w *Workspace, wt *Watcher) *Watcher {
+			r.Git("gc", "-q", "--prune=now")
 			return wt
 		},
 		"index changed": func(t *testing.T, r *gittest.Repo, w *Workspace, wt *Watcher) *Watcher {
