@@ -156,3 +156,40 @@ func BenchmarkClassify(b *testing.B) {
 		b.Fatal("no entry matched its stat data")
 	}
 }
+
+// BenchmarkDaemonSnapshot is a whole-workspace snapshot through the watch
+// daemon after one file changed: the cookie round trip, the changed file
+// hashed, the trees on its path rewritten and synced. Compare with
+// BenchmarkStatWalk, which is the walk alone.
+func BenchmarkDaemonSnapshot(b *testing.B) {
+	w := benchWS(b)
+	d := w.NewDaemon(nil)
+	b.Cleanup(func() { d.Close() })
+	ctx := context.Background()
+	if _, err := d.Snapshot(ctx); err != nil { // arms the watcher
+		b.Fatal(err)
+	}
+	idx, err := w.ReadIndex(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	file := w.Abs(idx.Entries[len(idx.Entries)/2].Path)
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.WriteFile(file, orig, 0o644) })
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := os.WriteFile(file, fmt.Appendf(nil, "%s%d\n", orig, i), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		snap, err := d.Snapshot(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if snap.Stats.Hashed != 1 {
+			b.Fatalf("daemon hashed %d files, want 1 (did it walk?)", snap.Stats.Hashed)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package odb
 
 import (
 	"bufio"
+	"bytes"
 	"compress/zlib"
 	"errors"
 	"fmt"
@@ -369,6 +370,9 @@ func (db *DB) Open(h git.Hash) (Type, io.ReadCloser, int64, error) {
 	// (20 ms for 100k objects, paid by every short command).
 	if t, r, size, err := db.openLoose(h); err == nil {
 		return t, r, size, nil
+	}
+	if t, data, err := db.packs.read(h); err == nil {
+		return t, io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
 	}
 	db.mu.Lock()
 	obj, err := db.st.EncodedObject(plumbing.AnyObject, plumbing.Hash(h))

@@ -29,10 +29,12 @@ type packIndexes struct {
 }
 
 type idxFile struct {
-	data   []byte // the mapped file
-	fanout []byte // 256 big-endian counts
-	names  []byte // count × 20 bytes, sorted
-	count  int
+	path     string
+	data     []byte // the mapped file
+	fanout   []byte // 256 big-endian counts
+	names    []byte // count × 20 bytes, sorted
+	count    int
+	packData []byte // the mapped .pack, once an object was read from it
 }
 
 // has reports whether h is in one of the packs; known is false when the
@@ -72,6 +74,9 @@ func (p *packIndexes) close() {
 func (p *packIndexes) closeLocked() {
 	for _, f := range p.idx {
 		_ = unix.Munmap(f.data)
+		if f.packData != nil {
+			_ = unix.Munmap(f.packData)
+		}
 	}
 	p.idx, p.loaded, p.usable = nil, false, false
 }
@@ -139,32 +144,10 @@ func mapIndex(path string) (*idxFile, error) {
 	}
 	fanout := data[8:header]
 	count := int(binary.BigEndian.Uint32(fanout[255*4:]))
-	if header+count*20 > len(data) {
+	// names, CRCs and 31-bit offsets, then the two checksums at least
+	if header+count*(20+4+4)+2*20 > len(data) {
 		_ = unix.Munmap(data)
 		return nil, errIndexFormat
 	}
-	return &idxFile{data: data, fanout: fanout, names: data[header : header+count*20], count: count}, nil
-}
-
-func (f *idxFile) has(h git.Hash) bool {
-	lo := 0
-	if h[0] > 0 {
-		lo = int(binary.BigEndian.Uint32(f.fanout[(int(h[0])-1)*4:]))
-	}
-	hi := int(binary.BigEndian.Uint32(f.fanout[int(h[0])*4:]))
-	if hi > f.count || lo > hi {
-		return false // a damaged fan-out table: go-git will say so
-	}
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		switch c := bytes.Compare(f.names[mid*20:mid*20+20], h[:]); {
-		case c == 0:
-			return true
-		case c < 0:
-			lo = mid + 1
-		default:
-			hi = mid
-		}
-	}
-	return false
+	return &idxFile{path: path, data: data, fanout: fanout, names: data[header : header+count*20], count: count}, nil
 }
