@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -39,7 +40,8 @@ type Daemon struct {
 	mu       sync.Mutex // serialises snapshots: each one moves the watcher's base
 	w        *Workspace // replaced when reopened; guarded by mu
 	origin   *Workspace // the one NewDaemon was called on
-	closed   bool       // guarded by mu
+	log      *slog.Logger
+	closed   bool // guarded by mu
 	workTree string
 	reopen   func() (*Workspace, error)
 	wt       *Watcher
@@ -76,7 +78,7 @@ const maxSocketPath = 107
 // its own (the user changed .gitguard.toml or git config meanwhile).
 // Call Listen and Serve to answer other processes too, and Close at the end.
 func (w *Workspace) NewDaemon(reopen func() (*Workspace, error)) *Daemon {
-	d := &Daemon{w: w, origin: w, workTree: w.Repo.WorkTree, reopen: reopen, stopped: make(chan struct{}), started: time.Now()}
+	d := &Daemon{w: w, origin: w, log: w.log, workTree: w.Repo.WorkTree, reopen: reopen, stopped: make(chan struct{}), started: time.Now()}
 	d.lastWalk.Store("")
 	d.last.Store(time.Now().UnixNano())
 	w.daemon.Store(d)
@@ -108,12 +110,12 @@ func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 		if err == nil {
 			d.watched.Add(1)
 			err = d.w.DB.Sync()
-			d.w.log.Debug("watch daemon: snapshot from the watcher", "took", time.Since(start), "hashed", snap.Stats.Hashed)
+			d.log.Debug("watch daemon: snapshot from the watcher", "took", time.Since(start), "hashed", snap.Stats.Hashed)
 			return snap, "watcher", err
 		}
 		// Whatever went wrong (it cannot vouch, or its base trees were
 		// pruned meanwhile), a walk that arms a new watcher is right.
-		d.w.log.Info("watch daemon walks the work tree", "reason", err)
+		d.log.Info("watch daemon walks the work tree", "reason", err)
 		d.lastWalk.Store(err.Error())
 		d.wt.Close()
 		d.wt = nil
@@ -123,7 +125,7 @@ func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 	d.walks.Add(1)
 	wt, err := d.w.Watch(git.ZeroHash)
 	if err != nil {
-		d.w.log.Info("no file watcher; every snapshot walks", "err", err)
+		d.log.Info("no file watcher; every snapshot walks", "err", err)
 		snap, err := d.w.snapshot(ctx, nil)
 		if err != nil {
 			return nil, "", err
@@ -164,14 +166,19 @@ func (d *Daemon) Listen() error {
 		return fmt.Errorf("watch daemon: lock: %w", err)
 	}
 	_ = os.Remove(path)
-	old := unix.Umask(0o077) // the socket is born private
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
-	unix.Umask(old)
 	if err != nil {
 		lock.Close()
 		return fmt.Errorf("watch daemon: %w", err)
 	}
 	ln.SetUnlinkOnClose(true)
+	// Private to the user; a connection from another user in between is
+	// refused by handle anyway.
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		lock.Close()
+		return fmt.Errorf("watch daemon: %w", err)
+	}
 	d.ln, d.lock, d.sockPath = ln, lock, path
 	return nil
 }
@@ -185,7 +192,7 @@ func (d *Daemon) Serve(ctx context.Context, idle time.Duration) error {
 	go func() {
 		var tick <-chan time.Time
 		if idle > 0 {
-			t := time.NewTicker(min(idle/4, time.Minute))
+			t := time.NewTicker(max(min(idle/4, time.Minute), 10*time.Millisecond))
 			defer t.Stop()
 			tick = t.C
 		}
@@ -198,7 +205,7 @@ func (d *Daemon) Serve(ctx context.Context, idle time.Duration) error {
 				return
 			case <-tick:
 				if time.Since(time.Unix(0, d.last.Load())) >= idle {
-					d.w.log.Info("watch daemon idle; stopping", "idle", idle)
+					d.log.Info("watch daemon idle; stopping", "idle", idle)
 					d.Stop()
 					return
 				}
@@ -348,7 +355,7 @@ func (d *Daemon) sameConfig(fingerprint string) error {
 	if w.Fingerprint() != fingerprint {
 		return errors.New("the daemon's configuration differs from the client's")
 	}
-	d.w.log.Info("watch daemon reopened the workspace: its configuration changed")
+	d.log.Info("watch daemon reopened the workspace: its configuration changed")
 	if d.wt != nil {
 		d.wt.Close()
 		d.wt = nil
