@@ -14,19 +14,25 @@ import (
 	"github.com/gitguard/gitguard/internal/gittest"
 )
 
-// Read agrees with git for loose refs, packed refs, refs packed and then
-// updated loose, and refs that do not exist; Update is compare-and-swap.
-func TestReadAndUpdateMatchGit(t *testing.T) {
-	r := gittest.New(t)
+// twoCommits is a repository with two commits, and a Store on it.
+func twoCommits(t *testing.T) (r *gittest.Repo, s *Store, one, two git.Hash) {
+	t.Helper()
+	r = gittest.New(t)
 	r.Commit("one")
-	one, _ := git.ParseHash(r.Git("rev-parse", "HEAD"))
+	one, _ = git.ParseHash(r.Git("rev-parse", "HEAD"))
 	r.Commit("two")
-	two, _ := git.ParseHash(r.Git("rev-parse", "HEAD"))
+	two, _ = git.ParseHash(r.Git("rev-parse", "HEAD"))
 	repo, err := git.Discover(context.Background(), r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(repo)
+	return r, New(repo), one, two
+}
+
+// Read agrees with git for loose refs, packed refs, refs packed and then
+// updated loose, and refs that do not exist; Update is compare-and-swap.
+func TestReadAndUpdateMatchGit(t *testing.T) {
+	r, s, one, two := twoCommits(t)
 	ctx := context.Background()
 	a, b := RunRef("a"), RunRef("b")
 	if err := s.Update(ctx, a, one, git.ZeroHash, "create"); err != nil {
@@ -78,22 +84,13 @@ func TestReadAndUpdateMatchGit(t *testing.T) {
 // packed value; a ref with a reflog is left to git, which appends to it;
 // concurrent compare-and-swap loops never lose an update.
 func TestUpdateLocksAsGitDoes(t *testing.T) {
-	r := gittest.New(t)
-	r.Commit("one")
-	one, _ := git.ParseHash(r.Git("rev-parse", "HEAD"))
-	r.Commit("two")
-	two, _ := git.ParseHash(r.Git("rev-parse", "HEAD"))
-	repo, err := git.Discover(context.Background(), r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(repo)
+	r, s, one, two := twoCommits(t)
 	ctx := context.Background()
 	ref := RunRef("locked")
 	if err := s.Update(ctx, ref, one, git.ZeroHash, "create"); err != nil {
 		t.Fatal(err)
 	}
-	lock := filepath.Join(repo.CommonDir, filepath.FromSlash(ref)) + ".lock"
+	lock := filepath.Join(r.Dir, ".git", filepath.FromSlash(ref)) + ".lock"
 	if err := os.WriteFile(lock, []byte("held by git\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +103,7 @@ func TestUpdateLocksAsGitDoes(t *testing.T) {
 	os.Remove(lock)
 
 	r.Git("pack-refs", "--all", "--prune")
-	if _, err := os.Stat(filepath.Join(repo.CommonDir, filepath.FromSlash(ref))); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(r.Dir, ".git", filepath.FromSlash(ref))); !os.IsNotExist(err) {
 		t.Fatalf("ref still loose after pack-refs: %v", err)
 	}
 	if err := s.Update(ctx, ref, two, two, "wrong old"); !errors.Is(err, ErrRefChanged) {

@@ -52,15 +52,13 @@ type Watcher struct {
 	done    chan struct{}
 }
 
-// fileStamp tells whether a file changed: git replaces the index and
-// writers replace config files by rename, which a new inode shows even
-// when size and times look the same.
+// fileStamp tells whether a file changed, by the stat data the stat cache
+// trusts: git replaces the index and writers replace config files by
+// rename, which a new inode shows even when size and times look the same.
 type fileStamp struct {
-	path         string
-	mtime, ctime unix.Timespec
-	size         int64
-	ino          uint64
-	ok           bool
+	path string
+	key  statKey
+	ok   bool
 }
 
 func stamp(path string) fileStamp {
@@ -68,7 +66,7 @@ func stamp(path string) fileStamp {
 	if path == "" || unix.Stat(path, &st) != nil {
 		return fileStamp{path: path}
 	}
-	return fileStamp{path: path, mtime: st.Mtim, ctime: st.Ctim, size: st.Size, ino: st.Ino, ok: true}
+	return fileStamp{path: path, key: keyOf(&st), ok: true}
 }
 
 func (w *Workspace) cookieDir() string { return filepath.Join(w.StateDir(), "watch") }

@@ -54,30 +54,8 @@ func newWatchCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "detach", Aliases: []string{"d"}, Usage: "run in the background; return once it answers"},
 		},
 		Subcommands: []*cli.Command{
-			{
-				Name:  "status",
-				Usage: "say whether a daemon serves this work tree, and what it did (exit 1 if none)",
-				Flags: []cli.Flag{jsonFlag},
-				Action: func(c *cli.Context) error {
-					if err := noArgs(c); err != nil {
-						return err
-					}
-					wantJSON(c, e)
-					return runWatchStatus(c.Context, e, false)
-				},
-			},
-			{
-				Name:  "stop",
-				Usage: "stop the work tree's daemon (exit 1 if none runs)",
-				Flags: []cli.Flag{jsonFlag},
-				Action: func(c *cli.Context) error {
-					if err := noArgs(c); err != nil {
-						return err
-					}
-					wantJSON(c, e)
-					return runWatchStatus(c.Context, e, true)
-				},
-			},
+			watchControl(e, "status", "say whether a daemon serves this work tree, and what it did (exit 1 if none)", false),
+			watchControl(e, "stop", "stop the work tree's daemon (exit 1 if none runs)", true),
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -92,6 +70,23 @@ func newWatchCommand(e *env) *cli.Command {
 				o.idle = defaultIdle
 			}
 			return runWatch(c.Context, e, o)
+		},
+	}
+}
+
+// watchControl is a subcommand that asks the running daemon for its
+// status, and with stop also to stop.
+func watchControl(e *env, name, usage string, stop bool) *cli.Command {
+	return &cli.Command{
+		Name:  name,
+		Usage: usage,
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			wantJSON(c, e)
+			return runWatchStatus(c.Context, e, stop)
 		},
 	}
 }
@@ -115,18 +110,12 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 	}
 	defer d.Close()
 	e.say("gitguard: watching %s (pid %d); stop with Ctrl-C or 'gitguard watch stop'", g.Repo.WorkTree, os.Getpid())
-	// The first snapshot arms the watcher, so the first client is served
-	// from it rather than waiting for the walk.
-	go func() {
-		if _, err := d.Snapshot(ctx); err != nil && ctx.Err() == nil {
-			e.log.Warn("watch daemon: first snapshot", "err", err)
-		}
-	}()
 	return d.Serve(ctx, o.idle) // nil when interrupted: stopping is what was asked
 }
 
-// serveDaemon starts g's watch daemon and serves its socket in the
-// background until the returned daemon is closed. It returns
+// serveDaemon makes g's watch daemon, binds its socket and arms its
+// watcher in the background, so that the first client is served from it
+// rather than after a walk; the caller runs Serve and closes it. It returns
 // workspace.ErrDaemonRunning when another process serves the work tree.
 func serveDaemon(ctx context.Context, e *env, g *gitguard.Guard) (*workspace.Daemon, error) {
 	reopen := func() (*workspace.Workspace, error) {
@@ -141,6 +130,11 @@ func serveDaemon(ctx context.Context, e *env, g *gitguard.Guard) (*workspace.Dae
 		d.Close()
 		return nil, err
 	}
+	go func() {
+		if _, err := d.Snapshot(ctx); err != nil && ctx.Err() == nil {
+			e.log.Info("watch daemon: first snapshot", "err", err)
+		}
+	}()
 	return d, nil
 }
 

@@ -92,15 +92,6 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 					e.log.Info("watch daemon stopped serving", "err", err)
 				}
 			}()
-			if o.noRecord {
-				// No call of its own arms the watcher: arm it now, so
-				// that the command's first gitguard call is served by it.
-				go func() {
-					if _, err := d.Snapshot(ctx); err != nil {
-						e.log.Info("watch daemon: first snapshot", "err", err)
-					}
-				}()
-			}
 		case errors.Is(err, workspace.ErrDaemonRunning):
 		default:
 			e.log.Info("no watch daemon; snapshots walk the work tree", "err", err)

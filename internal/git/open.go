@@ -46,7 +46,10 @@ func Open(ctx context.Context, dir string, getenv func(string) string) (*Repo, C
 	}
 	cfg, origins, cacheable := parseOriginList(out)
 	if !plainLayout(cfg, repo) {
-		return DiscoverWithConfig(ctx, dir)
+		// Another layout (core.worktree elsewhere): git says where the
+		// work tree is; the configuration, read from the same git dir, stands.
+		repo, err := Discover(ctx, dir)
+		return repo, cfg, err
 	}
 	if cacheable {
 		writeConfigCache(cache, append(files, origins...), out)
@@ -242,12 +245,10 @@ func parseOriginList(out []byte) (cfg Config, origins []string, cacheable bool) 
 		} else {
 			cacheable = false // command line, blob, stdin
 		}
-		k, v, _ := bytes.Cut(item, []byte{'\n'})
-		key := normalizeKey(string(k))
+		key := cfg.add(item)
 		if key == "include.path" || (strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path")) {
 			cacheable = false // conditions (onbranch:, gitdir:) may change without any file changing
 		}
-		cfg[key] = append(cfg[key], string(v))
 	}
 	return cfg, origins, cacheable
 }

@@ -133,14 +133,20 @@ func readConfig(ctx context.Context, dir string) (Config, error) {
 	}
 	cfg := Config{}
 	for _, item := range bytes.Split(out, []byte{0}) {
-		if len(item) == 0 {
-			continue
+		if len(item) > 0 {
+			cfg.add(item)
 		}
-		k, v, _ := bytes.Cut(item, []byte{'\n'})
-		key := normalizeKey(string(k))
-		cfg[key] = append(cfg[key], string(v))
 	}
 	return cfg, nil
+}
+
+// add records one "key\nvalue" item of `git config --list -z` and returns
+// its normalized key.
+func (c Config) add(item []byte) string {
+	k, v, _ := bytes.Cut(item, []byte{'\n'})
+	key := normalizeKey(string(k))
+	c[key] = append(c[key], string(v))
+	return key
 }
 
 // normalizeKey lowercases the section and variable name but keeps the

@@ -85,7 +85,7 @@ func (db *DB) loosePath(h git.Hash) string {
 
 // Has reports whether the object exists, loose, packed or in an alternate.
 func (db *DB) Has(h git.Hash) bool {
-	if _, err := os.Lstat(db.loosePath(h)); err == nil {
+	if db.isLoose(h) {
 		return true
 	}
 	if found, known := db.packs.has(h); known {

@@ -7,10 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/gitguard/gitguard/internal/git"
 )
@@ -88,8 +85,7 @@ func (f *idxFile) has(h git.Hash) bool {
 // offset is the pack offset of the object at index position i: a 31-bit
 // offset, or an index into the table of 64-bit ones.
 func (f *idxFile) offset(i int) int64 {
-	const header = 8 + 256*4
-	offsets := header + f.count*(20+4)
+	offsets := idxHeader + f.count*(20+4)
 	o := binary.BigEndian.Uint32(f.data[offsets+i*4:])
 	if o&0x80000000 == 0 {
 		return int64(o)
@@ -106,25 +102,9 @@ func (f *idxFile) pack() ([]byte, error) {
 	if f.packData != nil {
 		return f.packData, nil
 	}
-	fd, err := os.Open(strings.TrimSuffix(f.path, ".idx") + ".pack")
+	data, err := mapFile(strings.TrimSuffix(f.path, ".idx")+".pack", 12+20, []byte("PACK"))
 	if err != nil {
 		return nil, err
-	}
-	defer fd.Close()
-	fi, err := fd.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() < 12+20 {
-		return nil, errNotHere
-	}
-	data, err := unix.Mmap(int(fd.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		return nil, err
-	}
-	if string(data[:4]) != "PACK" {
-		_ = unix.Munmap(data)
-		return nil, errNotHere
 	}
 	f.packData = data
 	return data, nil

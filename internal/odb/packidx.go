@@ -117,10 +117,9 @@ func (p *packIndexes) loadLocked() {
 // idxMagic starts a version 2 pack index.
 var idxMagic = []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}
 
-// errIndexFormat marks an index this reader leaves to go-git.
-var errIndexFormat = errors.New("pack index format not read here")
-
-func mapIndex(path string) (*idxFile, error) {
+// mapFile maps a whole file read-only. A file shorter than minSize or not
+// starting with magic is errNotHere: go-git reads what this package does not.
+func mapFile(path string, minSize int, magic []byte) ([]byte, error) {
 	fd, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -130,24 +129,34 @@ func mapIndex(path string) (*idxFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	const header = 8 + 256*4
-	if fi.Size() < header+2*20 || fi.Size() > 1<<40 {
-		return nil, errIndexFormat
+	if fi.Size() < int64(minSize) || fi.Size() > 1<<40 {
+		return nil, errNotHere
 	}
 	data, err := unix.Mmap(int(fd.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, err
 	}
-	if !bytes.Equal(data[:8], idxMagic) {
+	if !bytes.HasPrefix(data, magic) {
 		_ = unix.Munmap(data)
-		return nil, errIndexFormat
+		return nil, errNotHere
 	}
-	fanout := data[8:header]
+	return data, nil
+}
+
+// idxHeader is the size of a version 2 index's magic, version and fan-out table.
+const idxHeader = 8 + 256*4
+
+func mapIndex(path string) (*idxFile, error) {
+	data, err := mapFile(path, idxHeader+2*20, idxMagic)
+	if err != nil {
+		return nil, err
+	}
+	fanout := data[8:idxHeader]
 	count := int(binary.BigEndian.Uint32(fanout[255*4:]))
 	// names, CRCs and 31-bit offsets, then the two checksums at least
-	if header+count*(20+4+4)+2*20 > len(data) {
+	if idxHeader+count*(20+4+4)+2*20 > len(data) {
 		_ = unix.Munmap(data)
-		return nil, errIndexFormat
+		return nil, errNotHere
 	}
-	return &idxFile{path: path, data: data, fanout: fanout, names: data[header : header+count*20], count: count}, nil
+	return &idxFile{path: path, data: data, fanout: fanout, names: data[idxHeader : idxHeader+count*20], count: count}, nil
 }
