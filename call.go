@@ -166,7 +166,7 @@ func (g *Guard) ensureRun(ctx context.Context, id string, opts CheckpointOptions
 		return "", err
 	}
 	if id != "" {
-		if _, err := g.Store.ReadRun(ctx, id); !errors.Is(err, patchstore.ErrUnknownRun) {
+		if _, err := g.Store.ReadRunCalls(ctx, id); !errors.Is(err, patchstore.ErrUnknownRun) {
 			return id, err
 		}
 		active, err := g.Store.ActiveRun()
@@ -179,7 +179,7 @@ func (g *Guard) ensureRun(ctx context.Context, id string, opts CheckpointOptions
 			if err != nil {
 				return "", err
 			}
-			_, err = g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+			_, err = g.Store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 				cp := snapshotCheckpoint(snap, patchstore.KindRunStart)
 				opts.apply(cp, tip)
 				return cp, nil
@@ -268,7 +268,7 @@ func (g *Guard) CallStart(ctx context.Context, runID string, o CallOptions) (*pa
 	// Crash point: the before state is captured (blobs written), the
 	// started entry is not recorded yet.
 	fault.Point("call.start.captured")
-	return g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	return g.Store.CommitCalls(ctx, id, []string{o.CallID}, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		c := tip.Calls[o.CallID]
 		if c == nil {
 			c = &patchstore.Call{}
@@ -360,7 +360,7 @@ func (g *Guard) CaptureBefore(ctx context.Context, runID, callID string, paths .
 	if err != nil {
 		return nil, err
 	}
-	return g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	return g.Store.CommitCalls(ctx, id, []string{callID}, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		c, err := startedCall(tip, callID)
 		if err != nil {
 			return nil, err
@@ -391,10 +391,14 @@ func (g *Guard) CaptureBefore(ctx context.Context, runID, callID string, paths .
 	})
 }
 
-// readStartedCall reads the run (the active one when runID is empty) and
-// the started call callID in it.
+// readStartedCall reads the run (the active one when runID is empty) with
+// the records of the started call callID only, and that call.
 func (g *Guard) readStartedCall(ctx context.Context, runID, callID string) (*patchstore.Run, *patchstore.Call, error) {
-	run, err := g.readRun(ctx, runID)
+	id, err := g.ResolveRun(ctx, runID, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	run, err := g.Store.ReadRunCalls(ctx, id, callID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -435,7 +439,7 @@ func (g *Guard) CaptureAfter(ctx context.Context, runID, callID string, paths ..
 	if err != nil {
 		return nil, err
 	}
-	return g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	return g.Store.CommitCalls(ctx, id, []string{callID}, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		c, err := startedCall(tip, callID)
 		if err != nil {
 			return nil, err
@@ -584,7 +588,13 @@ func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOp
 	// Crash point: the after state and the patch blobs are written, the
 	// finished entry is not recorded yet.
 	fault.Point("call.finish.captured")
-	return g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	commit := func(m patchstore.Mutation) (*patchstore.Run, error) {
+		return g.Store.CommitCalls(ctx, id, []string{callID}, m)
+	}
+	if also != nil {
+		commit = func(m patchstore.Mutation) (*patchstore.Run, error) { return g.Store.Commit(ctx, id, m) }
+	}
+	return commit(func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		c, err := startedCall(tip, callID)
 		if err != nil {
 			return nil, err

@@ -20,5 +20,11 @@
 // BeginCall and DoCall wrap the same steps in a call handle; the runnable
 // examples show them.
 //
+// Methods that record a checkpoint return the run's new tip. So that a
+// call costs the same at the run's thousandth call as at its first, they
+// read and return only the records they need: the tip of a call's start,
+// capture or finish holds that call alone in Calls, the tip of a snapshot
+// none. Ledger, Status and Store.ReadRun read every call.
+//
 // The gitguard command is a thin layer over this package.
 package gitguard

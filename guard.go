@@ -179,7 +179,7 @@ func (g *Guard) Snapshot(ctx context.Context, id string, opts CheckpointOptions)
 		if id, err = g.ensureRun(ctx, id, opts); err != nil {
 			return nil, nil, err
 		}
-		run, err := g.Store.ReadRun(ctx, id)
+		run, err := g.Store.ReadRunCalls(ctx, id)
 		return run, nil, err
 	}
 	snap, err := g.WS.Snapshot(ctx)
@@ -188,7 +188,7 @@ func (g *Guard) Snapshot(ctx context.Context, id string, opts CheckpointOptions)
 	}
 	// Crash point: the snapshot's blobs and trees are written, no record yet.
 	fault.Point("snapshot.captured")
-	run, err := g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	run, err := g.Store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		cp := snapshotCheckpoint(snap, patchstore.KindSnapshot)
 		opts.apply(cp, tip)
 		return cp, nil
@@ -197,7 +197,7 @@ func (g *Guard) Snapshot(ctx context.Context, id string, opts CheckpointOptions)
 }
 
 func (g *Guard) runExists(ctx context.Context, id string) bool {
-	_, err := g.Store.ReadRun(ctx, id)
+	_, err := g.Store.ReadRunCalls(ctx, id)
 	return err == nil
 }
 
@@ -221,7 +221,7 @@ func (g *Guard) StartRun(ctx context.Context, id string, opts CheckpointOptions)
 	if err != nil {
 		return nil, err
 	}
-	run, err := g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	run, err := g.Store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		cp := snapshotCheckpoint(snap, patchstore.KindRunStart)
 		opts.apply(cp, tip)
 		return cp, nil
@@ -239,14 +239,14 @@ func (g *Guard) FinishRun(ctx context.Context, id string, opts CheckpointOptions
 	if err != nil {
 		return nil, err
 	}
-	if _, err := g.Store.ReadRun(ctx, id); err != nil {
+	if _, err := g.Store.ReadRunCalls(ctx, id); err != nil {
 		return nil, err
 	}
 	snap, err := g.WS.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	run, err := g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	run, err := g.Store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		cp := snapshotCheckpoint(snap, patchstore.KindRunFinish)
 		opts.apply(cp, tip)
 		cp.RunFinished = true

@@ -18,7 +18,7 @@ func (g *Guard) CallPlan(ctx context.Context, runID string, o CallOptions) (*pat
 	if err != nil {
 		return nil, err
 	}
-	return g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	return g.Store.CommitCalls(ctx, id, []string{o.CallID}, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		c := tip.Calls[o.CallID]
 		if c == nil {
 			c = &patchstore.Call{}
@@ -43,7 +43,7 @@ func (g *Guard) CallDecide(ctx context.Context, runID, callID string, approve bo
 	if err != nil {
 		return nil, err
 	}
-	return g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	return g.Store.CommitCalls(ctx, id, []string{callID}, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		c := tip.Calls[callID]
 		if c == nil {
 			return nil, fmt.Errorf("call %q in run %s: %w (plan it first with 'gitguard call plan')", callID, tip.ID, patchstore.ErrUnknownCall)

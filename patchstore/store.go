@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"time"
 
@@ -60,8 +61,11 @@ type Run struct {
 	ID         string
 	Commit     git.Hash // the checkpoint commit; zero for a run not yet created
 	Checkpoint *Checkpoint
-	Calls      map[string]*Call
-	tree       git.Hash // root tree of Commit
+	// Calls holds every call of the run, or, for a run read with
+	// ReadRunCalls or CommitCalls, only the named calls that exist.
+	Calls map[string]*Call
+	tree  git.Hash            // root tree of Commit
+	other map[string]git.Hash // subtrees of the calls left unread, by id
 }
 
 // Exists reports whether the run has at least one checkpoint.
@@ -106,6 +110,24 @@ func (e *LedgerEntry) firstTime() time.Time {
 // ReadRun reads the newest checkpoint of run id. It returns ErrUnknownRun
 // when the run does not exist and ErrCorrupt for invalid records.
 func (s *Store) ReadRun(ctx context.Context, id string) (*Run, error) {
+	return s.readRun(ctx, id, nil)
+}
+
+// ReadRunCalls is ReadRun reading the records of the named calls only, so
+// that its cost does not grow with the run's length. The other calls are
+// carried over unchanged when the result is the tip of a Commit.
+func (s *Store) ReadRunCalls(ctx context.Context, id string, calls ...string) (*Run, error) {
+	return s.readRun(ctx, id, selectCalls(calls))
+}
+
+// callFilter picks the calls whose records are read; nil picks all.
+type callFilter func(id string) bool
+
+func selectCalls(ids []string) callFilter {
+	return func(id string) bool { return slices.Contains(ids, id) }
+}
+
+func (s *Store) readRun(ctx context.Context, id string, want callFilter) (*Run, error) {
 	if err := gitrefs.ValidateRunID(id); err != nil {
 		return nil, err
 	}
@@ -116,7 +138,7 @@ func (s *Store) ReadRun(ctx context.Context, id string) (*Run, error) {
 	if tip.IsZero() {
 		return nil, fmt.Errorf("run %q: %w", id, ErrUnknownRun)
 	}
-	r, err := s.ReadCheckpoint(tip)
+	r, err := s.readCheckpoint(tip, want)
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +150,10 @@ func (s *Store) ReadRun(ctx context.Context, id string) (*Run, error) {
 
 // ReadCheckpoint reads the run state recorded in one checkpoint commit.
 func (s *Store) ReadCheckpoint(commit git.Hash) (*Run, error) {
+	return s.readCheckpoint(commit, nil)
+}
+
+func (s *Store) readCheckpoint(commit git.Hash, want callFilter) (*Run, error) {
 	tree, root, err := s.rootTree(commit)
 	if err != nil {
 		return nil, err
@@ -157,7 +183,7 @@ func (s *Store) ReadCheckpoint(commit git.Hash) (*Run, error) {
 		return nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
 	}
 	if !callsTree.IsZero() {
-		if err := s.readCalls(callsTree, r); err != nil {
+		if err := s.readCalls(callsTree, r, want); err != nil {
 			return nil, err
 		}
 	}
@@ -193,7 +219,7 @@ func (s *Store) readJSON(h git.Hash, v any, what string) error {
 	return decodeRecord(buf.Bytes(), v, what)
 }
 
-func (s *Store) readCalls(tree git.Hash, r *Run) error {
+func (s *Store) readCalls(tree git.Hash, r *Run, want callFilter) error {
 	entries, err := s.DB.ReadTree(tree)
 	if err != nil {
 		return fmt.Errorf("%w: calls: %w", ErrCorrupt, err)
@@ -201,6 +227,13 @@ func (s *Store) readCalls(tree git.Hash, r *Run) error {
 	for _, e := range entries {
 		if e.Mode != odb.ModeTree || ValidateCallID(e.Name) != nil {
 			return fmt.Errorf("%w: calls/%s is not a valid call", ErrCorrupt, e.Name)
+		}
+		if want != nil && !want(e.Name) {
+			if r.other == nil {
+				r.other = map[string]git.Hash{}
+			}
+			r.other[e.Name] = e.Hash
+			continue
 		}
 		files, err := s.DB.ReadTree(e.Hash)
 		if err != nil {
@@ -294,12 +327,23 @@ const maxAttempts = 12
 // compare-and-swap. It retries on a lost race and returns ErrBusy when it
 // keeps losing. The returned Run is the new tip.
 func (s *Store) Commit(ctx context.Context, id string, mutate Mutation) (*Run, error) {
+	return s.commit(ctx, id, nil, mutate)
+}
+
+// CommitCalls is Commit for a mutation that looks at the named calls only:
+// the tip it is given holds those of them that exist (see ReadRunCalls),
+// and every other call is carried over unchanged.
+func (s *Store) CommitCalls(ctx context.Context, id string, calls []string, mutate Mutation) (*Run, error) {
+	return s.commit(ctx, id, selectCalls(calls), mutate)
+}
+
+func (s *Store) commit(ctx context.Context, id string, want callFilter, mutate Mutation) (*Run, error) {
 	if err := gitrefs.ValidateRunID(id); err != nil {
 		return nil, err
 	}
 	ref := gitrefs.RunRef(id)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		tip, err := s.readTip(ctx, id)
+		tip, err := s.readTip(ctx, id, want)
 		if err != nil {
 			return nil, err
 		}
@@ -331,8 +375,8 @@ func (s *Store) Commit(ctx context.Context, id string, mutate Mutation) (*Run, e
 	return nil, fmt.Errorf("record checkpoint of run %q: %w", id, ErrBusy)
 }
 
-func (s *Store) readTip(ctx context.Context, id string) (*Run, error) {
-	r, err := s.ReadRun(ctx, id)
+func (s *Store) readTip(ctx context.Context, id string, want callFilter) (*Run, error) {
+	r, err := s.readRun(ctx, id, want)
 	if errors.Is(err, ErrUnknownRun) {
 		return &Run{ID: id, Calls: map[string]*Call{}}, nil
 	}
@@ -419,7 +463,7 @@ func (s *Store) write(tip *Run, cp *Checkpoint) (*Run, error) {
 	if err := s.DB.Sync(); err != nil {
 		return nil, fmt.Errorf("sync objects: %w", err)
 	}
-	return &Run{ID: tip.ID, Commit: commit, Checkpoint: cp, Calls: tip.Calls, tree: rootTree}, nil
+	return &Run{ID: tip.ID, Commit: commit, Checkpoint: cp, Calls: tip.Calls, tree: rootTree, other: tip.other}, nil
 }
 
 func (s *Store) writeJSON(v any) (git.Hash, error) {
@@ -431,10 +475,18 @@ func (s *Store) writeJSON(v any) (git.Hash, error) {
 }
 
 func (s *Store) writeCalls(r *Run) (git.Hash, error) {
-	if len(r.Calls) == 0 {
+	if len(r.Calls) == 0 && len(r.other) == 0 {
 		return git.ZeroHash, nil
 	}
 	var entries []odb.TreeEntry
+	for id, h := range r.other {
+		if r.Calls[id] != nil {
+			// A mutation added a call it was not given: it would replace
+			// the recorded one unseen.
+			return git.ZeroHash, fmt.Errorf("write call %s: its records were not read", id)
+		}
+		entries = append(entries, odb.TreeEntry{Name: id, Mode: odb.ModeTree, Hash: h})
+	}
 	for id, c := range r.Calls {
 		if c.tree.IsZero() {
 			h, err := s.writeCall(c)

@@ -261,7 +261,7 @@ func openForEvent(ctx context.Context, e *env, ev *claudeEvent) (*gitguard.Guard
 }
 
 func claudePre(ctx context.Context, e *env, g *gitguard.Guard, runID string, ev *claudeEvent, co gitguard.CallOptions) error {
-	run, err := readRunIfAny(ctx, g, runID)
+	run, err := readRunIfAny(ctx, g, runID, ev)
 	if err != nil {
 		return err
 	}
@@ -281,7 +281,7 @@ func claudePre(ctx context.Context, e *env, g *gitguard.Guard, runID string, ev 
 }
 
 func claudePost(ctx context.Context, e *env, g *gitguard.Guard, runID string, ev *claudeEvent, co gitguard.CallOptions) error {
-	run, err := readRunIfAny(ctx, g, runID)
+	run, err := readRunIfAny(ctx, g, runID, ev)
 	if err != nil {
 		return err
 	}
@@ -369,8 +369,21 @@ func dashIfNone(s, def string) string {
 	return s
 }
 
-func readRunIfAny(ctx context.Context, g *gitguard.Guard, runID string) (*patchstore.Run, error) {
-	run, err := g.Store.ReadRun(ctx, runID)
+// readRunIfAny reads the session's run, or nil when it has none yet, with
+// the records the event needs: those of its tool use when Claude Code sent
+// a tool_use_id, else every call (the id is derived from the others); no
+// call's for a nil event.
+func readRunIfAny(ctx context.Context, g *gitguard.Guard, runID string, ev *claudeEvent) (*patchstore.Run, error) {
+	var run *patchstore.Run
+	var err error
+	switch {
+	case ev == nil:
+		run, err = g.Store.ReadRunCalls(ctx, runID)
+	case ev.ToolUseID != "":
+		run, err = g.Store.ReadRunCalls(ctx, runID, claudeCallID(ev, "", nil, true))
+	default:
+		run, err = g.Store.ReadRun(ctx, runID)
+	}
 	if errors.Is(err, patchstore.ErrUnknownRun) {
 		return nil, nil
 	}
@@ -389,7 +402,7 @@ func finishClaudeSession(ctx context.Context, e *env, ev *claudeEvent) error {
 		e.log.Warn("claude-code: could not stop the watch daemon", "err", err)
 	}
 	runID := claudeRunID(ev)
-	run, err := readRunIfAny(ctx, g, runID)
+	run, err := readRunIfAny(ctx, g, runID, nil)
 	if err != nil || run == nil || run.Checkpoint.RunFinished {
 		return err
 	}

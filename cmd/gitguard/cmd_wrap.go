@@ -99,7 +99,7 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 	}
 	if !o.noRecord {
 		if o.call == "" {
-			run, err := g.Store.ReadRun(ctx, runID)
+			run, err := g.Store.ReadRunCalls(ctx, runID)
 			if err != nil {
 				return err
 			}
