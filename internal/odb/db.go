@@ -1,7 +1,6 @@
 package odb
 
 import (
-	"bufio"
 	"bytes"
 	"compress/zlib"
 	"errors"
@@ -404,14 +403,14 @@ func (db *DB) openLoose(h git.Hash) (Type, io.ReadCloser, int64, error) {
 	if err != nil {
 		return "", nil, 0, err
 	}
-	zr, err := zlib.NewReader(bufio.NewReader(f))
+	z, err := newInflater(f)
 	if err != nil {
 		f.Close()
 		return "", nil, 0, err
 	}
-	br := bufio.NewReader(zr)
-	hdr, err := br.ReadString(0)
+	hdr, err := z.out.ReadString(0)
 	if err != nil {
+		z.release()
 		f.Close()
 		return "", nil, 0, err
 	}
@@ -419,21 +418,11 @@ func (db *DB) openLoose(h git.Hash) (Type, io.ReadCloser, int64, error) {
 	size, serr := strconv.ParseInt(sizeText, 10, 64)
 	t := Type(name)
 	if !ok || serr != nil || size < 0 || (t != TypeBlob && t != TypeTree && t != TypeCommit && t != "tag") {
+		z.release()
 		f.Close()
 		return "", nil, 0, fmt.Errorf("loose object %s: bad header %q", h, hdr)
 	}
-	return t, &looseReader{Reader: io.LimitReader(br, size), f: f, zr: zr}, size, nil
-}
-
-type looseReader struct {
-	io.Reader
-	f  *os.File
-	zr io.ReadCloser
-}
-
-func (r *looseReader) Close() error {
-	r.zr.Close()
-	return r.f.Close()
+	return t, &inflateReader{Reader: io.LimitReader(z.out, size), z: z, f: f}, size, nil
 }
 
 // ReadAs returns the content of an object that must have type t.

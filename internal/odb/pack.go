@@ -2,7 +2,6 @@ package odb
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -198,13 +197,13 @@ func (f *idxFile) objectAt(p *packIndexes, off int64, depth int) (Type, []byte, 
 }
 
 func inflate(src []byte, size int64) ([]byte, error) {
-	zr, err := zlib.NewReader(bytes.NewReader(src))
+	z, err := newInflater(bytes.NewReader(src))
 	if err != nil {
 		return nil, err
 	}
-	defer zr.Close()
+	defer z.release()
 	out := make([]byte, size)
-	if _, err := io.ReadFull(zr, out); err != nil {
+	if _, err := io.ReadFull(z.zr, out); err != nil {
 		return nil, err
 	}
 	return out, nil
