@@ -31,6 +31,10 @@ if [ "$keep" = 0 ] || [ ! -d "$repo" ]; then
 	rm -rf "$repo"
 	(cd "$top" && go run ./bench/gen -files "$files" -out "$repo")
 fi
+# The generator's packs; every other pack is gitguard's (a snapshot that
+# writes many objects stores them as a pack), deleted by the reset.
+basepacks=$repo/.git/bench-packs
+[ -f "$basepacks" ] || (cd "$repo" && ls .git/objects/pack/pack-*.pack | sed 's/\.pack$//' >"$basepacks")
 
 # A sealed git environment: no user or system configuration.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -51,7 +55,7 @@ plan=$work/plan-$files
 T="$(printf '\t')"
 cat >"$plan" <<PLAN
 # Reset: no gitguard state, none of its objects, the 50 paths as committed.
-reset${T}setup${T}{ $gg watch stop >/dev/null 2>&1; true; } && git for-each-ref --format='delete %(refname)' refs/agent-checkpoints/ | git update-ref --stdin && rm -rf .git/gitguard && git prune --expire=now && for p in $touched; do cp "$saved/\$p" "\$p"; done && git update-index -q --refresh
+reset${T}setup${T}{ $gg watch stop >/dev/null 2>&1; true; } && git for-each-ref --format='delete %(refname)' refs/agent-checkpoints/ | git update-ref --stdin && rm -rf .git/gitguard && for f in .git/objects/pack/pack-*; do grep -qxF "\${f%.*}" .git/bench-packs || rm -f "\$f"; done && git prune --expire=now && for p in $touched; do cp "$saved/\$p" "\$p"; done && git update-index -q --refresh
 git status${T}time${T}GIT_OPTIONAL_LOCKS=0 git status --porcelain >/dev/null
 gitguard snapshot (first)${T}time${T}$gg snapshot >/dev/null 2>&1
 gitguard snapshot${T}time${T}$gg snapshot >/dev/null 2>&1

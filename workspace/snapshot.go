@@ -100,6 +100,17 @@ func (w *Workspace) SnapshotWatched(ctx context.Context, wt *Watcher) (*Snapshot
 }
 
 func (w *Workspace) snapshot(ctx context.Context, watch func(dir string)) (*Snapshot, error) {
+	// The new blobs and trees are stored together at the end: as one pack
+	// when there are many, rather than a file each.
+	w.DB.StartBatch()
+	snap, err := w.walkSnapshot(ctx, watch)
+	if berr := w.DB.EndBatch(); berr != nil && err == nil {
+		return nil, fmt.Errorf("store snapshot objects: %w", berr)
+	}
+	return snap, err
+}
+
+func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*Snapshot, error) {
 	start := now()
 	head, err := w.ReadHead(ctx)
 	if err != nil {

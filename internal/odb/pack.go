@@ -32,7 +32,7 @@ func (p *packIndexes) read(h git.Hash) (Type, []byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.loaded {
-		p.loadLocked()
+		p.loadLocked(nil)
 	}
 	if !p.usable {
 		return "", nil, errNotHere

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -44,7 +45,7 @@ func (p *packIndexes) has(h git.Hash) (found, known bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.loaded {
-		p.loadLocked()
+		p.loadLocked(nil)
 	}
 	if !p.usable {
 		return false, false
@@ -57,31 +58,41 @@ func (p *packIndexes) has(h git.Hash) (found, known bool) {
 	return false, true
 }
 
-// rescan forgets the pack list, so that the next lookup sees packs a
-// concurrent git gc or repack wrote.
+// rescan reads the pack folder again, so that the next lookup sees packs a
+// concurrent git gc or repack wrote, as git's reprepare_packed_git does.
+// Packs still listed stay mapped: a pack's name is its content's hash.
 func (p *packIndexes) rescan() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.closeLocked()
+	old := p.idx
+	p.idx = nil
+	p.loadLocked(old)
+	for _, f := range old {
+		if !slices.Contains(p.idx, f) {
+			f.unmap()
+		}
+	}
 }
 
 func (p *packIndexes) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.closeLocked()
-}
-
-func (p *packIndexes) closeLocked() {
 	for _, f := range p.idx {
-		_ = unix.Munmap(f.data)
-		if f.packData != nil {
-			_ = unix.Munmap(f.packData)
-		}
+		f.unmap()
 	}
 	p.idx, p.loaded, p.usable = nil, false, false
 }
 
-func (p *packIndexes) loadLocked() {
+func (f *idxFile) unmap() {
+	_ = unix.Munmap(f.data)
+	if f.packData != nil {
+		_ = unix.Munmap(f.packData)
+	}
+}
+
+// loadLocked lists the pack folder and maps the index of each pack, taking
+// those already mapped from old.
+func (p *packIndexes) loadLocked(old []*idxFile) {
 	p.loaded, p.usable = true, true
 	// Objects borrowed from other repositories: only go-git looks there.
 	if _, err := os.Lstat(filepath.Join(filepath.Dir(p.dir), "info", "alternates")); !errors.Is(err, os.ErrNotExist) {
@@ -101,11 +112,16 @@ func (p *packIndexes) loadLocked() {
 		if !strings.HasSuffix(name, ".idx") {
 			continue
 		}
+		path := filepath.Join(p.dir, name)
 		// An index without its pack is git's leftover, not objects.
-		if _, err := os.Stat(filepath.Join(p.dir, strings.TrimSuffix(name, ".idx")+".pack")); err != nil {
+		if _, err := os.Stat(strings.TrimSuffix(path, ".idx") + ".pack"); err != nil {
 			continue
 		}
-		f, err := mapIndex(filepath.Join(p.dir, name))
+		if i := slices.IndexFunc(old, func(f *idxFile) bool { return f.path == path }); i >= 0 {
+			p.idx = append(p.idx, old[i])
+			continue
+		}
+		f, err := mapIndex(path)
 		if err != nil {
 			p.usable = false
 			return
