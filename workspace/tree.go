@@ -1,11 +1,8 @@
 package workspace
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -19,59 +16,35 @@ type treeNode struct {
 }
 
 // writeFlatTree builds the trees for entries (sorted by path, as in the
-// index) and writes those not yet in the object database. An existing tree
-// implies its subtrees exist, so unchanged folders cost one lookup for the
-// whole folder; that holds because children are always written before
-// their parents, however the writing is cut short.
+// index) and writes those not yet in the object database. Writing goes
+// top-down with an existence check and writes children before parents, so an
+// existing tree implies its subtrees exist and unchanged folders cost one
+// lookup for the whole folder.
 func (w *Workspace) writeFlatTree(entries []flatEntry, st *Stats) (git.Hash, error) {
 	root, err := buildTree(entries, 0)
 	if err != nil {
 		return git.ZeroHash, err
 	}
-	var levels [][]*treeNode // the missing trees by depth
-	var find func(n *treeNode, depth int)
-	find = func(n *treeNode, depth int) {
-		if w.DB.HasForWrite(n.hash) {
-			return
-		}
-		for _, c := range n.children {
-			find(c, depth+1)
-		}
-		for len(levels) <= depth {
-			levels = append(levels, nil)
-		}
-		levels[depth] = append(levels[depth], n)
-	}
-	find(root, 0)
-	// Deepest first; the trees of one depth in parallel, since each write
-	// waits mostly on the file system.
-	for d := len(levels) - 1; d >= 0; d-- {
-		if err := w.writeTrees(levels[d]); err != nil {
-			return git.ZeroHash, err
-		}
-		st.Trees += len(levels[d])
+	if err := w.ensureTree(root, st); err != nil {
+		return git.ZeroHash, err
 	}
 	return root.hash, nil
 }
 
-// treeWriters is how many trees are written at once.
-const treeWriters = 8
-
-func (w *Workspace) writeTrees(nodes []*treeNode) error {
-	errs := make([]error, len(nodes))
-	next := atomic.Int64{}
-	var wg sync.WaitGroup
-	for range min(treeWriters, len(nodes)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(nodes); i = int(next.Add(1) - 1) {
-				_, errs[i] = w.DB.Write(odb.TypeTree, nodes[i].data)
-			}
-		}()
+func (w *Workspace) ensureTree(n *treeNode, st *Stats) error {
+	if w.DB.HasForWrite(n.hash) {
+		return nil
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	for _, c := range n.children {
+		if err := w.ensureTree(c, st); err != nil {
+			return err
+		}
+	}
+	if _, err := w.DB.Write(odb.TypeTree, n.data); err != nil {
+		return err
+	}
+	st.Trees++
+	return nil
 }
 
 // buildTree computes the tree of entries whose paths all share a prefix of
