@@ -588,13 +588,13 @@ func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOp
 	// Crash point: the after state and the patch blobs are written, the
 	// finished entry is not recorded yet.
 	fault.Point("call.finish.captured")
-	commit := func(m patchstore.Mutation) (*patchstore.Run, error) {
+	commit := func(ctx context.Context, id string, m patchstore.Mutation) (*patchstore.Run, error) {
 		return g.Store.CommitCalls(ctx, id, []string{callID}, m)
 	}
 	if also != nil {
-		commit = func(m patchstore.Mutation) (*patchstore.Run, error) { return g.Store.Commit(ctx, id, m) }
+		commit = g.Store.Commit // undo marks other calls too
 	}
-	return commit(func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	return commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
 		c, err := startedCall(tip, callID)
 		if err != nil {
 			return nil, err
