@@ -6,6 +6,7 @@ import (
 	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -108,13 +109,7 @@ func (db *DB) flushLocked() error {
 	} else {
 		for _, h := range ids {
 			o := db.batch[h]
-			if err := db.writeLoose(h, func(w io.Writer) error {
-				if _, err := w.Write(header(o.t, int64(len(o.data)))); err != nil {
-					return err
-				}
-				_, err := w.Write(o.data)
-				return err
-			}); err != nil {
+			if err := db.writeLoose(h, o.t, o.data); err != nil {
 				return err
 			}
 		}
@@ -140,7 +135,8 @@ func (db *DB) writePack(ids []git.Hash) error {
 	defer pack.Close()
 
 	sum := sha1.New()
-	pw := &countingWriter{w: bufio.NewWriterSize(io.MultiWriter(pack, sum), 64<<10)}
+	bw := bufio.NewWriterSize(io.MultiWriter(pack, sum), 64<<10)
+	pw := &countingWriter{w: bw}
 	var hdr [12]byte
 	copy(hdr[:], "PACK")
 	binary.BigEndian.PutUint32(hdr[4:], 2)
@@ -163,8 +159,8 @@ func (db *DB) writePack(ids []git.Hash) error {
 		}
 		crcs[i] = crc.Sum32()
 	}
-	if err := pw.w.(*bufio.Writer).Flush(); err != nil || pw.err != nil {
-		return fmt.Errorf("write pack: %w", cmpErr(err, pw.err))
+	if err := errors.Join(pw.err, bw.Flush()); err != nil {
+		return fmt.Errorf("write pack: %w", err)
 	}
 	var checksum git.Hash
 	sum.Sum(checksum[:0])
@@ -185,33 +181,14 @@ func (db *DB) writePack(ids []git.Hash) error {
 	// The pack before its index, as git does: an index is what makes a
 	// pack's objects visible, and it must never name a missing pack.
 	base := filepath.Join(dir, "pack-"+checksum.String())
-	for _, f := range []struct {
-		tmp *os.File
-		dst string
-	}{{pack, base + ".pack"}, {idx, base + ".idx"}} {
-		if err := f.tmp.Close(); err != nil {
-			return fmt.Errorf("write pack: %w", err)
-		}
-		if err := os.Chmod(f.tmp.Name(), 0o444); err != nil {
-			return fmt.Errorf("write pack: %w", err)
-		}
-		if err := os.Rename(f.tmp.Name(), f.dst); err != nil {
-			return fmt.Errorf("write pack: %w", err)
-		}
-		db.pmu.Lock()
-		db.pending = append(db.pending, f.dst)
-		db.pmu.Unlock()
+	if err := db.installAt(pack, base+".pack"); err != nil {
+		return fmt.Errorf("write pack: %w", err)
 	}
-	db.dirty.Store(true)
+	if err := db.installAt(idx, base+".idx"); err != nil {
+		return fmt.Errorf("write pack index: %w", err)
+	}
 	db.packs.rescan()
 	return nil
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // packEntryHeader is a pack entry's type and size: the type in bits 4-6 of

@@ -148,13 +148,7 @@ func (db *DB) Write(t Type, data []byte) (git.Hash, error) {
 	if len(data) <= smallFile && db.collect(h, t, data) {
 		return h, nil
 	}
-	return h, db.writeLoose(h, func(w io.Writer) error {
-		if _, err := w.Write(header(t, int64(len(data)))); err != nil {
-			return err
-		}
-		_, err := w.Write(data)
-		return err
-	})
+	return h, db.writeLoose(h, t, data)
 }
 
 // WriteStream stores a blob of exactly size bytes read from r, hashing and
@@ -220,7 +214,8 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 	return db.WriteStream(f, size)
 }
 
-func (db *DB) writeLoose(h git.Hash, fill func(io.Writer) error) error {
+// writeLoose stores an object held in memory as a loose object file.
+func (db *DB) writeLoose(h git.Hash, t Type, data []byte) error {
 	tmp, err := os.CreateTemp(db.objDir, "tmp_obj_")
 	if err != nil {
 		return fmt.Errorf("write object %s: %w", h, err)
@@ -230,10 +225,9 @@ func (db *DB) writeLoose(h git.Hash, fill func(io.Writer) error) error {
 	zw := zlibWriters.Get().(*zlib.Writer)
 	zw.Reset(tmp)
 	defer zlibWriters.Put(zw) // Reset before every use, so safe to reuse after an error
-	if err := fill(zw); err != nil {
-		return fmt.Errorf("write object %s: %w", h, err)
-	}
-	if err := zw.Close(); err != nil {
+	zw.Write(header(t, int64(len(data))))
+	zw.Write(data)
+	if err := zw.Close(); err != nil { // reports a failed write too
 		return fmt.Errorf("write object %s: %w", h, err)
 	}
 	return db.install(tmp, h)
@@ -241,20 +235,27 @@ func (db *DB) writeLoose(h git.Hash, fill func(io.Writer) error) error {
 
 // install moves a finished temporary object file into place.
 func (db *DB) install(tmp *os.File, h git.Hash) error {
-	if err := tmp.Close(); err != nil {
+	if err := db.installAt(tmp, db.loosePath(h)); err != nil {
 		return fmt.Errorf("write object %s: %w", h, err)
 	}
-	dst := db.loosePath(h)
-	dir := filepath.Dir(dst)
+	return nil
+}
+
+// installAt closes a finished temporary file in the object database, makes
+// it read-only and renames it to dst; the next Sync makes it durable.
+func (db *DB) installAt(tmp *os.File, dst string) error {
+	if err := tmp.Close(); err != nil {
+		return err
+	}
 	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
-		return fmt.Errorf("write object %s: %w", h, err)
+		return err
 	}
 	// git prune (run by git gc, also in the background after a commit)
 	// removes empty fan-out folders: one made here may vanish before the
 	// rename, so make it again and retry, as git's own object writer does.
 	var err error
 	for try := 0; try < 10; try++ {
-		if err = os.MkdirAll(dir, 0o755); err != nil {
+		if err = os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			break
 		}
 		if err = os.Rename(tmp.Name(), dst); err == nil || !errors.Is(err, os.ErrNotExist) {
@@ -262,7 +263,7 @@ func (db *DB) install(tmp *os.File, h git.Hash) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("write object %s: %w", h, err)
+		return err
 	}
 	db.pmu.Lock()
 	db.pending = append(db.pending, dst)
