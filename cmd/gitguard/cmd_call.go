@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func newCallCommand(e *env) *cli.Command {
@@ -36,21 +36,21 @@ func callIdentityFlags() []cli.Flag {
 }
 
 // callOptions reads the call identity and ledger flags.
-func callOptions(c *cli.Context, id string) (gitguard.CallOptions, error) {
+func callOptions(c *cli.Context, id record.CallID) (gitguard.CallOptions, error) {
 	o := gitguard.CallOptions{
 		CallID: id, Tool: c.String("tool"), StepID: c.String("step"), InputHash: c.String("input-hash"),
 		Input: c.String("input"), SideEffects: c.StringSlice("side-effect"), Compensation: c.String("compensation"),
 		Checkpoint: checkpointOptions(c),
 	}
 	if v := c.String("idempotency"); v != "" {
-		i, err := patchstore.ParseIdempotency(v)
+		i, err := record.ParseIdempotency(v)
 		if err != nil {
 			return o, usagef("%v", err)
 		}
 		o.Idempotency = i
 	}
 	if v := c.String("replay"); v != "" {
-		p, err := patchstore.ParseReplayPolicy(v)
+		p, err := record.ParseReplayPolicy(v)
 		if err != nil {
 			return o, usagef("%v", err)
 		}
@@ -72,7 +72,7 @@ func newCallPlanCommand(e *env) *cli.Command {
 				return usagef("call plan needs exactly one CALL_ID")
 			}
 			wantJSON(c, e)
-			o, err := callOptions(c, c.Args().First())
+			o, err := callOptions(c, record.CallID(c.Args().First()))
 			if err != nil {
 				return err
 			}
@@ -81,7 +81,7 @@ func newCallPlanCommand(e *env) *cli.Command {
 				return err
 			}
 			defer g.Close()
-			run, err := g.CallPlan(c.Context, c.String("run"), o)
+			run, err := g.CallPlan(c.Context, record.RunID(c.String("run")), o)
 			if err != nil {
 				return err
 			}
@@ -113,8 +113,8 @@ func newCallDecideCommand(e *env, approve bool) *cli.Command {
 				return err
 			}
 			defer g.Close()
-			id := c.Args().First()
-			run, err := g.CallDecide(c.Context, c.String("run"), id, approve, c.String("by"), c.String("reason"))
+			id := record.CallID(c.Args().First())
+			run, err := g.CallDecide(c.Context, record.RunID(c.String("run")), id, approve, c.String("by"), c.String("reason"))
 			if err != nil {
 				return err
 			}
@@ -139,17 +139,17 @@ func newCallStartCommand(e *env) *cli.Command {
 				return usagef("call start needs a CALL_ID")
 			}
 			wantJSON(c, e)
-			o, err := callOptions(c, c.Args().First())
+			o, err := callOptions(c, record.CallID(c.Args().First()))
 			if err != nil {
 				return err
 			}
 			o.Globs = c.StringSlice("paths")
-			return runCallStart(c.Context, e, c.String("run"), o, c.Args().Slice()[1:])
+			return runCallStart(c.Context, e, record.RunID(c.String("run")), o, c.Args().Slice()[1:])
 		},
 	}
 }
 
-func runCallStart(ctx context.Context, e *env, runID string, o gitguard.CallOptions, args []string) error {
+func runCallStart(ctx context.Context, e *env, runID record.RunID, o gitguard.CallOptions, args []string) error {
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -185,18 +185,18 @@ func newCallFinishCommand(e *env) *cli.Command {
 				return usagef("call finish needs exactly one CALL_ID")
 			}
 			wantJSON(c, e)
-			o := gitguard.FinishOptions{Status: patchstore.Status(c.String("status")), Result: c.String("result"),
+			o := gitguard.FinishOptions{Status: record.Status(c.String("status")), Result: c.String("result"),
 				ResultRef: c.String("result-ref"), Checkpoint: checkpointOptions(c)}
 			if c.IsSet("exit-code") {
 				v := c.Int("exit-code")
 				o.ExitCode = &v
 			}
-			return runCallFinish(c.Context, e, c.String("run"), c.Args().First(), o)
+			return runCallFinish(c.Context, e, record.RunID(c.String("run")), record.CallID(c.Args().First()), o)
 		},
 	}
 }
 
-func runCallFinish(ctx context.Context, e *env, runID, callID string, o gitguard.FinishOptions) error {
+func runCallFinish(ctx context.Context, e *env, runID record.RunID, callID record.CallID, o gitguard.FinishOptions) error {
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -210,15 +210,15 @@ func runCallFinish(ctx context.Context, e *env, runID, callID string, o gitguard
 }
 
 type jsonCall struct {
-	Version    int         `json:"version"`
-	Run        string      `json:"run"`
-	Checkpoint string      `json:"checkpoint"`
-	Commit     string      `json:"commit"`
-	Call       jsonLedger  `json:"call"`
-	Patches    []jsonPatch `json:"patches"`
+	Version    int          `json:"version"`
+	Run        record.RunID `json:"run"`
+	Checkpoint string       `json:"checkpoint"`
+	Commit     string       `json:"commit"`
+	Call       jsonLedger   `json:"call"`
+	Patches    []jsonPatch  `json:"patches"`
 }
 
-func (e *env) printCall(run *patchstore.Run, callID string) error {
+func (e *env) printCall(run *gitguard.Run, callID record.CallID) error {
 	c := run.Calls[callID]
 	if e.json {
 		out := jsonCall{Version: jsonVersion, Run: run.ID, Checkpoint: run.Checkpoint.ID, Commit: run.Commit.String(),
@@ -230,9 +230,9 @@ func (e *env) printCall(run *patchstore.Run, callID string) error {
 	}
 	e.printf("%s\n", run.Commit)
 	switch c.Ledger.Status {
-	case patchstore.StatusPlanned, patchstore.StatusApproved, patchstore.StatusDenied:
+	case record.StatusPlanned, record.StatusApproved, record.StatusDenied:
 		e.say("call %s (%s) %s in run %s at %s", callID, c.Ledger.ToolName, c.Ledger.Status, run.ID, run.Checkpoint.ID)
-	case patchstore.StatusStarted:
+	case record.StatusStarted:
 		scope := "the whole workspace"
 		if n := len(c.Ledger.Paths); n > 0 {
 			scope = fmt.Sprintf("%d path(s)", n)
@@ -251,7 +251,7 @@ func (e *env) printCall(run *patchstore.Run, callID string) error {
 	return nil
 }
 
-func patchLetter(p patchstore.FilePatch) string {
+func patchLetter(p record.FilePatch) string {
 	switch {
 	case !p.Before().Exists():
 		return "A"

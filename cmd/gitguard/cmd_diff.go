@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 	"strings"
 
@@ -10,9 +12,11 @@ import (
 )
 
 type diffOptions struct {
-	run, call, since string
-	stat             bool
-	globs            []string
+	run   record.RunID
+	call  record.CallID
+	since string
+	stat  bool
+	globs []string
 }
 
 func newDiffCommand(e *env) *cli.Command {
@@ -36,7 +40,7 @@ func newDiffCommand(e *env) *cli.Command {
 				return usagef("give either --call or a checkpoint, not both")
 			}
 			wantJSON(c, e)
-			return runDiff(c.Context, e, diffOptions{run: c.String("run"), call: c.String("call"),
+			return runDiff(c.Context, e, diffOptions{run: record.RunID(c.String("run")), call: record.CallID(c.String("call")),
 				since: c.Args().First(), stat: c.Bool("stat"), globs: c.StringSlice("paths")})
 		},
 	}
@@ -44,20 +48,20 @@ func newDiffCommand(e *env) *cli.Command {
 
 type jsonDiff struct {
 	Version int            `json:"version"`
-	Run     string         `json:"run"`
+	Run     record.RunID   `json:"run"`
 	Files   []jsonDiffFile `json:"files"`
 }
 
 type jsonDiffFile struct {
-	Path     string   `json:"path"`
-	Before   string   `json:"before"`
-	After    string   `json:"after"`
-	Calls    []string `json:"calls"`
-	Added    int      `json:"added"`
-	Deleted  int      `json:"deleted"`
-	Binary   bool     `json:"binary,omitempty"`
-	Oversize bool     `json:"oversize,omitempty"`
-	Patch    string   `json:"patch"`
+	Path     string          `json:"path"`
+	Before   string          `json:"before"`
+	After    string          `json:"after"`
+	Calls    []record.CallID `json:"calls"`
+	Added    int             `json:"added"`
+	Deleted  int             `json:"deleted"`
+	Binary   bool            `json:"binary,omitempty"`
+	Oversize bool            `json:"oversize,omitempty"`
+	Patch    string          `json:"patch"`
 }
 
 func runDiff(ctx context.Context, e *env, opts diffOptions) error {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 	"fmt"
 	"text/tabwriter"
@@ -9,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
 )
 
 func newLedgerCommand(e *env) *cli.Command {
@@ -24,14 +25,14 @@ func newLedgerCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runLedger(c.Context, e, c.String("run"))
+			return runLedger(c.Context, e, record.RunID(c.String("run")))
 		},
 	}
 }
 
 type jsonLedgerList struct {
 	Version int               `json:"version"`
-	Run     string            `json:"run"`
+	Run     record.RunID      `json:"run"`
 	Calls   []jsonLedgerEntry `json:"calls"`
 }
 
@@ -41,7 +42,7 @@ type jsonLedgerEntry struct {
 	Changes []jsonPatch `json:"changes"`
 }
 
-func runLedger(ctx context.Context, e *env, runID string) error {
+func runLedger(ctx context.Context, e *env, runID record.RunID) error {
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -72,7 +73,7 @@ func runLedger(ctx context.Context, e *env, runID string) error {
 		l := c.Ledger
 		status := string(l.Status)
 		if l.UndoneBy != "" {
-			status += " (undone by " + l.UndoneBy + ")"
+			status += " (undone by " + string(l.UndoneBy) + ")"
 		}
 		effects := "-"
 		if len(l.SideEffects) > 0 {
@@ -108,14 +109,14 @@ func newResumeCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runResume(c.Context, e, c.String("run"), c.Bool("dry-run"))
+			return runResume(c.Context, e, record.RunID(c.String("run")), c.Bool("dry-run"))
 		},
 	}
 }
 
 type jsonResume struct {
 	Version    int              `json:"version"`
-	Run        string           `json:"run"`
+	Run        record.RunID     `json:"run"`
 	Checkpoint string           `json:"checkpoint"`
 	Commit     string           `json:"commit"`
 	LastStep   string           `json:"last_step,omitempty"`
@@ -135,7 +136,7 @@ type jsonResumeCall struct {
 	MarkedUncertain bool     `json:"marked_uncertain,omitempty"`
 }
 
-func runResume(ctx context.Context, e *env, runID string, dry bool) error {
+func runResume(ctx context.Context, e *env, runID record.RunID, dry bool) error {
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -153,7 +154,7 @@ func runResume(ctx context.Context, e *env, runID string, dry bool) error {
 	out := jsonResume{Version: jsonVersion, Run: r.Run, Checkpoint: r.Checkpoint.Checkpoint.ID, Commit: r.Checkpoint.Commit.String(),
 		LastStep: r.LastStep, Calls: []jsonResumeCall{}, Paths: []jsonPathStatus{}, Unrecorded: []jsonChange{}, Brief: brief}
 	for _, c := range r.Calls {
-		call := &patchstore.Call{Ledger: c.Entry}
+		call := &gitguard.RecordedCall{Ledger: c.Entry}
 		out.Calls = append(out.Calls, jsonResumeCall{jsonLedger: toJSONLedger(call), Replay: string(c.Replay),
 			Applied: nonNil(c.Applied), Reapplyable: nonNil(c.Absent), Conflicted: nonNil(c.Changed), MarkedUncertain: c.MarkedUncertain})
 	}
@@ -193,27 +194,27 @@ func newCompensateCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runCompensate(c.Context, e, c.String("run"), c.String("since"))
+			return runCompensate(c.Context, e, record.RunID(c.String("run")), c.String("since"))
 		},
 	}
 }
 
 type jsonCompensate struct {
 	Version int          `json:"version"`
-	Run     string       `json:"run"`
+	Run     record.RunID `json:"run"`
 	Note    string       `json:"note"`
 	Calls   []jsonLedger `json:"calls"`
 }
 
 const compensateNote = "gitguard undo reverts file changes only; the external effects below are not undone by it"
 
-func runCompensate(ctx context.Context, e *env, runID, since string) error {
+func runCompensate(ctx context.Context, e *env, runID record.RunID, since string) error {
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	var sinceEntry *patchstore.Entry
+	var sinceEntry *gitguard.Entry
 	if since != "" {
 		id, err := g.ResolveRun(ctx, runID, false)
 		if err != nil {
@@ -232,7 +233,7 @@ func runCompensate(ctx context.Context, e *env, runID, since string) error {
 	if e.json {
 		out := jsonCompensate{Version: jsonVersion, Run: id, Note: compensateNote, Calls: []jsonLedger{}}
 		for _, c := range comps {
-			out.Calls = append(out.Calls, toJSONLedger(&patchstore.Call{Ledger: c.Entry}))
+			out.Calls = append(out.Calls, toJSONLedger(&gitguard.RecordedCall{Ledger: c.Entry}))
 		}
 		return e.printJSON(out)
 	}

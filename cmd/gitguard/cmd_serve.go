@@ -14,7 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // The JSON-lines protocol of "gitguard serve --stdio" (docs/PROTOCOL.md):
@@ -32,8 +32,8 @@ const maxRequestLine = 16 << 20
 type serveRequest struct {
 	ID   json.RawMessage `json:"id"`
 	Op   string          `json:"op"`
-	Run  string          `json:"run"`
-	Call string          `json:"call"`
+	Run  record.RunID    `json:"run"`
+	Call record.CallID   `json:"call"`
 	// call.plan, call.start
 	Tool         string   `json:"tool"`
 	Input        string   `json:"input"`
@@ -79,7 +79,7 @@ type serveResponse struct {
 
 type serveOptions struct {
 	stdio bool
-	run   string
+	run   record.RunID
 }
 
 // serveOps maps each op to its handler.
@@ -145,14 +145,14 @@ func newServeCommand(e *env) *cli.Command {
 			if !c.Bool("stdio") {
 				return usagef("serve needs --stdio (the only transport so far)")
 			}
-			return runServe(c.Context, e, serveOptions{stdio: true, run: c.String("run")})
+			return runServe(c.Context, e, serveOptions{stdio: true, run: record.RunID(c.String("run"))})
 		},
 	}
 }
 
 type server struct {
 	e   *env
-	run string
+	run record.RunID
 	out bytes.Buffer // the current request's result document
 }
 
@@ -164,7 +164,7 @@ func (s *server) sub() *env {
 		quiet: !s.e.verbose, log: s.e.log, getenv: s.e.getenv}
 }
 
-func (s *server) runID(r *serveRequest) string {
+func (s *server) runID(r *serveRequest) record.RunID {
 	if r.Run != "" {
 		return r.Run
 	}
@@ -323,7 +323,7 @@ func (r *serveRequest) checkpoint() gitguard.CheckpointOptions {
 	o := gitguard.CheckpointOptions{StepID: r.Step, Label: r.Label, MessagesRef: r.MessagesRef,
 		ApprovalsRef: r.ApprovalsRef, TraceRef: r.TraceRef}
 	if b := r.Budget; b != nil {
-		pb := patchstore.Budget{Tokens: b.Tokens, USD: b.USD, Steps: b.Steps}
+		pb := record.Budget{Tokens: b.Tokens, USD: b.USD, Steps: b.Steps}
 		if !pb.IsZero() {
 			o.Budget = &pb
 		}
@@ -342,14 +342,14 @@ func (r *serveRequest) callOptions() (gitguard.CallOptions, error) {
 	o := gitguard.CallOptions{CallID: r.Call, Tool: r.Tool, StepID: r.Step, InputHash: r.InputHash, Input: r.Input,
 		SideEffects: r.SideEffects, Compensation: r.Compensation, Globs: r.Globs, Checkpoint: r.checkpoint()}
 	if r.Idempotency != "" {
-		i, err := patchstore.ParseIdempotency(r.Idempotency)
+		i, err := record.ParseIdempotency(r.Idempotency)
 		if err != nil {
 			return o, usagef("%v", err)
 		}
 		o.Idempotency = i
 	}
 	if r.Replay != "" {
-		p, err := patchstore.ParseReplayPolicy(r.Replay)
+		p, err := record.ParseReplayPolicy(r.Replay)
 		if err != nil {
 			return o, usagef("%v", err)
 		}
@@ -362,7 +362,7 @@ func (r *serveRequest) callOptions() (gitguard.CallOptions, error) {
 func repoPaths(g *gitguard.Guard, paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
-		rp, err := g.RepoPath(g.Repo.WorkTree, p)
+		rp, err := g.RepoPath(g.WorkTree(), p)
 		if err != nil {
 			return nil, err
 		}
@@ -475,7 +475,7 @@ func serveCallFinish(ctx context.Context, s *server, r *serveRequest) error {
 	if err := r.needCall(); err != nil {
 		return err
 	}
-	o := gitguard.FinishOptions{Status: patchstore.Status(r.Status), Result: r.Result, ResultRef: r.ResultRef,
+	o := gitguard.FinishOptions{Status: record.Status(r.Status), Result: r.Result, ResultRef: r.ResultRef,
 		ExitCode: r.ExitCode, Checkpoint: r.checkpoint()}
 	return runCallFinish(ctx, s.sub(), s.runID(r), r.Call, o)
 }

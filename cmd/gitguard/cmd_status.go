@@ -8,11 +8,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 type statusOptions struct {
-	run string
+	run record.RunID
 	gitguard.StatusOptions
 }
 
@@ -35,33 +35,33 @@ func newStatusCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runStatus(c.Context, e, statusOptions{run: c.String("run"), StatusOptions: gitguard.StatusOptions{
-				Call: c.String("call"), Unrecorded: !c.Bool("no-unrecorded") && c.String("call") == ""}})
+			return runStatus(c.Context, e, statusOptions{run: record.RunID(c.String("run")), StatusOptions: gitguard.StatusOptions{
+				Call: record.CallID(c.String("call")), Unrecorded: !c.Bool("no-unrecorded") && record.CallID(c.String("call")) == ""}})
 		},
 	}
 }
 
 type jsonStatus struct {
 	Version    int              `json:"version"`
-	Run        string           `json:"run"`
+	Run        record.RunID     `json:"run"`
 	Checkpoint string           `json:"checkpoint"`
 	Paths      []jsonPathStatus `json:"paths"`
 	Unrecorded []jsonChange     `json:"unrecorded"`
 }
 
 type jsonPathStatus struct {
-	Path     string `json:"path"`
-	State    string `json:"state"`
-	Call     string `json:"call"`
-	Tool     string `json:"tool,omitempty"`
-	Before   string `json:"before"`
-	After    string `json:"after"`
-	Current  string `json:"current"`
-	Oversize bool   `json:"oversize,omitempty"`
+	Path     string        `json:"path"`
+	State    string        `json:"state"`
+	Call     record.CallID `json:"call"`
+	Tool     string        `json:"tool,omitempty"`
+	Before   string        `json:"before"`
+	After    string        `json:"after"`
+	Current  string        `json:"current"`
+	Oversize bool          `json:"oversize,omitempty"`
 }
 
 // stateString renders a state as "MODE HASH", or "absent".
-func stateString(s patchstore.State) string {
+func stateString(s record.State) string {
 	if !s.Exists() {
 		return "absent"
 	}

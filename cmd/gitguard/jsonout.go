@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // jsonVersion is the version of every JSON document the CLI prints.
@@ -29,11 +30,11 @@ type jsonCheckpoint struct {
 	Commit       string            `json:"commit"`
 	ID           string            `json:"id"`
 	Seq          int               `json:"seq"`
-	Run          string            `json:"run"`
+	Run          record.RunID      `json:"run"`
 	Kind         string            `json:"kind"`
 	Step         string            `json:"step,omitempty"`
 	Label        string            `json:"label,omitempty"`
-	Call         string            `json:"call,omitempty"`
+	Call         record.CallID     `json:"call,omitempty"`
 	CreatedAt    time.Time         `json:"created_at"`
 	Prev         string            `json:"prev,omitempty"`
 	HeadCommit   string            `json:"head_commit,omitempty"`
@@ -87,7 +88,7 @@ type jsonSnapshotStat struct {
 	Trees     int `json:"trees_written"`
 }
 
-func toJSONCheckpoint(e patchstore.Entry) jsonCheckpoint {
+func toJSONCheckpoint(e gitguard.Entry) jsonCheckpoint {
 	cp := e.Checkpoint
 	out := jsonCheckpoint{
 		Version: jsonVersion, Commit: e.Commit.String(), ID: cp.ID, Seq: cp.Seq, Run: cp.RunID,
@@ -115,33 +116,33 @@ func toJSONCheckpoint(e patchstore.Entry) jsonCheckpoint {
 }
 
 type jsonLedger struct {
-	CallID          string     `json:"call_id"`
-	Step            string     `json:"step,omitempty"`
-	Tool            string     `json:"tool"`
-	InputHash       string     `json:"input_hash,omitempty"`
-	Input           string     `json:"input,omitempty"`
-	Status          string     `json:"status"`
-	Idempotency     string     `json:"idempotency,omitempty"`
-	ReplayPolicy    string     `json:"replay_policy,omitempty"`
-	SideEffects     []string   `json:"side_effects,omitempty"`
-	Compensation    string     `json:"compensation,omitempty"`
-	ApprovedBy      string     `json:"approved_by,omitempty"`
-	Decision        string     `json:"decision,omitempty"`
-	DecisionReason  string     `json:"decision_reason,omitempty"`
-	PlannedAt       *time.Time `json:"planned_at,omitempty"`
-	StartedAt       *time.Time `json:"started_at,omitempty"`
-	FinishedAt      *time.Time `json:"finished_at,omitempty"`
-	Result          string     `json:"result,omitempty"`
-	ResultRef       string     `json:"result_ref,omitempty"`
-	ExitCode        *int       `json:"exit_code,omitempty"`
-	Paths           []string   `json:"paths,omitempty"`
-	Globs           []string   `json:"globs,omitempty"`
-	Patches         int        `json:"patches"`
-	Undoes          []string   `json:"undoes,omitempty"`
-	UncertainReason string     `json:"uncertain_reason,omitempty"`
+	CallID          record.CallID   `json:"call_id"`
+	Step            string          `json:"step,omitempty"`
+	Tool            string          `json:"tool"`
+	InputHash       string          `json:"input_hash,omitempty"`
+	Input           string          `json:"input,omitempty"`
+	Status          string          `json:"status"`
+	Idempotency     string          `json:"idempotency,omitempty"`
+	ReplayPolicy    string          `json:"replay_policy,omitempty"`
+	SideEffects     []string        `json:"side_effects,omitempty"`
+	Compensation    string          `json:"compensation,omitempty"`
+	ApprovedBy      string          `json:"approved_by,omitempty"`
+	Decision        string          `json:"decision,omitempty"`
+	DecisionReason  string          `json:"decision_reason,omitempty"`
+	PlannedAt       *time.Time      `json:"planned_at,omitempty"`
+	StartedAt       *time.Time      `json:"started_at,omitempty"`
+	FinishedAt      *time.Time      `json:"finished_at,omitempty"`
+	Result          string          `json:"result,omitempty"`
+	ResultRef       string          `json:"result_ref,omitempty"`
+	ExitCode        *int            `json:"exit_code,omitempty"`
+	Paths           []string        `json:"paths,omitempty"`
+	Globs           []string        `json:"globs,omitempty"`
+	Patches         int             `json:"patches"`
+	Undoes          []record.CallID `json:"undoes,omitempty"`
+	UncertainReason string          `json:"uncertain_reason,omitempty"`
 }
 
-func toJSONLedger(c *patchstore.Call) jsonLedger {
+func toJSONLedger(c *gitguard.RecordedCall) jsonLedger {
 	l := c.Ledger
 	out := jsonLedger{
 		CallID: l.CallID, Step: l.StepID, Tool: l.ToolName, InputHash: l.InputHash, Input: l.Input,
@@ -157,19 +158,19 @@ func toJSONLedger(c *patchstore.Call) jsonLedger {
 }
 
 type jsonPatch struct {
-	Path       string `json:"path"`
-	Change     string `json:"change"` // A, M, D, T
-	BeforeHash string `json:"before_hash"`
-	AfterHash  string `json:"after_hash"`
-	BeforeMode string `json:"before_mode"`
-	AfterMode  string `json:"after_mode"`
-	PatchRef   string `json:"patch_ref"`
-	Binary     bool   `json:"binary,omitempty"`
-	Oversize   bool   `json:"oversize,omitempty"`
-	Call       string `json:"call"`
+	Path       string        `json:"path"`
+	Change     string        `json:"change"` // A, M, D, T
+	BeforeHash string        `json:"before_hash"`
+	AfterHash  string        `json:"after_hash"`
+	BeforeMode string        `json:"before_mode"`
+	AfterMode  string        `json:"after_mode"`
+	PatchRef   string        `json:"patch_ref"`
+	Binary     bool          `json:"binary,omitempty"`
+	Oversize   bool          `json:"oversize,omitempty"`
+	Call       record.CallID `json:"call"`
 }
 
-func toJSONPatch(p patchstore.FilePatch) jsonPatch {
+func toJSONPatch(p record.FilePatch) jsonPatch {
 	return jsonPatch{Path: p.Path, Change: patchLetter(p), BeforeHash: p.BeforeHash.String(), AfterHash: p.AfterHash.String(),
 		BeforeMode: p.BeforeMode.String(), AfterMode: p.AfterMode.String(), PatchRef: p.PatchRef.String(),
 		Binary: p.Binary, Oversize: p.Oversize, Call: p.ToolCallID}
