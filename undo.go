@@ -62,11 +62,16 @@ type UndoItem struct {
 type UndoResult struct {
 	Run       record.RunID
 	Undone    []record.CallID // calls reverted
-	UndoCall  record.CallID   // the undo's own call in the ledger (redo undoes it)
+	UndoCall  record.CallID   // the undo's own call in the ledger (redo undoes it); see DryRun
 	Commit    record.Hash     // the checkpoint that finished the undo
 	Items     []UndoItem
 	Conflicts int // paths left conflicted (or written with markers)
 	DryRun    bool
+	// UndoCall is empty when nothing was recorded: a dry run, or a plan
+	// that writes nothing (Items say what remains).
+	// Passed lists, newest first, the calls a plain undo passed over
+	// because nothing of theirs could be reverted.
+	Passed []PassedCall
 }
 
 // Undo reverts the agent's patches, newest first, keeping every edit made
@@ -101,26 +106,27 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 		return nil, err
 	}
 	id := run.ID
-	targets, err := undoTargets(run, o, redo)
+	targets, items, passed, err := g.pickTargets(ctx, run, o, redo)
 	if err != nil {
 		return nil, err
 	}
-	res := &UndoResult{Run: id, DryRun: o.DryRun}
+	res := &UndoResult{Run: id, DryRun: o.DryRun, Passed: passed, Items: items}
 	for _, c := range targets {
 		res.Undone = append(res.Undone, c.Ledger.CallID)
 	}
-	items, err := g.plan(ctx, targets, o)
-	if err != nil {
-		return nil, err
-	}
-	if len(items) == 0 && !redo {
-		return nil, fmt.Errorf("%w: the selected calls changed no path matching %s", ErrNothingToUndo, strings.Join(o.Globs, ", "))
-	}
-	res.Items = items
+	writes := 0
 	for _, it := range items {
 		if it.Action == ActionConflict || it.Action == ActionUnrecoverable {
 			res.Conflicts++
 		}
+		if it.Writes() {
+			writes++
+		}
+	}
+	// An undo that would change nothing records nothing: the result says
+	// what remains, and the calls stay as they are.
+	if writes == 0 && resumableUndo(run, res.Undone, redo) == "" {
+		return res, nil
 	}
 	if o.DryRun {
 		return res, nil
@@ -235,7 +241,7 @@ func undoTargets(run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.C
 	}
 	if redo {
 		inEffect = func(c *patchstore.Call) bool {
-			return c.Ledger.ToolName == ToolUndo && c.Ledger.UndoneBy == "" && c.Ledger.Status.Finished()
+			return c.Ledger.ToolName == ToolUndo && c.Ledger.UndoneBy == "" && c.Ledger.Status.Finished() && len(c.Patches) > 0
 		}
 	}
 	all := OrderedCalls(run)
@@ -267,11 +273,78 @@ func undoTargets(run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.C
 	if len(out) == 0 {
 		what := "no agent call with file changes is in effect"
 		if redo {
-			what = "no undo is in effect"
+			what = "no undo that changed a file is in effect"
 		}
 		return nil, fmt.Errorf("%w: %s", ErrNothingToUndo, what)
 	}
 	return out, nil
+}
+
+// pickTargets chooses the calls to revert and plans their paths. Plain undo
+// (no call, checkpoint or whole run named) takes the newest call in effect
+// that still has something it can revert, passing over the calls whose
+// paths all conflict with later edits, so that a repeated undo moves on
+// instead of trying the same call again.
+func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.Call, []UndoItem, []PassedCall, error) {
+	if redo || o.Call != "" || o.To != nil || o.WholeRun {
+		targets, err := undoTargets(run, o, redo)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		items, err := g.plan(ctx, targets, o)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if len(items) == 0 && !redo {
+			return nil, nil, nil, fmt.Errorf("%w: the selected calls changed no path matching %s", ErrNothingToUndo, strings.Join(o.Globs, ", "))
+		}
+		return targets, items, nil, nil
+	}
+	var passed []PassedCall
+	all := OrderedCalls(run)
+	for i := len(all) - 1; i >= 0; i-- {
+		c := all[i]
+		if len(c.Patches) == 0 || c.Ledger.UndoneBy != "" || isUndoCall(c) {
+			continue
+		}
+		items, err := g.plan(ctx, []*patchstore.Call{c}, o)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, it := range items {
+			if it.Writes() {
+				return []*patchstore.Call{c}, items, passed, nil
+			}
+		}
+		pc := PassedCall{Call: c.Ledger.CallID}
+		for _, it := range items {
+			if it.Action == ActionConflict || it.Action == ActionUnrecoverable {
+				pc.Left = append(pc.Left, it)
+			}
+		}
+		if len(pc.Left) > 0 {
+			passed = append(passed, pc)
+		}
+	}
+	what := "no agent call with file changes is in effect"
+	if len(passed) > 0 {
+		var b strings.Builder
+		for _, pc := range passed {
+			for _, it := range pc.Left {
+				fmt.Fprintf(&b, "; %s of %s: %s", it.Path, pc.Call, it.Reason)
+			}
+		}
+		what = "what the agent changed and is still in place conflicts with later edits" + b.String() +
+			" (--conflict markers writes conflict markers to resolve by hand)"
+	}
+	return nil, nil, passed, fmt.Errorf("%w: %s", ErrNothingToUndo, what)
+}
+
+// PassedCall is a call plain undo passed over: every path it could touch
+// conflicts with later edits (or was recorded by hash only).
+type PassedCall struct {
+	Call record.CallID
+	Left []UndoItem
 }
 
 // resumableUndo finds an undo call that started on the same calls and was
