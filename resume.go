@@ -73,7 +73,10 @@ type Resume struct {
 	Calls      []ResumeCall
 	Paths      []PathStatus
 	Unrecorded []record.Change
-	Budget     *record.Budget
+	// Since is the newest checkpoint that looked at the whole work tree:
+	// Unrecorded holds what changed after it outside any call.
+	Since  string
+	Budget *record.Budget
 }
 
 // ResumeOptions tune Resume.
@@ -126,6 +129,15 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	}
 	r := &Resume{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
 		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget}
+	if len(r.Unrecorded) > 0 {
+		walked, err := g.store.NewestWhere(ctx, id, func(cp *record.Checkpoint) bool {
+			return !cp.Partial && cp.Kind != record.KindLedger
+		})
+		if err != nil {
+			return nil, err
+		}
+		r.Since = walked.Checkpoint.ID
+	}
 	// "Completed through" is the step of the newest call that finished,
 	// not of a call still in flight when the run stopped.
 	best := 0
@@ -202,14 +214,20 @@ func (r *Resume) Brief() string {
 	name := func(c ResumeCall) string {
 		s := fmt.Sprintf("%s (%s)", c.Entry.ToolName, c.Entry.CallID)
 		if c.Entry.Input != "" {
-			s += fmt.Sprintf(" `%s`", c.Entry.Input)
+			s += fmt.Sprintf(" `%s`", oneLine(c.Entry.Input, 120))
 		}
 		return s
+	}
+	byID := make(map[record.CallID]*record.LedgerEntry, len(r.Calls))
+	for i := range r.Calls {
+		byID[r.Calls[i].Entry.CallID] = &r.Calls[i].Entry
 	}
 	for _, c := range r.Calls {
 		e := c.Entry
 		if e.ToolName == ToolUndo || e.ToolName == ToolRedo {
-			fmt.Fprintf(&b, "- %s restored files for the user (undoing %s); do not redo those edits unless asked.\n", name(c), record.JoinCallIDs(e.Undoes, ", "))
+			if line := undoLine(e, byID); line != "" {
+				fmt.Fprintf(&b, "- %s\n", line)
+			}
 			continue
 		}
 		var s string
@@ -217,12 +235,12 @@ func (r *Resume) Brief() string {
 		case record.StatusSucceeded:
 			s = fmt.Sprintf("%s succeeded", name(c))
 			if e.Result != "" {
-				s += ": " + e.Result
+				s += ": " + oneLine(e.Result, 200)
 			}
 		case record.StatusFailed:
 			s = fmt.Sprintf("%s failed", name(c))
 			if e.Result != "" {
-				s += ": " + e.Result
+				s += ": " + oneLine(e.Result, 200)
 			}
 		case record.StatusUncertain:
 			s = fmt.Sprintf("%s is uncertain (it may or may not have happened)", name(c))
@@ -233,13 +251,13 @@ func (r *Resume) Brief() string {
 		case record.StatusDenied:
 			s = fmt.Sprintf("%s was denied", name(c))
 			if e.Approval != nil && e.Approval.Reason != "" {
-				s += ": " + e.Approval.Reason
+				s += ": " + oneLine(e.Approval.Reason, 200)
 			}
 		default:
 			s = fmt.Sprintf("%s is %s", name(c), e.Status)
 		}
 		if e.UndoneBy != "" {
-			s += fmt.Sprintf("; its file changes were undone by %s", e.UndoneBy)
+			s += fmt.Sprintf("; its file changes were undone by %s and are gone", e.UndoneBy)
 		} else if len(c.Applied) > 0 {
 			s += fmt.Sprintf(" and is applied to %s", strings.Join(c.Applied, ", "))
 		}
@@ -265,20 +283,28 @@ func (r *Resume) Brief() string {
 				s += " — check the current state before running it again."
 			}
 		default:
-			if e.Status == record.StatusSucceeded {
+			switch {
+			case e.UndoneBy != "":
+				s += " — do that work again only if it is still wanted."
+			case e.Status == record.StatusSucceeded:
 				s += " — do not repeat it."
-			} else {
+			default:
 				s += " — it may be run again."
 			}
 		}
 		if e.Compensation != "" && (e.Status == record.StatusSucceeded || e.Status == record.StatusUncertain) {
-			s += fmt.Sprintf(" Its recorded compensation: %s.", e.Compensation)
+			s += fmt.Sprintf(" Its recorded compensation: %s.", oneLine(e.Compensation, 200))
 		}
 		fmt.Fprintf(&b, "- %s\n", s)
 	}
 	for _, p := range r.Paths {
-		if p.State == conflict.Conflicted {
+		switch {
+		case p.State == conflict.Conflicted && p.LastUndo != "" && p.UndoneBy == "":
+			fmt.Fprintf(&b, "- %s was changed by someone else after %s, and %s left it as it is (conflicted); keep those changes.\n", p.Path, p.Call, p.LastUndo)
+		case p.State == conflict.Conflicted:
 			fmt.Fprintf(&b, "- %s was changed by someone else after %s (conflicted); keep those changes.\n", p.Path, p.Call)
+		case p.State == conflict.Merged:
+			fmt.Fprintf(&b, "- %s holds someone else's changes; %s took out only the edit of %s (merged).\n", p.Path, p.UndoneBy, p.Call)
 		}
 	}
 	if n := len(r.Unrecorded); n > 0 {
@@ -290,7 +316,11 @@ func (r *Resume) Brief() string {
 			}
 			ps = append(ps, c.Path)
 		}
-		fmt.Fprintf(&b, "- Changed outside any recorded call since %s: %s.\n", cp.ID, strings.Join(ps, ", "))
+		since := r.Since
+		if since == "" {
+			since = cp.ID
+		}
+		fmt.Fprintf(&b, "- Changed outside any recorded call since %s: %s.\n", since, strings.Join(ps, ", "))
 	}
 	if bu := r.Budget; !bu.IsZero() {
 		var parts []string
@@ -310,6 +340,39 @@ func (r *Resume) Brief() string {
 	}
 	b.WriteString("Plan the next step from these observations.\n")
 	return b.String()
+}
+
+// undoLine is the brief's line for an undo or redo call: what it did for
+// the user, or nothing when it changed no file.
+func undoLine(e record.LedgerEntry, byID map[record.CallID]*record.LedgerEntry) string {
+	targets := record.JoinCallIDs(e.Undoes, ", ")
+	switch {
+	case e.Status == record.StatusStarted || e.Status == record.StatusUncertain:
+		return fmt.Sprintf("%s was taking out the file changes of %s for the user and did not finish; gitguard undo finishes it.", e.CallID, targets)
+	case e.Patches == 0:
+		return "" // it changed no file: nothing to tell
+	case e.ToolName == ToolRedo:
+		var agent []record.CallID
+		for _, u := range e.Undoes {
+			if ue := byID[u]; ue != nil {
+				agent = append(agent, ue.Undoes...)
+			}
+		}
+		return fmt.Sprintf("%s undid %s: the file changes of %s are in effect again.", e.CallID, targets, record.JoinCallIDs(agent, ", "))
+	case e.UndoneBy != "":
+		return fmt.Sprintf("%s took out the file changes of %s, and %s put them back.", e.CallID, targets, e.UndoneBy)
+	}
+	return fmt.Sprintf("%s took out the file changes of %s for the user.", e.CallID, targets)
+}
+
+// oneLine folds text to one line (newlines and tabs become spaces) and
+// cuts it to at most n characters, so that each fact stays one bullet.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 func dashIfEmpty(s string) string {

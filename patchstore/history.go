@@ -116,3 +116,14 @@ func (s *Store) history(ctx context.Context, id record.RunID, limit int, stop fu
 	}
 	return out, nil
 }
+
+// NewestWhere returns the newest checkpoint of run id for which match is
+// true, reading the chain back from the tip only as far as it; the run's
+// first checkpoint when none matches.
+func (s *Store) NewestWhere(ctx context.Context, id record.RunID, match func(*record.Checkpoint) bool) (Entry, error) {
+	hist, err := s.history(ctx, id, 0, match)
+	if err != nil {
+		return Entry{}, err
+	}
+	return hist[len(hist)-1], nil
+}
