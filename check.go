@@ -84,11 +84,54 @@ func (g *Guard) stagedDrift(ctx context.Context, run *patchstore.Run) ([]record.
 		if err != nil {
 			return nil, err
 		}
-		if rec.Mode != s.After.Mode || rec.Hash != s.After.Hash {
-			out = append(out, record.Change{Path: s.Path, Before: rec, After: s.After})
+		if rec.State() == s.After.State() {
+			continue
 		}
+		if derived, err := g.derivedFrom(ctx, s.Before.State(), rec.State(), s.After.State()); err != nil {
+			return nil, err
+		} else if derived {
+			continue
+		}
+		out = append(out, record.Change{Path: s.Path, Before: rec, After: s.After})
 	}
 	return out, nil
+}
+
+// derivedFrom reports whether staged holds only changes that recorded has
+// over head: part of a recorded change staged hunk by hunk (git add -p).
+// Putting staged's changes on top of recorded then changes nothing.
+func (g *Guard) derivedFrom(ctx context.Context, head, recorded, staged record.State) (bool, error) {
+	if !recorded.Exists() || !staged.Exists() || !recorded.Mode.IsFile() || staged.Mode != recorded.Mode ||
+		(head.Exists() && !head.Mode.IsFile()) {
+		return false, nil
+	}
+	src := g.planSources(ctx)
+	load := func(st record.State) ([]byte, error) {
+		if !st.Exists() {
+			return nil, nil
+		}
+		return src.Load(st.Hash)
+	}
+	base, err := load(head)
+	if err != nil {
+		return false, err
+	}
+	rec, err := load(recorded)
+	if err != nil {
+		return false, err
+	}
+	stg, err := load(staged)
+	if err != nil {
+		return false, err
+	}
+	if record.IsBinary(base) || record.IsBinary(rec) || record.IsBinary(stg) {
+		return false, nil
+	}
+	out, conflicts, err := src.Merge(rec, base, stg, [3]string{"recorded", "HEAD", "staged"})
+	if err != nil {
+		return false, err
+	}
+	return conflicts == 0 && string(out) == string(rec), nil
 }
 
 // coveringCall names a started call whose capture includes path.
