@@ -113,11 +113,6 @@ func (g *Guard) scope(o *CallOptions) error {
 			return err
 		}
 	}
-	for _, gl := range o.Globs {
-		if !validGlob(gl) {
-			return fmt.Errorf("glob %q: %w", gl, workspace.ErrBadGlob)
-		}
-	}
 	var dirs bool
 	for _, p := range o.Paths {
 		if fi, err := os.Stat(g.WS.Abs(p)); err == nil && fi.IsDir() {
@@ -242,8 +237,8 @@ func (g *Guard) now() time.Time { return g.Store.Time() }
 // A call planned or approved earlier keeps its plan; starting a call twice
 // or starting a denied call returns ErrCallState.
 func (g *Guard) CallStart(ctx context.Context, runID string, o CallOptions) (*patchstore.Run, error) {
-	if err := patchstore.ValidateCallID(o.CallID); err != nil {
-		return nil, usageErr(err)
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	if err := g.scope(&o); err != nil {
 		return nil, err
@@ -552,13 +547,11 @@ func (g *Guard) CallFinish(ctx context.Context, runID, callID string, o FinishOp
 // callFinish is CallFinish with an extra change applied in the same
 // checkpoint (undo marks the calls it reverted).
 func (g *Guard) callFinish(ctx context.Context, runID, callID string, o FinishOptions, also func(*patchstore.Run)) (*patchstore.Run, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	if o.Status == "" {
 		o.Status = patchstore.StatusSucceeded
-	}
-	switch o.Status {
-	case patchstore.StatusSucceeded, patchstore.StatusFailed, patchstore.StatusUncertain:
-	default:
-		return nil, usageErr(fmt.Errorf("finish status %q: want succeeded, failed or uncertain", o.Status))
 	}
 	run, c, err := g.readStartedCall(ctx, runID, callID)
 	if err != nil {

@@ -1,0 +1,21 @@
+package gitguard
+
+import (
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+// ChangeLetter is the one-letter kind of c, as `git diff --name-status`
+// prints it: A added, D deleted, T type changed (file and symlink) or mode
+// only, M modified.
+func ChangeLetter(c workspace.Change) string {
+	switch {
+	case !c.Before.Exists():
+		return "A"
+	case !c.After.Exists():
+		return "D"
+	case c.Before.Hash == c.After.Hash || (c.Before.Mode == odb.ModeSymlink) != (c.After.Mode == odb.ModeSymlink):
+		return "T"
+	}
+	return "M"
+}
