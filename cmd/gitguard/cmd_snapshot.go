@@ -7,6 +7,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 type snapshotOptions struct {
@@ -52,7 +53,7 @@ func runSnapshot(ctx context.Context, e *env, opts snapshotOptions) error {
 func (e *env) printRecorded(run *patchstore.Run, _ bool) error {
 	entry := patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}
 	if e.json {
-		return e.printJSON(toJSONCheckpoint(entry))
+		return e.printJSON(protocol.NewCheckpointDoc(entry))
 	}
 	cp := run.Checkpoint
 	e.printf("%s\n", run.Commit)
