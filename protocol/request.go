@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/patchstore"
@@ -62,12 +63,23 @@ func parseRequest(line []byte) (Request, error) {
 			ID json.RawMessage `json:"id"`
 		}
 		_ = json.Unmarshal(line, &probe)
-		return Request{ID: probe.ID}, requestErrorf("malformed request: %v", err)
+		return Request{ID: validUTF8(probe.ID)}, requestErrorf("malformed request: %v", err)
 	}
+	r.ID = validUTF8(r.ID)
 	if dec.More() {
 		return Request{ID: r.ID}, requestErrorf("malformed request: more than one JSON value on the line")
 	}
 	return r, nil
+}
+
+// validUTF8 is id with invalid UTF-8 replaced as the decoder replaces it
+// in every other string, so that echoing it keeps the response valid JSON
+// text; a missing id stays missing (null).
+func validUTF8(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 || utf8.Valid(id) {
+		return id
+	}
+	return bytes.ToValidUTF8(id, []byte("\uFFFD"))
 }
 
 // checkpoint is the checkpoint fields of r.

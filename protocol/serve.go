@@ -58,7 +58,12 @@ func (s *Server) Serve(ctx context.Context, open Opener, r io.Reader, w io.Write
 		}
 		b, err := json.Marshal(resp)
 		if err != nil {
-			return fmt.Errorf("encode response: %w", err)
+			// Still one answer per request: an internal error without the
+			// part that could not be encoded.
+			b, err = json.Marshal(s.fail(nil, fmt.Errorf("encode response: %w", err), nil))
+			if err != nil {
+				return fmt.Errorf("encode response: %w", err)
+			}
 		}
 		bw.Write(b)
 		bw.WriteByte('\n')

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/protocol"
@@ -242,5 +243,40 @@ func TestNoRepository(t *testing.T) {
 	}
 	if r := protocol.Handle(context.Background(), nil, protocol.Request{Op: "status"}); r.OK || r.ExitCode != 5 {
 		t.Errorf("status without a guard: %+v", r)
+	}
+}
+
+// TestOddIDs: any JSON value is an id and comes back as sent, as valid
+// UTF-8 JSON (invalid bytes replaced as in every other string); a line the
+// decoder cannot take (nesting too deep) is answered and the server goes on.
+func TestOddIDs(t *testing.T) {
+	in := "{\"id\": \"\xff\", \"op\": \"version\"}\n" +
+		"{\"id\": \"\u2028<&>\", \"op\": \"version\"}\n" +
+		`{"id": ` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `, "op": "version"}` + "\n" +
+		"{\"id\": \"\xfe\", \"op\": \"nope\"}\n" +
+		"{\"id\": \"\xfd\", \"op\": \"version\"} 2\n" +
+		`{"id": -0.5e3, "op": "version"}` + "\n"
+	var out bytes.Buffer
+	if err := (&protocol.Server{}).Serve(context.Background(), nil, strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(out.Bytes()) {
+		t.Errorf("responses are not valid UTF-8: %q", out.String())
+	}
+	resps := responses(t, out.Bytes())
+	want := []struct {
+		id string
+		ok bool
+	}{{`"\ufffd"`, true}, {`"\u2028\u003c\u0026\u003e"`, true}, {"null", false}, {`"\ufffd"`, false}, {`"\ufffd"`, false}, {"-0.5e3", true}}
+	if len(resps) != len(want) {
+		t.Fatalf("%d responses to %d lines", len(resps), len(want))
+	}
+	for i, w := range want {
+		var got, wantID any
+		json.Unmarshal(resps[i].ID, &got)
+		json.Unmarshal([]byte(w.id), &wantID)
+		if got != wantID || resps[i].OK != w.ok {
+			t.Errorf("line %d: id %s ok %v, want id %s ok %v (%s)", i+1, resps[i].ID, resps[i].OK, w.id, w.ok, resps[i].Error)
+		}
 	}
 }
