@@ -34,7 +34,8 @@ func Handle(ctx context.Context, g *gitguard.Guard, req Request) Response {
 // Handle carries out req on g and returns its response; it never panics on
 // a bad request. An op that records writes to the repository through g, as
 // the CLI command of the same name does; the others only read. g may be
-// nil for the version op.
+// nil for the version op. Like g itself, Handle is not safe for concurrent
+// use on one Guard; separate guards (and processes) are.
 func (s *Server) Handle(ctx context.Context, g *gitguard.Guard, req Request) Response {
 	return s.handle(ctx, req, func() (*gitguard.Guard, error) {
 		if g == nil {
