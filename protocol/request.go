@@ -120,6 +120,7 @@ func (r *Request) callOptions() (gitguard.CallOptions, error) {
 // gitguard.ErrUsage (exit code 2).
 type RequestError struct{ msg string }
 
+// Error returns the message of the error.
 func (e *RequestError) Error() string { return e.msg }
 
 // Unwrap makes a RequestError a usage error.

@@ -52,6 +52,7 @@ type ConflictsError struct {
 	Paths int // paths left conflicted or written with markers
 }
 
+// Error says how many paths were left and what to do.
 func (e *ConflictsError) Error() string {
 	return fmt.Sprintf("%d path(s) conflicted: your edits overlap the agent's; resolve them by hand (see the list above)", e.Paths)
 }
