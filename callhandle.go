@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Call is a started tool call, as a handle: it remembers the run the call
@@ -15,15 +16,15 @@ import (
 type Call struct {
 	g *Guard
 	// Run is the id of the run the call is recorded in.
-	Run string
+	Run record.RunID
 	// ID is the call's id.
-	ID string
+	ID record.CallID
 }
 
 // BeginCall is CallStart returning a handle. runID may be empty: the call
 // goes into the active run, or a new active run when there is none. The
 // before state is durable when it returns, so the tool may run.
-func (g *Guard) BeginCall(ctx context.Context, runID string, o CallOptions) (*Call, error) {
+func (g *Guard) BeginCall(ctx context.Context, runID record.RunID, o CallOptions) (*Call, error) {
 	run, err := g.CallStart(ctx, runID, o)
 	if err != nil {
 		return nil, err
@@ -48,7 +49,7 @@ func (c *Call) CaptureAfter(ctx context.Context, paths ...string) error {
 
 // Finish records how the call ended and the patches it made, and returns
 // them (nil when the call changed nothing).
-func (c *Call) Finish(ctx context.Context, o FinishOptions) ([]patchstore.FilePatch, error) {
+func (c *Call) Finish(ctx context.Context, o FinishOptions) ([]record.FilePatch, error) {
 	run, err := c.g.CallFinish(ctx, c.Run, c.ID, o)
 	if err != nil {
 		return nil, err
@@ -61,7 +62,7 @@ func (c *Call) Finish(ctx context.Context, o FinishOptions) ([]patchstore.FilePa
 // fn's error as the result. If fn panics the call is finished as uncertain
 // and the panic goes on. An error from fn is returned as it is, joined with
 // any error recording the finish.
-func (g *Guard) DoCall(ctx context.Context, runID string, o CallOptions, fn func(context.Context) error) (patches []patchstore.FilePatch, err error) {
+func (g *Guard) DoCall(ctx context.Context, runID record.RunID, o CallOptions, fn func(context.Context) error) (patches []record.FilePatch, err error) {
 	c, err := g.BeginCall(ctx, runID, o)
 	if err != nil {
 		return nil, err
@@ -72,13 +73,13 @@ func (g *Guard) DoCall(ctx context.Context, runID string, o CallOptions, fn func
 			return
 		}
 		// fn panicked: the tool may or may not have done its work.
-		_, _ = c.Finish(context.WithoutCancel(ctx), FinishOptions{Status: patchstore.StatusUncertain, Result: "the tool panicked"})
+		_, _ = c.Finish(context.WithoutCancel(ctx), FinishOptions{Status: record.StatusUncertain, Result: "the tool panicked"})
 	}()
 	ferr := fn(ctx)
 	finished = true
-	fo := FinishOptions{Status: patchstore.StatusSucceeded}
+	fo := FinishOptions{Status: record.StatusSucceeded}
 	if ferr != nil {
-		fo = FinishOptions{Status: patchstore.StatusFailed, Result: ferr.Error()}
+		fo = FinishOptions{Status: record.StatusFailed, Result: ferr.Error()}
 	}
 	// The finish must be recorded even when fn's failure was a cancellation.
 	patches, err = c.Finish(context.WithoutCancel(ctx), fo)
@@ -97,7 +98,7 @@ func (g *Guard) DoCall(ctx context.Context, runID string, o CallOptions, fn func
 // made any, are therefore not its patches; they stay visible as unrecorded
 // changes in Status until a later call or snapshot records them. It returns
 // ErrCallState if the call is already recorded past planning.
-func (g *Guard) CallRecord(ctx context.Context, runID string, o CallOptions, f FinishOptions) (*patchstore.Run, error) {
+func (g *Guard) CallRecord(ctx context.Context, runID record.RunID, o CallOptions, f FinishOptions) (*patchstore.Run, error) {
 	o.Paths, o.Globs, o.ledgerOnly = nil, nil, true
 	run, err := g.CallStart(ctx, runID, o)
 	if err != nil {

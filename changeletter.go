@@ -1,20 +1,17 @@
 package gitguard
 
-import (
-	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/workspace"
-)
+import "github.com/gitguard/gitguard/patchstore/record"
 
 // ChangeLetter is the one-letter kind of c, as `git diff --name-status`
 // prints it: A added, D deleted, T type changed (file and symlink) or mode
 // only, M modified.
-func ChangeLetter(c workspace.Change) string {
+func ChangeLetter(c record.Change) string {
 	switch {
 	case !c.Before.Exists():
 		return "A"
 	case !c.After.Exists():
 		return "D"
-	case c.Before.Hash == c.After.Hash || (c.Before.Mode == odb.ModeSymlink) != (c.After.Mode == odb.ModeSymlink):
+	case c.Before.Hash == c.After.Hash || (c.Before.Mode == record.ModeSymlink) != (c.After.Mode == record.ModeSymlink):
 		return "T"
 	}
 	return "M"

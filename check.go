@@ -3,22 +3,22 @@ package gitguard
 import (
 	"context"
 
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 
 // Drift is one path that differs from the last checkpoint.
 type Drift struct {
-	Change workspace.Change
+	Change record.Change
 	// Call is a started call whose capture covers the path: the change is
 	// being recorded, it is just not finished yet.
-	Call string
+	Call record.CallID
 }
 
 // CheckReport is the result of Check.
 type CheckReport struct {
-	Run        string // empty when no run is active: nothing to check
+	Run        record.RunID // empty when no run is active: nothing to check
 	Checkpoint patchstore.Entry
 	Staged     bool
 	Drift      []Drift
@@ -27,23 +27,23 @@ type CheckReport struct {
 // Check compares the work tree (with staged, the changes staged in the
 // index) against the newest checkpoint of the run. With no run given and
 // none active it reports nothing. It writes no file and no ref.
-func (g *Guard) Check(ctx context.Context, runID string, staged bool) (*CheckReport, error) {
+func (g *Guard) Check(ctx context.Context, runID record.RunID, staged bool) (*CheckReport, error) {
 	id, err := g.ResolveRun(ctx, runID, true)
 	if err != nil || id == "" {
 		return &CheckReport{Staged: staged}, err
 	}
-	run, err := g.Store.ReadRun(ctx, id)
+	run, err := g.store.ReadRun(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	rep := &CheckReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}, Staged: staged}
-	var changes []workspace.Change
+	var changes []record.Change
 	if staged {
 		changes, err = g.stagedDrift(ctx, run)
 	} else {
 		var snap *workspace.Snapshot
-		if snap, err = g.WS.Snapshot(ctx); err == nil {
-			changes, err = workspace.DiffTrees(g.DB, run.Checkpoint.WorktreeTree, snap.Worktree)
+		if snap, err = g.ws.Snapshot(ctx); err == nil {
+			changes, err = g.db.DiffTrees(run.Checkpoint.WorktreeTree, snap.Worktree)
 		}
 	}
 	if err != nil {
@@ -57,44 +57,44 @@ func (g *Guard) Check(ctx context.Context, runID string, staged bool) (*CheckRep
 
 // stagedDrift lists the staged changes (index against HEAD) whose staged
 // content is not what the checkpoint recorded for the path.
-func (g *Guard) stagedDrift(ctx context.Context, run *patchstore.Run) ([]workspace.Change, error) {
-	index, err := g.WS.IndexTree(ctx)
+func (g *Guard) stagedDrift(ctx context.Context, run *patchstore.Run) ([]record.Change, error) {
+	index, err := g.ws.IndexTree(ctx)
 	if err != nil {
 		return nil, err
 	}
-	head, err := g.WS.ReadHead(ctx)
+	head, err := g.ws.ReadHead(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var headTree git.Hash
+	var headTree record.Hash
 	if !head.Commit.IsZero() {
-		c, err := g.DB.ReadCommit(head.Commit)
+		c, err := g.db.ReadCommit(head.Commit)
 		if err != nil {
 			return nil, err
 		}
 		headTree = c.Tree
 	}
-	staged, err := workspace.DiffTrees(g.DB, headTree, index)
+	staged, err := g.db.DiffTrees(headTree, index)
 	if err != nil {
 		return nil, err
 	}
-	var out []workspace.Change
+	var out []record.Change
 	for _, s := range staged {
-		rec, err := workspace.Lookup(g.DB, run.Checkpoint.WorktreeTree, s.Path)
+		rec, err := g.db.Lookup(run.Checkpoint.WorktreeTree, s.Path)
 		if err != nil {
 			return nil, err
 		}
 		if rec.Mode != s.After.Mode || rec.Hash != s.After.Hash {
-			out = append(out, workspace.Change{Path: s.Path, Before: rec, After: s.After})
+			out = append(out, record.Change{Path: s.Path, Before: rec, After: s.After})
 		}
 	}
 	return out, nil
 }
 
 // coveringCall names a started call whose capture includes path.
-func coveringCall(run *patchstore.Run, path string) string {
+func coveringCall(run *patchstore.Run, path string) record.CallID {
 	for _, c := range OrderedCalls(run) {
-		if c.Ledger.Status != patchstore.StatusStarted {
+		if c.Ledger.Status != record.StatusStarted {
 			continue
 		}
 		if len(c.Ledger.Paths) == 0 {

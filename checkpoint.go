@@ -9,10 +9,8 @@ import (
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
-
-// ErrUnknownCheckpoint is returned when a checkpoint id names nothing.
-var ErrUnknownCheckpoint = errors.New("checkpoint not found")
 
 // ErrAmbiguous is returned when a checkpoint id matches in several runs.
 var ErrAmbiguous = errors.New("checkpoint id is ambiguous")
@@ -20,18 +18,22 @@ var ErrAmbiguous = errors.New("checkpoint id is ambiguous")
 // ResolveCheckpoint finds a checkpoint by its id (ckpt_007, or 7) in run
 // (or the active run, or any run when there is none), by RUN/ckpt_007, or by
 // its commit id (full or a prefix of at least 4 hex digits).
-func (g *Guard) ResolveCheckpoint(ctx context.Context, run, spec string) (patchstore.Entry, error) {
+func (g *Guard) ResolveCheckpoint(ctx context.Context, run record.RunID, spec string) (patchstore.Entry, error) {
 	var none patchstore.Entry
 	if r, rest, ok := strings.Cut(spec, "/"); ok {
-		run, spec = r, rest
+		id, err := record.ParseRunID(r)
+		if err != nil {
+			return none, usageErr(err)
+		}
+		run, spec = id, rest
 	}
 	if seq, ok := parseSeq(spec); ok {
-		runs := []string{run}
+		runs := []record.RunID{run}
 		if run == "" {
-			if active, err := g.Store.ActiveRun(); err == nil && active != "" {
-				runs = []string{active}
+			if active, err := g.store.ActiveRun(); err == nil && active != "" {
+				runs = []record.RunID{active}
 			} else {
-				infos, err := g.Store.ListRuns(ctx)
+				infos, err := g.store.ListRuns(ctx)
 				if err != nil {
 					return none, err
 				}
@@ -43,7 +45,7 @@ func (g *Guard) ResolveCheckpoint(ctx context.Context, run, spec string) (patchs
 		}
 		var found []patchstore.Entry
 		for _, r := range runs {
-			hist, err := g.Store.History(ctx, r, 0)
+			hist, err := g.store.History(ctx, r, 0)
 			if err != nil {
 				return none, err
 			}
@@ -64,20 +66,20 @@ func (g *Guard) ResolveCheckpoint(ctx context.Context, run, spec string) (patchs
 	if len(spec) < 4 || len(spec) > 40 || strings.Trim(strings.ToLower(spec), "0123456789abcdef") != "" {
 		return none, fmt.Errorf("checkpoint %q: %w", spec, ErrUnknownCheckpoint)
 	}
-	out, err := g.Repo.Git(ctx, "rev-parse", "-q", "--verify", "--end-of-options", spec+"^{commit}")
+	out, err := g.repo.Git(ctx, "rev-parse", "-q", "--verify", "--end-of-options", spec+"^{commit}")
 	if err != nil {
 		if git.ExitCode(err) > 0 {
 			return none, fmt.Errorf("checkpoint %q: %w", spec, ErrUnknownCheckpoint)
 		}
 		return none, err
 	}
-	h, err := git.ParseHash(strings.TrimSpace(string(out)))
+	h, err := record.ParseHash(strings.TrimSpace(string(out)))
 	if err != nil {
 		return none, err
 	}
-	cp, err := g.Store.ReadRecord(h)
+	cp, err := g.store.ReadRecord(h)
 	if err != nil {
-		if errors.Is(err, patchstore.ErrCorrupt) && strings.Contains(err.Error(), "not a gitguard checkpoint") {
+		if errors.Is(err, record.ErrCorrupt) && strings.Contains(err.Error(), "not a gitguard checkpoint") {
 			return none, fmt.Errorf("checkpoint %q: %w (it is a commit, not a checkpoint)", spec, ErrUnknownCheckpoint)
 		}
 		return none, err

@@ -6,12 +6,13 @@ import (
 	"sort"
 
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 
 // DiffOptions choose which of the agent's changes to show.
 type DiffOptions struct {
-	Call  string            // one call's patch
+	Call  record.CallID     // one call's patch
 	Since *patchstore.Entry // every patch recorded after this checkpoint
 	Globs []string          // only paths matching these
 }
@@ -20,17 +21,17 @@ type DiffOptions struct {
 // the oldest before state and the newest after state.
 type NetPatch struct {
 	Path     string
-	Before   patchstore.State
-	After    patchstore.State
-	Calls    []string // oldest first
-	Text     []byte   // git-style patch, `git apply`-able against Before
+	Before   record.State
+	After    record.State
+	Calls    []record.CallID // oldest first
+	Text     []byte          // git-style patch, `git apply`-able against Before
 	Binary   bool
 	Oversize bool
 }
 
 // Diff returns the agent's changes as net patches, sorted by path: one
 // call's, those after a checkpoint, or the whole run's.
-func (g *Guard) Diff(ctx context.Context, runID string, o DiffOptions) ([]NetPatch, error) {
+func (g *Guard) Diff(ctx context.Context, runID record.RunID, o DiffOptions) ([]NetPatch, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -56,9 +57,9 @@ func (g *Guard) Diff(ctx context.Context, runID string, o DiffOptions) ([]NetPat
 			continue // later calls put it back
 		}
 		if len(ps) == 1 {
-			text, err := g.DB.ReadAs(first.PatchRef, "blob")
+			text, err := g.db.ReadAs(first.PatchRef, "blob")
 			if err != nil {
-				return nil, fmt.Errorf("%w: patch of %s: %w", patchstore.ErrCorrupt, p, err)
+				return nil, fmt.Errorf("%w: patch of %s: %w", record.ErrCorrupt, p, err)
 			}
 			np.Text, np.Binary = text, first.Binary
 		} else {
@@ -77,11 +78,11 @@ func (g *Guard) netPatch(path string, np NetPatch) ([]byte, error) {
 	if np.Oversize {
 		return patchstore.OversizePatch(path, np.Before, np.After), nil
 	}
-	a, err := readState(g.DB, np.Before)
+	a, err := readState(g.db, np.Before)
 	if err != nil {
 		return nil, err
 	}
-	b, err := readState(g.DB, np.After)
+	b, err := readState(g.db, np.After)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func (g *Guard) netPatch(path string, np NetPatch) ([]byte, error) {
 
 // selectCalls picks calls oldest first: one by id, those finished after a
 // checkpoint, or all.
-func selectCalls(run *patchstore.Run, call string, since *patchstore.Entry) ([]*patchstore.Call, error) {
+func selectCalls(run *patchstore.Run, call record.CallID, since *patchstore.Entry) ([]*patchstore.Call, error) {
 	if call != "" {
 		c := run.Calls[call]
 		if c == nil {
@@ -118,8 +119,8 @@ func selectCalls(run *patchstore.Run, call string, since *patchstore.Entry) ([]*
 // patchesByPath groups the calls' patches by path (oldest first within a
 // path, as the calls are ordered) and returns the paths sorted; with globs,
 // only matching paths.
-func patchesByPath(calls []*patchstore.Call, globs []string) (map[string][]*patchstore.FilePatch, []string) {
-	byPath := map[string][]*patchstore.FilePatch{}
+func patchesByPath(calls []*patchstore.Call, globs []string) (map[string][]*record.FilePatch, []string) {
+	byPath := map[string][]*record.FilePatch{}
 	for _, c := range calls {
 		for i := range c.Patches {
 			p := &c.Patches[i]
@@ -138,10 +139,10 @@ func patchesByPath(calls []*patchstore.Call, globs []string) (map[string][]*patc
 }
 
 // readRun reads run id, or the active run when id is empty.
-func (g *Guard) readRun(ctx context.Context, id string) (*patchstore.Run, error) {
+func (g *Guard) readRun(ctx context.Context, id record.RunID) (*patchstore.Run, error) {
 	id, err := g.ResolveRun(ctx, id, false)
 	if err != nil {
 		return nil, err
 	}
-	return g.Store.ReadRun(ctx, id)
+	return g.store.ReadRun(ctx, id)
 }

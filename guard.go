@@ -12,7 +12,9 @@ import (
 	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/internal/repo"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 
@@ -39,60 +41,72 @@ type Options struct {
 // Guard is gitguard opened on one work tree. It is not safe for concurrent
 // use by several goroutines; separate processes are safe.
 type Guard struct {
-	Repo  *git.Repo
-	DB    *odb.DB
-	WS    *workspace.Workspace
-	Store *patchstore.Store
+	h     *repo.Handle
+	repo  *git.Repo
+	db    *odb.DB
+	ws    *workspace.Workspace
+	store *patchstore.Store
+	refs  *gitrefs.Store
 	// Config is the work tree's .gitguard.toml (zero when there is none).
 	Config *config.Config
 	log    *slog.Logger
 }
 
 // Open finds the repository containing dir and prepares it. It returns
-// git.ErrNotRepository, git.ErrBare or git.ErrNoWorkTree for directories
-// without a work tree to guard.
+// ErrNotRepository, ErrBare or ErrNoWorkTree for directories without a work
+// tree to guard.
 func Open(ctx context.Context, dir string, opts Options) (*Guard, error) {
-	repo, cfg, err := git.Open(ctx, dir, opts.Getenv)
+	h, err := repo.Open(ctx, dir, opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	db, err := odb.Open(repo.CommonDir)
-	if err != nil {
+	g := &Guard{h: h, repo: h.Repo, db: h.DB, log: opts.Logger}
+	if g.log == nil {
+		g.log = slog.New(slog.DiscardHandler)
+	}
+	if err := g.open(ctx, opts); err != nil {
+		g.Close()
 		return nil, err
 	}
-	wopts := opts.Workspace
-	conf, err := config.Load(repo.WorkTree) // .gitguard.toml; see config.go
+	return g, nil
+}
+
+func (g *Guard) open(ctx context.Context, opts Options) error {
+	conf, err := config.Load(g.repo.WorkTree) // .gitguard.toml; see config.go
 	if err != nil {
-		return nil, err
+		return err
 	}
-	wopts = applyConfig(wopts, conf)
-	if wopts.ExcludesFile == "" {
-		v, _ := cfg.Get("core.excludesFile")
-		wopts.ExcludesFile = workspace.DefaultExcludesFile(v)
-	}
-	if wopts.AttributesFile == "" {
-		v, _ := cfg.Get("core.attributesFile")
-		wopts.AttributesFile = workspace.DefaultAttributesFile(v)
-	}
+	g.Config = conf
+	wopts := applyConfig(opts.Workspace, conf)
+	wopts.Getenv = opts.Getenv
 	if wopts.Logger == nil {
 		wopts.Logger = opts.Logger
 	}
-	ws, err := workspace.Open(repo, db, cfg, wopts)
-	if err != nil {
-		db.Close()
-		return nil, err
+	dir := g.repo.WorkTree
+	if g.ws, err = workspace.Open(ctx, dir, wopts); err != nil {
+		return err
 	}
-	st := patchstore.New(ws)
-	st.Now = opts.Now
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	if g.store, err = patchstore.Open(ctx, dir, patchstore.Options{Getenv: opts.Getenv, Now: opts.Now}); err != nil {
+		return err
 	}
-	return &Guard{Repo: repo, DB: db, WS: ws, Store: st, Config: conf, log: log}, nil
+	g.refs = g.store.Refs()
+	return nil
 }
 
 // Close releases the object database.
-func (g *Guard) Close() error { return g.DB.Close() }
+func (g *Guard) Close() error {
+	var errs []error
+	if g.store != nil {
+		errs = append(errs, g.store.Close())
+	}
+	if g.ws != nil {
+		errs = append(errs, g.ws.Close())
+	}
+	return errors.Join(append(errs, g.h.Close())...)
+}
+
+// WorkTree is the absolute path of the top of the guarded work tree.
+func (g *Guard) WorkTree() string { return g.repo.WorkTree }
 
 // CheckpointOptions are the fields a runtime may set on any checkpoint.
 type CheckpointOptions struct {
@@ -101,10 +115,10 @@ type CheckpointOptions struct {
 	MessagesRef  string
 	ApprovalsRef string
 	TraceRef     string
-	Budget       *patchstore.Budget
+	Budget       *record.Budget
 }
 
-func (o CheckpointOptions) apply(cp *patchstore.Checkpoint, tip *patchstore.Run) {
+func (o CheckpointOptions) apply(cp *record.Checkpoint, tip *patchstore.Run) {
 	cp.StepID, cp.Label = o.StepID, o.Label
 	cp.MessagesRef, cp.ApprovalsRef, cp.TraceRef = o.MessagesRef, o.ApprovalsRef, o.TraceRef
 	cp.Budget = o.Budget
@@ -131,15 +145,15 @@ func (o CheckpointOptions) apply(cp *patchstore.Checkpoint, tip *patchstore.Run)
 }
 
 // ActiveRun returns the worktree's active run id, or "".
-func (g *Guard) ActiveRun() (string, error) { return g.Store.ActiveRun() }
+func (g *Guard) ActiveRun() (record.RunID, error) { return g.store.ActiveRun() }
 
 // ResolveRun picks the run a command acts on: explicit if given, else the
 // active run. With create, a new run is started when none is active.
-func (g *Guard) ResolveRun(_ context.Context, explicit string, create bool) (string, error) {
+func (g *Guard) ResolveRun(_ context.Context, explicit record.RunID, create bool) (record.RunID, error) {
 	if explicit != "" {
-		return explicit, gitrefs.ValidateRunID(explicit)
+		return explicit, explicit.Validate()
 	}
-	id, err := g.Store.ActiveRun()
+	id, err := g.store.ActiveRun()
 	if err != nil || id != "" {
 		return id, err
 	}
@@ -150,25 +164,25 @@ func (g *Guard) ResolveRun(_ context.Context, explicit string, create bool) (str
 }
 
 // snapshotCheckpoint fills cp from a fresh workspace snapshot.
-func snapshotCheckpoint(snap *workspace.Snapshot, kind string) *patchstore.Checkpoint {
-	cp := &patchstore.Checkpoint{
+func snapshotCheckpoint(snap *workspace.Snapshot, kind string) *record.Checkpoint {
+	cp := &record.Checkpoint{
 		Kind:         kind,
-		Head:         patchstore.Head{Commit: snap.Head.Commit, Ref: snap.Head.Ref},
+		Head:         record.Head{Commit: snap.Head.Commit, Ref: snap.Head.Ref},
 		IndexTree:    snap.IndexTree,
 		WorktreeTree: snap.Worktree,
 	}
 	for _, o := range snap.Oversize {
-		cp.Oversize = append(cp.Oversize, patchstore.FileRecord{Path: o.Path, Mode: o.Mode, Hash: o.Hash, Size: o.Size})
+		cp.Oversize = append(cp.Oversize, record.FileState{Path: o.Path, Mode: o.Mode, Hash: o.Hash, Size: o.Size})
 	}
 	for _, s := range snap.Skipped {
-		cp.Skipped = append(cp.Skipped, patchstore.Skipped{Path: s.Path, Reason: s.Reason})
+		cp.Skipped = append(cp.Skipped, record.Skipped{Path: s.Path, Reason: s.Reason})
 	}
 	return cp
 }
 
 // Snapshot records a checkpoint of the whole workspace in run id (the
 // active run when id is empty, a new active run when there is none).
-func (g *Guard) Snapshot(ctx context.Context, id string, opts CheckpointOptions) (*patchstore.Run, *workspace.Snapshot, error) {
+func (g *Guard) Snapshot(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, *workspace.Snapshot, error) {
 	explicit := id
 	id, err := g.ResolveRun(ctx, id, true)
 	if err != nil {
@@ -179,75 +193,75 @@ func (g *Guard) Snapshot(ctx context.Context, id string, opts CheckpointOptions)
 		if id, err = g.ensureRun(ctx, id, opts); err != nil {
 			return nil, nil, err
 		}
-		run, err := g.Store.ReadRunCalls(ctx, id)
+		run, err := g.store.ReadRunCalls(ctx, id)
 		return run, nil, err
 	}
-	snap, err := g.WS.Snapshot(ctx)
+	snap, err := g.ws.Snapshot(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	// Crash point: the snapshot's blobs and trees are written, no record yet.
 	fault.Point("snapshot.captured")
-	run, err := g.Store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
-		cp := snapshotCheckpoint(snap, patchstore.KindSnapshot)
+	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
+		cp := snapshotCheckpoint(snap, record.KindSnapshot)
 		opts.apply(cp, tip)
 		return cp, nil
 	})
 	return run, snap, err
 }
 
-func (g *Guard) runExists(ctx context.Context, id string) bool {
-	_, err := g.Store.ReadRunCalls(ctx, id)
+func (g *Guard) runExists(ctx context.Context, id record.RunID) bool {
+	_, err := g.store.ReadRunCalls(ctx, id)
 	return err == nil
 }
 
 // StartRun starts run id (a new id when empty), records its first
 // checkpoint and makes it the worktree's active run. Starting a run that
 // exists continues it. It returns ErrRunActive if another run is active.
-func (g *Guard) StartRun(ctx context.Context, id string, opts CheckpointOptions) (*patchstore.Run, error) {
-	active, err := g.Store.ActiveRun()
+func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
+	active, err := g.store.ActiveRun()
 	if err != nil {
 		return nil, err
 	}
 	if id == "" {
-		id = patchstore.NewRunID(time.Now())
-	} else if err := gitrefs.ValidateRunID(id); err != nil {
+		id = record.NewRunID(time.Now())
+	} else if err := id.Validate(); err != nil {
 		return nil, err
 	}
 	if active != "" && active != id {
 		return nil, fmt.Errorf("%w: %s", ErrRunActive, active)
 	}
-	snap, err := g.WS.Snapshot(ctx)
+	snap, err := g.ws.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	run, err := g.Store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
-		cp := snapshotCheckpoint(snap, patchstore.KindRunStart)
+	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
+		cp := snapshotCheckpoint(snap, record.KindRunStart)
 		opts.apply(cp, tip)
 		return cp, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return run, g.Store.SetActiveRun(id)
+	return run, g.store.SetActiveRun(id)
 }
 
 // FinishRun records a last checkpoint of run id (the active run when empty),
 // marks it finished and clears the active run.
-func (g *Guard) FinishRun(ctx context.Context, id string, opts CheckpointOptions) (*patchstore.Run, error) {
+func (g *Guard) FinishRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
 	id, err := g.ResolveRun(ctx, id, false)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := g.Store.ReadRunCalls(ctx, id); err != nil {
+	if _, err := g.store.ReadRunCalls(ctx, id); err != nil {
 		return nil, err
 	}
-	snap, err := g.WS.Snapshot(ctx)
+	snap, err := g.ws.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	run, err := g.Store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
-		cp := snapshotCheckpoint(snap, patchstore.KindRunFinish)
+	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
+		cp := snapshotCheckpoint(snap, record.KindRunFinish)
 		opts.apply(cp, tip)
 		cp.RunFinished = true
 		return cp, nil
@@ -255,5 +269,5 @@ func (g *Guard) FinishRun(ctx context.Context, id string, opts CheckpointOptions
 	if err != nil {
 		return nil, err
 	}
-	return run, g.Store.ClearActiveRun(id)
+	return run, g.store.ClearActiveRun(id)
 }

@@ -1,6 +1,8 @@
 package gitguard_test
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -16,7 +18,7 @@ type fixture struct {
 	t     *testing.T
 	repo  *gittest.Repo
 	g     *gitguard.Guard
-	run   string
+	run   record.RunID
 	ctx   context.Context
 	state string // user state (invariant 1) captured at start
 }
@@ -104,7 +106,7 @@ func (f *fixture) symlink(target, p string) {
 
 // call records one agent tool call around change. With paths it captures
 // just those; without, the whole workspace.
-func (f *fixture) call(id string, paths []string, change func()) {
+func (f *fixture) call(id record.CallID, paths []string, change func()) {
 	f.t.Helper()
 	if _, err := f.g.CallStart(f.ctx, f.run, gitguard.CallOptions{CallID: id, Tool: "write_file", Paths: paths}); err != nil {
 		f.t.Fatalf("call start %s: %v", id, err)

@@ -1,6 +1,8 @@
 package gitguard
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 	"fmt"
 
@@ -10,7 +12,7 @@ import (
 // CallPlan records a planned call in the ledger before anything runs:
 // what tool, how safe it is to repeat, its side effects and how to
 // compensate them. Planning a call again updates the plan.
-func (g *Guard) CallPlan(ctx context.Context, runID string, o CallOptions) (*patchstore.Run, error) {
+func (g *Guard) CallPlan(ctx context.Context, runID record.RunID, o CallOptions) (*patchstore.Run, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -18,54 +20,54 @@ func (g *Guard) CallPlan(ctx context.Context, runID string, o CallOptions) (*pat
 	if err != nil {
 		return nil, err
 	}
-	return g.Store.CommitCalls(ctx, id, []string{o.CallID}, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	return g.store.CommitCalls(ctx, id, []record.CallID{o.CallID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		c := tip.Calls[o.CallID]
 		if c == nil {
 			c = &patchstore.Call{}
 			tip.Calls[o.CallID] = c
-		} else if s := c.Ledger.Status; s != patchstore.StatusPlanned && s != patchstore.StatusApproved {
+		} else if s := c.Ledger.Status; s != record.StatusPlanned && s != record.StatusApproved {
 			return nil, fmt.Errorf("call %s is already %s and cannot be planned again: %w", o.CallID, s, ErrCallState)
 		}
 		c.Touch()
 		applyCallOptions(&c.Ledger, o)
 		now := g.now()
-		c.Ledger.Status = patchstore.StatusPlanned
+		c.Ledger.Status = record.StatusPlanned
 		c.Ledger.PlannedAt = &now
-		cp := &patchstore.Checkpoint{Kind: patchstore.KindLedger, CallID: o.CallID, Label: "planned"}
+		cp := &record.Checkpoint{Kind: record.KindLedger, CallID: o.CallID, Label: "planned"}
 		o.Checkpoint.apply(cp, tip)
 		return cp, nil
 	})
 }
 
 // CallDecide records an approval or denial of a planned call.
-func (g *Guard) CallDecide(ctx context.Context, runID, callID string, approve bool, by, reason string) (*patchstore.Run, error) {
+func (g *Guard) CallDecide(ctx context.Context, runID record.RunID, callID record.CallID, approve bool, by, reason string) (*patchstore.Run, error) {
 	id, err := g.ResolveRun(ctx, runID, false)
 	if err != nil {
 		return nil, err
 	}
-	return g.Store.CommitCalls(ctx, id, []string{callID}, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+	return g.store.CommitCalls(ctx, id, []record.CallID{callID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		c := tip.Calls[callID]
 		if c == nil {
 			return nil, fmt.Errorf("call %q in run %s: %w (plan it first with 'gitguard call plan')", callID, tip.ID, patchstore.ErrUnknownCall)
 		}
-		if s := c.Ledger.Status; s != patchstore.StatusPlanned && s != patchstore.StatusApproved && s != patchstore.StatusDenied {
+		if s := c.Ledger.Status; s != record.StatusPlanned && s != record.StatusApproved && s != record.StatusDenied {
 			return nil, fmt.Errorf("call %s is already %s; decide before it starts: %w", callID, s, ErrCallState)
 		}
 		c.Touch()
-		a := &patchstore.Approval{Decision: "approved", By: by, Reason: reason, At: g.now()}
-		c.Ledger.Status = patchstore.StatusApproved
+		a := &record.Approval{Decision: "approved", By: by, Reason: reason, At: g.now()}
+		c.Ledger.Status = record.StatusApproved
 		if !approve {
 			a.Decision = "denied"
-			c.Ledger.Status = patchstore.StatusDenied
+			c.Ledger.Status = record.StatusDenied
 		}
 		c.Ledger.Approval = a
-		return &patchstore.Checkpoint{Kind: patchstore.KindLedger, CallID: callID, Label: a.Decision,
+		return &record.Checkpoint{Kind: record.KindLedger, CallID: callID, Label: a.Decision,
 			StepID: tip.Checkpoint.StepID}, nil
 	})
 }
 
 // Ledger returns the run's calls, oldest first.
-func (g *Guard) Ledger(ctx context.Context, runID string) (*patchstore.Run, []*patchstore.Call, error) {
+func (g *Guard) Ledger(ctx context.Context, runID record.RunID) (*patchstore.Run, []*patchstore.Call, error) {
 	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, nil, err

@@ -114,7 +114,7 @@ func TestUndoMergeMatchesGitMergeFile(t *testing.T) {
 			if err != nil && gitConflicts <= 0 {
 				t.Fatal(err)
 			}
-			res, err := f.g.Undo(f.ctx, f.run, gitguard.UndoOptions{})
+			res, err := f.g.Undo(f.ctx, f.run, gitguard.UndoOptions{Call: "agent"})
 			if err != nil {
 				t.Fatal(err)
 			}

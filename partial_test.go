@@ -7,6 +7,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // A call reads and rewrites its own records only; every other call's
@@ -15,7 +16,7 @@ func TestCallCarriesOtherCallsUnread(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	f.call("c1", []string{"a.txt"}, func() { f.write("a.txt", "a1\n") })
 	f.call("c2", nil, func() { f.write("b.txt", "b1\n") })
-	ref := "refs/agent-checkpoints/runs/" + f.run
+	ref := "refs/agent-checkpoints/runs/" + string(f.run)
 	before := f.repo.Git("ls-tree", ref+":calls")
 
 	start, err := f.g.CallStart(f.ctx, f.run, gitguard.CallOptions{CallID: "c3", Tool: "edit", Paths: []string{"a.txt"}})
@@ -42,13 +43,13 @@ func TestCallCarriesOtherCallsUnread(t *testing.T) {
 	if out := f.repo.Git("fsck", "--no-dangling"); strings.Contains(out, "error") {
 		t.Errorf("git fsck: %s", out)
 	}
-	run, err := f.g.Store.ReadRun(f.ctx, f.run)
+	run, err := gitguard.StoreOf(f.g).ReadRun(f.ctx, f.run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"c1", "c2", "c3"} {
+	for _, id := range []record.CallID{"c1", "c2", "c3"} {
 		c := run.Calls[id]
-		if c == nil || c.Ledger.Status != patchstore.StatusSucceeded || len(c.Patches) != 1 {
+		if c == nil || c.Ledger.Status != record.StatusSucceeded || len(c.Patches) != 1 {
 			t.Errorf("call %s after the partial commits: %+v", id, c)
 		}
 	}
@@ -59,23 +60,23 @@ func TestCallCarriesOtherCallsUnread(t *testing.T) {
 func TestCommitCallsRefusesUnreadCall(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "a\n"})
 	f.call("c1", []string{"a.txt"}, func() { f.write("a.txt", "a1\n") })
-	tip := f.repo.Git("rev-parse", "refs/agent-checkpoints/runs/"+f.run)
+	tip := f.repo.Git("rev-parse", "refs/agent-checkpoints/runs/"+string(f.run))
 
-	_, err := f.g.Store.CommitCalls(f.ctx, f.run, []string{"other"}, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
-		tip.Calls["c1"] = &patchstore.Call{Ledger: patchstore.LedgerEntry{CallID: "c1", ToolName: "x", Status: patchstore.StatusPlanned}}
-		return &patchstore.Checkpoint{Kind: patchstore.KindLedger}, nil
+	_, err := gitguard.StoreOf(f.g).CommitCalls(f.ctx, f.run, []record.CallID{"other"}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
+		tip.Calls["c1"] = &patchstore.Call{Ledger: record.LedgerEntry{CallID: "c1", ToolName: "x", Status: record.StatusPlanned}}
+		return &record.Checkpoint{Kind: record.KindLedger}, nil
 	})
 	if err == nil || !strings.Contains(err.Error(), "not read") {
 		t.Fatalf("CommitCalls replacing an unread call: err = %v, want a refusal", err)
 	}
-	if now := f.repo.Git("rev-parse", "refs/agent-checkpoints/runs/"+f.run); now != tip {
+	if now := f.repo.Git("rev-parse", "refs/agent-checkpoints/runs/"+string(f.run)); now != tip {
 		t.Errorf("run ref moved from %s to %s", tip, now)
 	}
 	f.checkInvariant1()
 }
 
-func keys[V any](m map[string]V) []string {
-	var out []string
+func keys[K ~string, V any](m map[K]V) []K {
+	var out []K
 	for k := range m {
 		out = append(out, k)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/fault"
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ErrPruneActive is returned by Prune when asked to delete the active run.
@@ -24,7 +24,7 @@ var ErrNoPruneRule = errors.New("no prune rule given")
 // survives if either rule keeps it.
 type PruneOptions struct {
 	// Runs are run ids to delete.
-	Runs []string
+	Runs []record.RunID
 	// Keep keeps the Keep most recently active runs (by their last
 	// checkpoint; the active run counts); nil means no such rule.
 	Keep *int
@@ -39,8 +39,8 @@ type PruneOptions struct {
 
 // PrunedRun is a run Prune deleted (or would delete).
 type PrunedRun struct {
-	ID          string
-	Tip         git.Hash
+	ID          record.RunID
+	Tip         record.Hash
 	Checkpoints int       // 0 when the tip was unreadable
 	LastAt      time.Time // zero when the tip was unreadable
 	Reason      string
@@ -48,7 +48,7 @@ type PrunedRun struct {
 
 // KeptRun is a run Prune kept, and why.
 type KeptRun struct {
-	ID     string
+	ID     record.RunID
 	Reason string
 }
 
@@ -82,29 +82,29 @@ func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, err
 	if now.IsZero() {
 		now = time.Now()
 	}
-	active, err := g.Store.ActiveRun()
+	active, err := g.store.ActiveRun()
 	if err != nil {
 		return nil, err
 	}
-	refs, err := g.Store.Refs.List(ctx)
+	refs, err := g.refs.List(ctx)
 	if err != nil {
 		return nil, err
 	}
 	type info struct {
-		id  string
-		tip git.Hash
-		cp  *patchstore.Checkpoint
+		id  record.RunID
+		tip record.Hash
+		cp  *record.Checkpoint
 		err error
 	}
 	var runs []info
-	byID := map[string]info{}
+	byID := map[record.RunID]info{}
 	for _, r := range refs {
 		id, ok := gitrefs.ParseRunRef(r.Name)
 		if !ok {
 			continue
 		}
 		in := info{id: id, tip: r.Hash}
-		in.cp, in.err = g.Store.ReadRecord(r.Hash)
+		in.cp, in.err = g.store.ReadRecord(r.Hash)
 		runs = append(runs, in)
 		byID[id] = in
 	}
@@ -117,9 +117,9 @@ func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, err
 		rep.Deleted = append(rep.Deleted, p)
 	}
 	if len(opts.Runs) > 0 {
-		seen := map[string]bool{}
+		seen := map[record.RunID]bool{}
 		for _, id := range opts.Runs {
-			if err := gitrefs.ValidateRunID(id); err != nil {
+			if err := id.Validate(); err != nil {
 				return nil, err
 			}
 			in, ok := byID[id]
@@ -177,13 +177,13 @@ func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, err
 			del(in, reason)
 		}
 	}
-	stale, err := g.Store.Refs.StaleQuarantine(ctx, now.Add(-staleQuarantine))
+	stale, err := g.refs.StaleQuarantine(ctx, now.Add(-staleQuarantine))
 	if err != nil {
 		return nil, err
 	}
 	rep.Quarantine = len(stale)
 	var gone []gitrefs.Ref
-	var tips []git.Hash
+	var tips []record.Hash
 	var names []string
 	for _, d := range rep.Deleted {
 		gone = append(gone, gitrefs.Ref{Name: gitrefs.RunRef(d.ID), Hash: d.Tip})
@@ -198,12 +198,12 @@ func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, err
 		// transaction, so there is no point between two deletions: a kill
 		// leaves all of them or none.
 		fault.Point("prune.delete.before")
-		if err := g.Store.Refs.DeleteRefs(ctx, gone); err != nil {
+		if err := g.refs.DeleteRefs(ctx, gone); err != nil {
 			return nil, err
 		}
 		fault.Point("prune.delete.after")
 	}
-	rep.Unreachable, err = g.Store.Refs.Unreachable(ctx, tips, names)
+	rep.Unreachable, err = g.refs.Unreachable(ctx, tips, names)
 	if err != nil {
 		return rep, err
 	}
@@ -214,7 +214,7 @@ func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, err
 // unreachable objects without touching the reflogs of the user's refs. It
 // removes only objects older than gc.pruneExpire (two weeks by default).
 func (g *Guard) GC(ctx context.Context) error {
-	_, err := g.Repo.Git(ctx, "-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never", "gc", "--quiet")
+	_, err := g.repo.Git(ctx, "-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never", "gc", "--quiet")
 	if err != nil {
 		return fmt.Errorf("git gc: %w", err)
 	}

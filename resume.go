@@ -3,13 +3,12 @@ package gitguard
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/gitguard/gitguard/conflict"
-	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/workspace"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Replay says whether a runtime may run a call again after a resume.
@@ -25,28 +24,28 @@ const (
 // ReplayVerdict combines a call's idempotency, status and replay policy.
 // Unknown idempotency counts as conditional. A call that never started may
 // run; a denied call never.
-func ReplayVerdict(e patchstore.LedgerEntry) Replay {
+func ReplayVerdict(e record.LedgerEntry) Replay {
 	idem := e.Idempotency
 	if idem == "" {
-		idem = patchstore.Conditional
+		idem = record.Conditional
 	}
 	var v Replay
 	switch e.Status {
-	case patchstore.StatusDenied:
+	case record.StatusDenied:
 		return ReplayForbidden
-	case patchstore.StatusPlanned, patchstore.StatusApproved:
+	case record.StatusPlanned, record.StatusApproved:
 		v = ReplayAllowed
-	case patchstore.StatusFailed:
-		v = map[patchstore.Idempotency]Replay{patchstore.Idempotent: ReplayAllowed,
-			patchstore.Conditional: ReplayCheckFirst, patchstore.NonIdempotent: ReplayCheckFirst}[idem]
+	case record.StatusFailed:
+		v = map[record.Idempotency]Replay{record.Idempotent: ReplayAllowed,
+			record.Conditional: ReplayCheckFirst, record.NonIdempotent: ReplayCheckFirst}[idem]
 	default: // succeeded, uncertain, started
-		v = map[patchstore.Idempotency]Replay{patchstore.Idempotent: ReplayAllowed,
-			patchstore.Conditional: ReplayCheckFirst, patchstore.NonIdempotent: ReplayForbidden}[idem]
+		v = map[record.Idempotency]Replay{record.Idempotent: ReplayAllowed,
+			record.Conditional: ReplayCheckFirst, record.NonIdempotent: ReplayForbidden}[idem]
 	}
 	switch e.ReplayPolicy {
-	case patchstore.ReplayNever:
+	case record.ReplayNever:
 		v = ReplayForbidden
-	case patchstore.ReplayAsk:
+	case record.ReplayAsk:
 		if v == ReplayAllowed {
 			v = ReplayCheckFirst
 		}
@@ -56,7 +55,7 @@ func ReplayVerdict(e patchstore.LedgerEntry) Replay {
 
 // ResumeCall is one call as the resume brief reports it.
 type ResumeCall struct {
-	Entry   patchstore.LedgerEntry
+	Entry   record.LedgerEntry
 	Replay  Replay
 	Applied []string // paths whose patch from this call is in place
 	Absent  []string // reapplyable: the patch is not in place
@@ -68,13 +67,13 @@ type ResumeCall struct {
 
 // Resume is the recovery state of a run.
 type Resume struct {
-	Run        string
+	Run        record.RunID
 	Checkpoint patchstore.Entry
 	LastStep   string
 	Calls      []ResumeCall
 	Paths      []PathStatus
-	Unrecorded []workspace.Change
-	Budget     *patchstore.Budget
+	Unrecorded []record.Change
+	Budget     *record.Budget
 }
 
 // ResumeOptions tune Resume.
@@ -87,7 +86,7 @@ type ResumeOptions struct {
 // records, classifies every touched path against the workspace, marks every
 // call found started (its process is gone) uncertain, and returns the facts
 // for the recovery brief.
-func (g *Guard) Resume(ctx context.Context, runID string, o ResumeOptions) (*Resume, error) {
+func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions) (*Resume, error) {
 	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -96,25 +95,25 @@ func (g *Guard) Resume(ctx context.Context, runID string, o ResumeOptions) (*Res
 	if err := g.verifyObjects(run); err != nil {
 		return nil, err
 	}
-	var stale []string
+	var stale []record.CallID
 	for cid, c := range run.Calls {
-		if c.Ledger.Status == patchstore.StatusStarted {
+		if c.Ledger.Status == record.StatusStarted {
 			stale = append(stale, cid)
 		}
 	}
-	sort.Strings(stale)
+	slices.Sort(stale)
 	if len(stale) > 0 && !o.DryRun {
-		run, err = g.Store.Commit(ctx, id, func(tip *patchstore.Run) (*patchstore.Checkpoint, error) {
+		run, err = g.store.Commit(ctx, id, func(tip *patchstore.Run) (*record.Checkpoint, error) {
 			for _, cid := range stale {
 				c := tip.Calls[cid]
-				if c == nil || c.Ledger.Status != patchstore.StatusStarted {
+				if c == nil || c.Ledger.Status != record.StatusStarted {
 					continue
 				}
 				c.Touch()
-				c.Ledger.Status = patchstore.StatusUncertain
+				c.Ledger.Status = record.StatusUncertain
 				c.Ledger.UncertainReason = "found started at resume: the process running it stopped before recording its end"
 			}
-			return &patchstore.Checkpoint{Kind: patchstore.KindLedger, Label: "resume: started calls marked uncertain",
+			return &record.Checkpoint{Kind: record.KindLedger, Label: "resume: started calls marked uncertain",
 				StepID: tip.Checkpoint.StepID}, nil
 		})
 		if err != nil {
@@ -131,12 +130,12 @@ func (g *Guard) Resume(ctx context.Context, runID string, o ResumeOptions) (*Res
 	// not of a call still in flight when the run stopped.
 	best := 0
 	for _, c := range run.Calls {
-		if s := c.Ledger.Status; (s == patchstore.StatusSucceeded || s == patchstore.StatusFailed) &&
+		if s := c.Ledger.Status; (s == record.StatusSucceeded || s == record.StatusFailed) &&
 			c.Ledger.StepID != "" && c.Ledger.FinishSeq > best {
 			best, r.LastStep = c.Ledger.FinishSeq, c.Ledger.StepID
 		}
 	}
-	byCall := map[string][]PathStatus{}
+	byCall := map[record.CallID][]PathStatus{}
 	for _, p := range status.Paths {
 		byCall[p.Call] = append(byCall[p.Call], p)
 	}
@@ -146,7 +145,7 @@ func (g *Guard) Resume(ctx context.Context, runID string, o ResumeOptions) (*Res
 			if s == c.Ledger.CallID {
 				rc.MarkedUncertain = true
 				if o.DryRun {
-					rc.Entry.Status = patchstore.StatusUncertain
+					rc.Entry.Status = record.StatusUncertain
 					rc.Replay = ReplayVerdict(rc.Entry)
 				}
 			}
@@ -169,21 +168,21 @@ func (g *Guard) Resume(ctx context.Context, runID string, o ResumeOptions) (*Res
 // verifyObjects checks that every object the run's records name is present.
 func (g *Guard) verifyObjects(run *patchstore.Run) error {
 	cp := run.Checkpoint
-	if !g.DB.Has(cp.WorktreeTree) {
-		return fmt.Errorf("%w: work tree %s of %s is missing", patchstore.ErrCorrupt, cp.WorktreeTree.Short(), cp.ID)
+	if !g.db.Has(cp.WorktreeTree) {
+		return fmt.Errorf("%w: work tree %s of %s is missing", record.ErrCorrupt, cp.WorktreeTree.Short(), cp.ID)
 	}
-	if !g.DB.Has(cp.IndexTree) {
-		return fmt.Errorf("%w: index tree %s of %s is missing", patchstore.ErrCorrupt, cp.IndexTree.Short(), cp.ID)
+	if !g.db.Has(cp.IndexTree) {
+		return fmt.Errorf("%w: index tree %s of %s is missing", record.ErrCorrupt, cp.IndexTree.Short(), cp.ID)
 	}
 	for _, c := range run.Calls {
 		for _, p := range c.Patches {
-			for _, st := range []patchstore.State{p.Before(), p.After()} {
-				if st.Exists() && st.Mode != odb.ModeGitlink && !p.Oversize && !g.DB.Has(st.Hash) {
-					return fmt.Errorf("%w: blob %s of %s (call %s) is missing", patchstore.ErrCorrupt, st.Hash.Short(), p.Path, c.Ledger.CallID)
+			for _, st := range []record.State{p.Before(), p.After()} {
+				if st.Exists() && st.Mode != record.ModeGitlink && !p.Oversize && !g.db.Has(st.Hash) {
+					return fmt.Errorf("%w: blob %s of %s (call %s) is missing", record.ErrCorrupt, st.Hash.Short(), p.Path, c.Ledger.CallID)
 				}
 			}
-			if !p.PatchRef.IsZero() && !g.DB.Has(p.PatchRef) {
-				return fmt.Errorf("%w: patch of %s (call %s) is missing", patchstore.ErrCorrupt, p.Path, c.Ledger.CallID)
+			if !p.PatchRef.IsZero() && !g.db.Has(p.PatchRef) {
+				return fmt.Errorf("%w: patch of %s (call %s) is missing", record.ErrCorrupt, p.Path, c.Ledger.CallID)
 			}
 		}
 	}
@@ -210,28 +209,28 @@ func (r *Resume) Brief() string {
 	for _, c := range r.Calls {
 		e := c.Entry
 		if e.ToolName == ToolUndo || e.ToolName == ToolRedo {
-			fmt.Fprintf(&b, "- %s restored files for the user (undoing %s); do not redo those edits unless asked.\n", name(c), strings.Join(e.Undoes, ", "))
+			fmt.Fprintf(&b, "- %s restored files for the user (undoing %s); do not redo those edits unless asked.\n", name(c), record.JoinCallIDs(e.Undoes, ", "))
 			continue
 		}
 		var s string
 		switch e.Status {
-		case patchstore.StatusSucceeded:
+		case record.StatusSucceeded:
 			s = fmt.Sprintf("%s succeeded", name(c))
 			if e.Result != "" {
 				s += ": " + e.Result
 			}
-		case patchstore.StatusFailed:
+		case record.StatusFailed:
 			s = fmt.Sprintf("%s failed", name(c))
 			if e.Result != "" {
 				s += ": " + e.Result
 			}
-		case patchstore.StatusUncertain:
+		case record.StatusUncertain:
 			s = fmt.Sprintf("%s is uncertain (it may or may not have happened)", name(c))
-		case patchstore.StatusPlanned:
+		case record.StatusPlanned:
 			s = fmt.Sprintf("%s was planned but not started", name(c))
-		case patchstore.StatusApproved:
+		case record.StatusApproved:
 			s = fmt.Sprintf("%s was approved but not started", name(c))
-		case patchstore.StatusDenied:
+		case record.StatusDenied:
 			s = fmt.Sprintf("%s was denied", name(c))
 			if e.Approval != nil && e.Approval.Reason != "" {
 				s += ": " + e.Approval.Reason
@@ -254,25 +253,25 @@ func (r *Resume) Brief() string {
 				idem = "not idempotent"
 			}
 			switch e.Status {
-			case patchstore.StatusDenied:
+			case record.StatusDenied:
 				s += " — do not run it."
 			default:
 				s += fmt.Sprintf(" and %s: do not replay it; ask the user.", idem)
 			}
 		case ReplayCheckFirst:
-			if e.Status == patchstore.StatusSucceeded {
+			if e.Status == record.StatusSucceeded {
 				s += " — do not repeat it."
 			} else {
 				s += " — check the current state before running it again."
 			}
 		default:
-			if e.Status == patchstore.StatusSucceeded {
+			if e.Status == record.StatusSucceeded {
 				s += " — do not repeat it."
 			} else {
 				s += " — it may be run again."
 			}
 		}
-		if e.Compensation != "" && (e.Status == patchstore.StatusSucceeded || e.Status == patchstore.StatusUncertain) {
+		if e.Compensation != "" && (e.Status == record.StatusSucceeded || e.Status == record.StatusUncertain) {
 			s += fmt.Sprintf(" Its recorded compensation: %s.", e.Compensation)
 		}
 		fmt.Fprintf(&b, "- %s\n", s)
@@ -322,13 +321,13 @@ func dashIfEmpty(s string) string {
 
 // Compensation is a call whose external effects gitguard cannot revert.
 type Compensation struct {
-	Entry patchstore.LedgerEntry
+	Entry record.LedgerEntry
 }
 
 // Compensations lists the succeeded or uncertain non-idempotent calls
 // finished after checkpoint since (all when nil), with their recorded
 // compensation. Undo reverts files only; these effects stay.
-func (g *Guard) Compensations(ctx context.Context, runID string, since *patchstore.Entry) (string, []Compensation, error) {
+func (g *Guard) Compensations(ctx context.Context, runID record.RunID, since *patchstore.Entry) (record.RunID, []Compensation, error) {
 	run, calls, err := g.Ledger(ctx, runID)
 	if err != nil {
 		return "", nil, err
@@ -336,10 +335,10 @@ func (g *Guard) Compensations(ctx context.Context, runID string, since *patchsto
 	var out []Compensation
 	for _, c := range calls {
 		e := c.Ledger
-		if e.Idempotency != patchstore.NonIdempotent {
+		if e.Idempotency != record.NonIdempotent {
 			continue
 		}
-		if e.Status != patchstore.StatusSucceeded && e.Status != patchstore.StatusUncertain && e.Status != patchstore.StatusStarted {
+		if e.Status != record.StatusSucceeded && e.Status != record.StatusUncertain && e.Status != record.StatusStarted {
 			continue
 		}
 		if since != nil && e.FinishSeq != 0 && e.FinishSeq <= since.Checkpoint.Seq {

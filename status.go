@@ -7,9 +7,8 @@ import (
 	"sort"
 
 	"github.com/gitguard/gitguard/conflict"
-	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/workspace"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // PathStatus is the state of one path the run touched, against the newest
@@ -17,18 +16,18 @@ import (
 type PathStatus struct {
 	Path     string
 	State    conflict.State
-	Call     string
+	Call     record.CallID
 	Tool     string
-	Before   patchstore.State
-	After    patchstore.State
-	Current  patchstore.State
+	Before   record.State
+	After    record.State
+	Current  record.State
 	IsDir    bool // a folder stands where the file should be
 	Oversize bool
 }
 
 // StatusOptions narrow Status.
 type StatusOptions struct {
-	Call string // only paths this call touched, against its own patch
+	Call record.CallID // only paths this call touched, against its own patch
 	// Unrecorded also walks the work tree for changes since the newest
 	// checkpoint that no call recorded (costs a snapshot).
 	Unrecorded bool
@@ -36,10 +35,10 @@ type StatusOptions struct {
 
 // StatusReport is the result of Status.
 type StatusReport struct {
-	Run        string
+	Run        record.RunID
 	Checkpoint patchstore.Entry
 	Paths      []PathStatus
-	Unrecorded []workspace.Change
+	Unrecorded []record.Change
 }
 
 // callOrder sorts calls oldest first: by the checkpoint that finished them,
@@ -73,8 +72,8 @@ func OrderedCalls(run *patchstore.Run) []*patchstore.Call {
 }
 
 // newestPatches returns, per path, the newest patch among calls.
-func newestPatches(calls []*patchstore.Call) map[string]*patchstore.FilePatch {
-	out := map[string]*patchstore.FilePatch{}
+func newestPatches(calls []*patchstore.Call) map[string]*record.FilePatch {
+	out := map[string]*record.FilePatch{}
 	for _, c := range calls {
 		for i := range c.Patches {
 			out[c.Patches[i].Path] = &c.Patches[i]
@@ -86,7 +85,7 @@ func newestPatches(calls []*patchstore.Call) map[string]*patchstore.FilePatch {
 // Status classifies every path the run's calls touched against the newest
 // patch for it, hashing only those paths, and optionally lists unrecorded
 // changes. It writes nothing but, with Unrecorded, the snapshot's objects.
-func (g *Guard) Status(ctx context.Context, runID string, o StatusOptions) (*StatusReport, error) {
+func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions) (*StatusReport, error) {
 	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -109,30 +108,27 @@ func (g *Guard) Status(ctx context.Context, runID string, o StatusOptions) (*Sta
 	sort.Strings(paths)
 	for _, p := range paths {
 		fp := newest[p]
-		cur, _, err := g.WS.Capture(p, false)
+		cur, _, err := g.ws.Capture(p, false)
 		if err != nil {
 			return nil, err
 		}
+		now := conflict.Current{State: state(cur), IsDir: cur.Mode == record.ModeTree}
+		if now.IsDir {
+			now.State = record.State{}
+		}
 		ps := PathStatus{
 			Path: p, Call: fp.ToolCallID, Tool: run.Calls[fp.ToolCallID].Ledger.ToolName,
-			Before: fp.Before(), After: fp.After(), Current: state(cur), IsDir: cur.Mode == odb.ModeTree,
-			Oversize: fp.Oversize,
-		}
-		if ps.IsDir {
-			ps.Current = patchstore.State{}
-		}
-		ps.State = conflict.Classify(ps.Before, ps.After, ps.Current)
-		if ps.IsDir {
-			ps.State = conflict.Conflicted
+			Before: fp.Before(), After: fp.After(), Current: now.State, IsDir: now.IsDir,
+			Oversize: fp.Oversize, State: now.Class(fp.Before(), fp.After()),
 		}
 		rep.Paths = append(rep.Paths, ps)
 	}
 	if o.Unrecorded {
-		snap, err := g.WS.Snapshot(ctx)
+		snap, err := g.ws.Snapshot(ctx)
 		if err != nil {
 			return nil, err
 		}
-		changes, err := workspace.DiffTrees(g.DB, run.Checkpoint.WorktreeTree, snap.Worktree)
+		changes, err := g.db.DiffTrees(run.Checkpoint.WorktreeTree, snap.Worktree)
 		if err != nil {
 			return nil, err
 		}

@@ -7,9 +7,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/gitrefs"
-	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ErrDiverged is returned (after the report) by Fetch when a local run and
@@ -17,7 +15,7 @@ import (
 var ErrDiverged = errors.New("local and remote run have diverged")
 
 // RefusedError is returned by Fetch when runs from the remote failed
-// verification. They were not stored. It wraps patchstore.ErrCorrupt.
+// verification. They were not stored. It wraps record.ErrCorrupt.
 type RefusedError struct {
 	Remote string
 	Runs   []FetchResult // Action == FetchRefused
@@ -31,8 +29,8 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("refused %d run(s) from %s: %s", len(e.Runs), e.Remote, strings.Join(parts, "; "))
 }
 
-// Unwrap lets errors.Is(err, patchstore.ErrCorrupt) hold.
-func (e *RefusedError) Unwrap() error { return patchstore.ErrCorrupt }
+// Unwrap lets errors.Is(err, record.ErrCorrupt) hold.
+func (e *RefusedError) Unwrap() error { return record.ErrCorrupt }
 
 // FetchAction is what Fetch did, or would do, with one remote run.
 type FetchAction string
@@ -52,9 +50,9 @@ const (
 type FetchResult struct {
 	Run    string // the run id, or the remote ref's name when it names no valid run
 	Action FetchAction
-	Remote git.Hash // the fetched tip
-	Local  git.Hash // the local tip before the fetch; zero if none
-	Err    error    // why it was refused, or why a diverged run was kept
+	Remote record.Hash // the fetched tip
+	Local  record.Hash // the local tip before the fetch; zero if none
+	Err    error       // why it was refused, or why a diverged run was kept
 }
 
 // FetchOptions tunes Fetch.
@@ -74,28 +72,23 @@ type FetchOptions struct {
 // happens. It writes no ref outside refs/agent-checkpoints/.
 //
 // It returns the report and, after applying what it could, a *RefusedError
-// (wrapping patchstore.ErrCorrupt) if some run was refused, else ErrDiverged
+// (wrapping record.ErrCorrupt) if some run was refused, else ErrDiverged
 // if some diverged run was kept; gitrefs.ErrRemote if git could not fetch;
 // gitrefs.ErrRefChanged if a local run moved while it was being updated.
 func (g *Guard) Fetch(ctx context.Context, remote string, opts FetchOptions) (*FetchReport, error) {
-	q, err := g.Store.Refs.FetchQuarantine(ctx, remote)
+	q, err := g.refs.FetchQuarantine(ctx, remote)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		if derr := g.Store.Refs.DropQuarantine(context.WithoutCancel(ctx), q); derr != nil {
+		if derr := g.refs.DropQuarantine(context.WithoutCancel(ctx), q); derr != nil {
 			g.log.Warn("could not delete quarantine refs", "prefix", q.Prefix, "err", derr)
 		}
 	}()
-	// A fresh object database: the one opened before the fetch may not see
-	// the pack it wrote.
-	db, err := odb.Open(g.Repo.CommonDir)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	verify := &patchstore.Store{WS: g.WS, DB: db, Refs: g.Store.Refs}
-	active, err := g.Store.ActiveRun()
+	// The pack list read before the fetch does not hold the pack it wrote.
+	g.db.Rescan()
+	verify := g.store
+	active, err := g.store.ActiveRun()
 	if err != nil {
 		return nil, err
 	}
@@ -105,11 +98,11 @@ func (g *Guard) Fetch(ctx context.Context, remote string, opts FetchOptions) (*F
 		id, ok := in.RunID()
 		if !ok {
 			res.Run, res.Action = in.Remote, FetchRefused
-			res.Err = fmt.Errorf("remote ref %s does not name a valid run: %w", in.Remote, patchstore.ErrCorrupt)
+			res.Err = fmt.Errorf("remote ref %s does not name a valid run: %w", in.Remote, record.ErrCorrupt)
 			rep.Results = append(rep.Results, res)
 			continue
 		}
-		res.Run = id
+		res.Run = string(id)
 		if err := verify.VerifyRun(ctx, id, in.Hash); err != nil {
 			if ctx.Err() != nil {
 				return rep, ctx.Err()
@@ -119,7 +112,7 @@ func (g *Guard) Fetch(ctx context.Context, remote string, opts FetchOptions) (*F
 			continue
 		}
 		ref := gitrefs.RunRef(id)
-		local, err := g.Store.Refs.Read(ctx, ref)
+		local, err := g.refs.Read(ctx, ref)
 		if err != nil {
 			return rep, err
 		}
@@ -130,11 +123,11 @@ func (g *Guard) Fetch(ctx context.Context, remote string, opts FetchOptions) (*F
 		case local == in.Hash:
 			res.Action = FetchUpToDate
 		default:
-			ff, err := g.Store.Refs.IsAncestor(ctx, local, in.Hash)
+			ff, err := g.refs.IsAncestor(ctx, local, in.Hash)
 			if err != nil {
 				return rep, err
 			}
-			behind, err := g.Store.Refs.IsAncestor(ctx, in.Hash, local)
+			behind, err := g.refs.IsAncestor(ctx, in.Hash, local)
 			if err != nil {
 				return rep, err
 			}
@@ -154,7 +147,7 @@ func (g *Guard) Fetch(ctx context.Context, remote string, opts FetchOptions) (*F
 			}
 		}
 		if !opts.DryRun && (res.Action == FetchNew || res.Action == FetchFastForward || res.Action == FetchForced) {
-			if err := g.Store.Refs.Update(ctx, ref, in.Hash, local, "gitguard: fetch from "+remote); err != nil {
+			if err := g.refs.Update(ctx, ref, in.Hash, local, "gitguard: fetch from "+remote); err != nil {
 				return rep, err
 			}
 		}
@@ -189,5 +182,5 @@ type FetchReport struct {
 
 // Push sends every run of this repository to remote (see gitrefs.Store.Push).
 func (g *Guard) Push(ctx context.Context, remote string, opts gitrefs.PushOptions) ([]gitrefs.PushResult, error) {
-	return g.Store.Refs.Push(ctx, remote, opts)
+	return g.refs.Push(ctx, remote, opts)
 }

@@ -14,10 +14,10 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/gitrefs"
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func openGuard(t *testing.T, dir string) *gitguard.Guard {
@@ -83,7 +83,7 @@ func TestPushReadByGoGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cp patchstore.Checkpoint
+	var cp record.Checkpoint
 	if err := json.Unmarshal([]byte(content), &cp); err != nil || cp.RunID != "r1" || cp.Label != "first" {
 		t.Fatalf("checkpoint.json read by go-git = %+v, %v", cp, err)
 	}
@@ -92,9 +92,9 @@ func TestPushReadByGoGit(t *testing.T) {
 // forgery is a one-checkpoint run "evil" derived from a good checkpoint,
 // which each case edits before it is written.
 type forgery struct {
-	cp      *patchstore.Checkpoint
+	cp      *record.Checkpoint
 	root    []odb.TreeEntry
-	parents []git.Hash
+	parents []record.Hash
 }
 
 func TestVerifyRunRefusesHostile(t *testing.T) {
@@ -111,26 +111,26 @@ func TestVerifyRunRefusesHostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Store.VerifyRun(ctx, "good", good.Commit); err != nil {
+	if err := gitguard.StoreOf(g).VerifyRun(ctx, "good", good.Commit); err != nil {
 		t.Fatalf("VerifyRun of a good run: %v", err)
 	}
-	base, err := g.DB.ReadTree(good.Checkpoint.WorktreeTree)
+	base, err := gitguard.DBOf(g).ReadTree(good.Checkpoint.WorktreeTree)
 	if err != nil {
 		t.Fatal(err)
 	}
-	blob, _ := g.DB.Write(odb.TypeBlob, []byte("x\n"))
-	tree := func(entries ...odb.TreeEntry) git.Hash {
+	blob, _ := gitguard.DBOf(g).Write(odb.TypeBlob, []byte("x\n"))
+	tree := func(entries ...odb.TreeEntry) record.Hash {
 		odb.SortTree(entries)
-		h, err := g.DB.WriteTree(entries)
+		h, err := gitguard.DBOf(g).WriteTree(entries)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return h
 	}
-	withEntry := func(e odb.TreeEntry) git.Hash {
+	withEntry := func(e odb.TreeEntry) record.Hash {
 		return tree(append(append([]odb.TreeEntry{}, base...), e)...)
 	}
-	missing := git.Hash{1, 2, 3}
+	missing := record.Hash{1, 2, 3}
 	who := odb.Signature{Name: "x", Email: "x@x", When: time.Unix(1700000000, 0)}
 
 	tests := []struct {
@@ -140,60 +140,60 @@ func TestVerifyRunRefusesHostile(t *testing.T) {
 	}{
 		{"good copy", func(f *forgery) {}, ""},
 		{"dot git folder", func(f *forgery) {
-			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: ".git", Mode: odb.ModeTree, Hash: tree(odb.TreeEntry{Name: "config", Mode: odb.ModeFile, Hash: blob})})
+			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: ".git", Mode: record.ModeTree, Hash: tree(odb.TreeEntry{Name: "config", Mode: record.ModeFile, Hash: blob})})
 		}, `.git component`},
 		{"dot git any case", func(f *forgery) {
-			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: ".GiT", Mode: odb.ModeFile, Hash: blob})
+			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: ".GiT", Mode: record.ModeFile, Hash: blob})
 		}, `.git component`},
 		{"ntfs short name", func(f *forgery) {
-			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: "GIT~1", Mode: odb.ModeTree, Hash: tree(odb.TreeEntry{Name: "config", Mode: odb.ModeFile, Hash: blob})})
+			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: "GIT~1", Mode: record.ModeTree, Hash: tree(odb.TreeEntry{Name: "config", Mode: record.ModeFile, Hash: blob})})
 		}, "another spelling of .git"},
 		{"dot dot entry", func(f *forgery) {
-			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: "..", Mode: odb.ModeFile, Hash: blob})
+			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: "..", Mode: record.ModeFile, Hash: blob})
 		}, "relative component"},
 		{"newline in name", func(f *forgery) {
-			f.cp.IndexTree = withEntry(odb.TreeEntry{Name: "a\nb", Mode: odb.ModeFile, Hash: blob})
+			f.cp.IndexTree = withEntry(odb.TreeEntry{Name: "a\nb", Mode: record.ModeFile, Hash: blob})
 		}, "NUL or newline"},
 		{"missing blob", func(f *forgery) {
-			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: "gone", Mode: odb.ModeFile, Hash: missing})
+			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: "gone", Mode: record.ModeFile, Hash: missing})
 		}, "object not found"},
 		{"oversize through symlink", func(f *forgery) {
-			link, _ := g.DB.Write(odb.TypeBlob, []byte("/etc"))
-			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: "ln", Mode: odb.ModeSymlink, Hash: link})
-			f.cp.Oversize = []patchstore.FileRecord{{Path: "ln/passwd", Mode: odb.ModeFile, Hash: blob, Size: 1}}
+			link, _ := gitguard.DBOf(g).Write(odb.TypeBlob, []byte("/etc"))
+			f.cp.WorktreeTree = withEntry(odb.TreeEntry{Name: "ln", Mode: record.ModeSymlink, Hash: link})
+			f.cp.Oversize = []record.FileState{{Path: "ln/passwd", Mode: record.ModeFile, Hash: blob, Size: 1}}
 		}, "runs through the symlink"},
 		{"absolute oversize path", func(f *forgery) {
-			f.cp.Oversize = []patchstore.FileRecord{{Path: "/etc/passwd", Mode: odb.ModeFile, Hash: blob, Size: 1}}
+			f.cp.Oversize = []record.FileState{{Path: "/etc/passwd", Mode: record.ModeFile, Hash: blob, Size: 1}}
 		}, "absolute"},
 		{"terminal escape in label", func(f *forgery) { f.cp.Label = "\x1b]0;owned\x07" }, "control character"},
 		{"wrong run id", func(f *forgery) { f.cp.RunID = "other" }, `record names run "other"`},
 		{"wrong sequence", func(f *forgery) { f.cp.Seq, f.cp.ID = 2, "ckpt_002" }, "previous link and sequence number disagree"},
-		{"newer format", func(f *forgery) { f.cp.Version = patchstore.FormatVersion + 1 }, "format version not supported"},
-		{"foreign parent", func(f *forgery) { f.parents = []git.Hash{missing} }, "neither the previous checkpoint nor HEAD"},
+		{"newer format", func(f *forgery) { f.cp.Version = record.FormatVersion + 1 }, "format version not supported"},
+		{"foreign parent", func(f *forgery) { f.parents = []record.Hash{missing} }, "neither the previous checkpoint nor HEAD"},
 		{"extra root entry", func(f *forgery) {
-			f.root = append(f.root, odb.TreeEntry{Name: "extra", Mode: odb.ModeFile, Hash: blob})
+			f.root = append(f.root, odb.TreeEntry{Name: "extra", Mode: record.ModeFile, Hash: blob})
 		}, `unexpected entry "extra"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cp := *good.Checkpoint
 			cp.RunID = "evil"
-			f := &forgery{cp: &cp, parents: []git.Hash{good.Checkpoint.Head.Commit}}
+			f := &forgery{cp: &cp, parents: []record.Hash{good.Checkpoint.Head.Commit}}
 			tt.edit(f)
 			data, _ := json.Marshal(f.cp)
-			cj, _ := g.DB.Write(odb.TypeBlob, data)
+			cj, _ := gitguard.DBOf(g).Write(odb.TypeBlob, data)
 			root := append(f.root,
-				odb.TreeEntry{Name: "checkpoint.json", Mode: odb.ModeFile, Hash: cj},
-				odb.TreeEntry{Name: "index", Mode: odb.ModeTree, Hash: f.cp.IndexTree},
-				odb.TreeEntry{Name: "worktree", Mode: odb.ModeTree, Hash: f.cp.WorktreeTree})
-			commit, err := g.DB.Write(odb.TypeCommit, odb.EncodeCommit(&odb.Commit{
+				odb.TreeEntry{Name: "checkpoint.json", Mode: record.ModeFile, Hash: cj},
+				odb.TreeEntry{Name: "index", Mode: record.ModeTree, Hash: f.cp.IndexTree},
+				odb.TreeEntry{Name: "worktree", Mode: record.ModeTree, Hash: f.cp.WorktreeTree})
+			commit, err := gitguard.DBOf(g).Write(odb.TypeCommit, odb.EncodeCommit(&odb.Commit{
 				Tree: tree(root...), Parents: f.parents, Message: "forged\n",
 				Author: who, Committer: who,
 			}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = g.Store.VerifyRun(ctx, "evil", commit)
+			err = gitguard.StoreOf(g).VerifyRun(ctx, "evil", commit)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("VerifyRun = %v, want nil", err)
@@ -201,7 +201,7 @@ func TestVerifyRunRefusesHostile(t *testing.T) {
 				return
 			}
 			var ve *patchstore.VerifyError
-			if !errors.Is(err, patchstore.ErrCorrupt) || !errors.As(err, &ve) || ve.Run != "evil" || ve.Commit != commit {
+			if !errors.Is(err, record.ErrCorrupt) || !errors.As(err, &ve) || ve.Run != "evil" || ve.Commit != commit {
 				t.Fatalf("VerifyRun = %v, want a *VerifyError for run evil wrapping ErrCorrupt", err)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
@@ -228,14 +228,14 @@ func TestFetchRefusesAndKeepsNothing(t *testing.T) {
 	bad.RunID = "bad"
 	bad.Label = "\x1b[2J"
 	data, _ := json.Marshal(&bad)
-	cj, _ := gs.DB.Write(odb.TypeBlob, data)
-	root, _ := gs.DB.WriteTree([]odb.TreeEntry{
-		{Name: "checkpoint.json", Mode: odb.ModeFile, Hash: cj},
-		{Name: "index", Mode: odb.ModeTree, Hash: bad.IndexTree},
-		{Name: "worktree", Mode: odb.ModeTree, Hash: bad.WorktreeTree},
+	cj, _ := gitguard.DBOf(gs).Write(odb.TypeBlob, data)
+	root, _ := gitguard.DBOf(gs).WriteTree([]odb.TreeEntry{
+		{Name: "checkpoint.json", Mode: record.ModeFile, Hash: cj},
+		{Name: "index", Mode: record.ModeTree, Hash: bad.IndexTree},
+		{Name: "worktree", Mode: record.ModeTree, Hash: bad.WorktreeTree},
 	})
 	who := odb.Signature{Name: "x", Email: "x@x", When: time.Unix(1700000000, 0)}
-	c, _ := gs.DB.Write(odb.TypeCommit, odb.EncodeCommit(&odb.Commit{Tree: root, Parents: []git.Hash{bad.Head.Commit}, Message: "x\n", Author: who, Committer: who}))
+	c, _ := gitguard.DBOf(gs).Write(odb.TypeCommit, odb.EncodeCommit(&odb.Commit{Tree: root, Parents: []record.Hash{bad.Head.Commit}, Message: "x\n", Author: who, Committer: who}))
 	src.Git("update-ref", gitrefs.RunRef("bad"), c.String())
 
 	dst := gittest.New(t)
@@ -249,13 +249,13 @@ func TestFetchRefusesAndKeepsNothing(t *testing.T) {
 	gd := openGuard(t, dst.Dir)
 	rep, err := gd.Fetch(ctx, "origin", gitguard.FetchOptions{})
 	var refused *gitguard.RefusedError
-	if !errors.As(err, &refused) || !errors.Is(err, patchstore.ErrCorrupt) || len(refused.Runs) != 1 || refused.Runs[0].Run != "bad" {
+	if !errors.As(err, &refused) || !errors.Is(err, record.ErrCorrupt) || len(refused.Runs) != 1 || refused.Runs[0].Run != "bad" {
 		t.Fatalf("Fetch = %v, want a RefusedError for run bad", err)
 	}
 	if len(rep.Results) != 2 || rep.Results[1].Action != gitguard.FetchNew || rep.Results[1].Run != "good" {
 		t.Fatalf("results = %+v", rep.Results)
 	}
-	refs, err := gd.Store.Refs.List(ctx)
+	refs, err := gitguard.StoreOf(gd).Refs().List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,7 +171,7 @@ func TestUndoTable(t *testing.T) {
 				case conflict.Conflicted:
 					want = k.wantEditedUndo
 				}
-				res, err := f.g.Undo(f.ctx, f.run, gitguard.UndoOptions{})
+				res, err := f.g.Undo(f.ctx, f.run, gitguard.UndoOptions{Call: "c1"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -183,6 +183,20 @@ func TestUndoTable(t *testing.T) {
 					if res.Items[0].Action != gitguard.ActionSkip {
 						t.Errorf("conflicted path left unchanged without a conflict report: %+v", res.Items)
 					}
+				}
+				if res.UndoCall == "" {
+					// Nothing written: nothing recorded, and nothing to redo.
+					if f.snapshotFile(k.path) != preUndo {
+						t.Errorf("an undo that recorded nothing changed %s", k.path)
+					}
+					if run, err := f.g.ReadRun(f.ctx, f.run); err != nil || len(run.Calls) != 1 {
+						t.Errorf("an undo that wrote nothing left calls %v (err %v), want only c1", keys(run.Calls), err)
+					}
+					if _, err := f.g.Redo(f.ctx, f.run, gitguard.UndoOptions{}); !errors.Is(err, gitguard.ErrNothingToUndo) {
+						t.Errorf("redo after an undo that wrote nothing: %v, want nothing to redo", err)
+					}
+					f.checkInvariant1()
+					return
 				}
 				// Redo puts back exactly the state undo started from.
 				_, err = f.g.Redo(f.ctx, f.run, gitguard.UndoOptions{})

@@ -12,6 +12,7 @@ import (
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ErrNothingToUndo is returned when no call has file changes left to undo.
@@ -24,23 +25,23 @@ const (
 )
 
 // UndoAction is what undo does to one path.
-type UndoAction string
+type UndoAction = conflict.Action
 
 // The actions of an undo plan.
 const (
-	ActionRestore       UndoAction = "restore"       // write the before content and mode
-	ActionDelete        UndoAction = "delete"        // the agent created it
-	ActionRecreate      UndoAction = "recreate"      // the agent deleted it
-	ActionMerge         UndoAction = "merge"         // take the agent's hunks out, keep the user's
-	ActionConflict      UndoAction = "conflict"      // overlapping edits: left as it is (or markers)
-	ActionSkip          UndoAction = "skip"          // already as before
-	ActionUnrecoverable UndoAction = "unrecoverable" // before content was recorded by hash only
+	ActionRestore       = conflict.Restore       // write the before content and mode
+	ActionDelete        = conflict.Delete        // the agent created it
+	ActionRecreate      = conflict.Recreate      // the agent deleted it
+	ActionMerge         = conflict.Merge         // take the agent's hunks out, keep the user's
+	ActionConflict      = conflict.Conflict      // overlapping edits: left as it is (or markers)
+	ActionSkip          = conflict.Skip          // already as before
+	ActionUnrecoverable = conflict.Unrecoverable // before content was recorded by hash only
 )
 
 // UndoOptions choose what to undo. With none of Call, To and WholeRun, the
 // newest call with file changes that is still in effect is undone.
 type UndoOptions struct {
-	Call     string
+	Call     record.CallID
 	To       *patchstore.Entry // revert every patch recorded after this checkpoint
 	WholeRun bool
 	Globs    []string // only paths matching these
@@ -50,29 +51,26 @@ type UndoOptions struct {
 	Markers bool
 }
 
-// UndoItem is one path of an undo plan.
+// UndoItem is one path of an undo plan, and whether undo wrote it.
 type UndoItem struct {
-	Path    string
-	State   conflict.State // against the newest patch being undone
-	Action  UndoAction
-	Calls   []string // the patches undone, newest first
-	Current patchstore.State
-	Target  patchstore.State // what undo writes (absent: delete)
-	Reason  string
+	conflict.Plan
 	Written bool // the file was changed (conflict markers included)
-
-	content []byte
 }
 
 // UndoResult reports an undo.
 type UndoResult struct {
-	Run       string
-	Undone    []string // calls reverted
-	UndoCall  string   // the undo's own call in the ledger (redo undoes it)
-	Commit    git.Hash // the checkpoint that finished the undo
+	Run       record.RunID
+	Undone    []record.CallID // calls reverted
+	UndoCall  record.CallID   // the undo's own call in the ledger (redo undoes it); see DryRun
+	Commit    record.Hash     // the checkpoint that finished the undo
 	Items     []UndoItem
 	Conflicts int // paths left conflicted (or written with markers)
 	DryRun    bool
+	// UndoCall is empty when nothing was recorded: a dry run, or a plan
+	// that writes nothing (Items say what remains).
+	// Passed lists, newest first, the calls a plain undo passed over
+	// because nothing of theirs could be reverted.
+	Passed []PassedCall
 }
 
 // Undo reverts the agent's patches, newest first, keeping every edit made
@@ -82,13 +80,13 @@ type UndoResult struct {
 // file untouched. Before writing it records the current state of every
 // planned path as the start of an undo call, so Redo can put it back. An
 // interrupted undo is completed by running it again.
-func (g *Guard) Undo(ctx context.Context, runID string, o UndoOptions) (*UndoResult, error) {
+func (g *Guard) Undo(ctx context.Context, runID record.RunID, o UndoOptions) (*UndoResult, error) {
 	return g.undo(ctx, runID, o, false)
 }
 
 // Redo undoes the newest undo that is still in effect (or undo call
 // o.Call), restoring exactly what that undo changed.
-func (g *Guard) Redo(ctx context.Context, runID string, o UndoOptions) (*UndoResult, error) {
+func (g *Guard) Redo(ctx context.Context, runID record.RunID, o UndoOptions) (*UndoResult, error) {
 	return g.undo(ctx, runID, o, true)
 }
 
@@ -96,7 +94,7 @@ func isUndoCall(c *patchstore.Call) bool {
 	return c.Ledger.ToolName == ToolUndo || c.Ledger.ToolName == ToolRedo
 }
 
-func (g *Guard) undo(ctx context.Context, runID string, o UndoOptions, redo bool) (*UndoResult, error) {
+func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, redo bool) (*UndoResult, error) {
 	validate := o.Validate
 	if redo {
 		validate = o.ValidateRedo
@@ -109,26 +107,27 @@ func (g *Guard) undo(ctx context.Context, runID string, o UndoOptions, redo bool
 		return nil, err
 	}
 	id := run.ID
-	targets, err := undoTargets(run, o, redo)
+	targets, items, passed, err := g.pickTargets(ctx, run, o, redo)
 	if err != nil {
 		return nil, err
 	}
-	res := &UndoResult{Run: id, DryRun: o.DryRun}
+	res := &UndoResult{Run: id, DryRun: o.DryRun, Passed: passed, Items: items}
 	for _, c := range targets {
 		res.Undone = append(res.Undone, c.Ledger.CallID)
 	}
-	items, err := g.plan(ctx, targets, o)
-	if err != nil {
-		return nil, err
-	}
-	if len(items) == 0 && !redo {
-		return nil, fmt.Errorf("%w: the selected calls changed no path matching %s", ErrNothingToUndo, strings.Join(o.Globs, ", "))
-	}
-	res.Items = items
+	writes := 0
 	for _, it := range items {
 		if it.Action == ActionConflict || it.Action == ActionUnrecoverable {
 			res.Conflicts++
 		}
+		if it.Writes() {
+			writes++
+		}
+	}
+	// An undo that would change nothing records nothing: the result says
+	// what remains, and the calls stay as they are.
+	if writes == 0 && resumableUndo(run, res.Undone, redo) == "" {
+		return res, nil
 	}
 	if o.DryRun {
 		return res, nil
@@ -148,7 +147,7 @@ func (g *Guard) undo(ctx context.Context, runID string, o UndoOptions, redo bool
 		}
 		undoID = newCallID(run, prefix)
 		opts := CallOptions{CallID: undoID, Tool: tool, Paths: paths, Undoes: res.Undone,
-			Input: strings.Join(res.Undone, " "), Idempotency: patchstore.Idempotent, ReplayPolicy: patchstore.ReplayAuto,
+			Input: record.JoinCallIDs(res.Undone, " "), Idempotency: record.Idempotent, ReplayPolicy: record.ReplayAuto,
 			ledgerOnly: len(paths) == 0}
 		if _, err := g.CallStart(ctx, id, opts); err != nil {
 			return nil, fmt.Errorf("record undo start: %w", err)
@@ -157,29 +156,23 @@ func (g *Guard) undo(ctx context.Context, runID string, o UndoOptions, redo bool
 	res.UndoCall = undoID
 	for i := range res.Items {
 		it := &res.Items[i]
-		switch it.Action {
-		case ActionRestore, ActionDelete, ActionRecreate, ActionMerge:
-		case ActionConflict:
-			if !o.Markers || it.content == nil {
-				continue
-			}
-		default:
+		if !it.Writes() {
 			continue
 		}
 		// The plan was made from the file as it was; if someone changed it
 		// since, writing the plan would lose their edit.
-		now, _, err := g.WS.Capture(it.Path, false)
+		now, _, err := g.ws.Capture(it.Path, false)
 		if err != nil {
 			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
 		}
-		if st := state(now); st != it.Current || (now.Mode == odb.ModeTree) {
+		if st := state(now); st != it.Current || (now.Mode == record.ModeTree) {
 			if it.Action != ActionConflict {
 				res.Conflicts++
 			}
 			it.Action, it.Reason = ActionConflict, "changed while undo ran; left as it is (run undo again)"
 			continue
 		}
-		if err := g.writeState(ctx, it.Path, it.Target, it.content); err != nil {
+		if err := g.writeState(ctx, it.Path, it.Target, it.Content); err != nil {
 			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
 		}
 		it.Written = true
@@ -222,7 +215,7 @@ func countWritten(items []UndoItem) int {
 }
 
 // markUndone records in the ledger which calls are no longer in effect.
-func markUndone(tip *patchstore.Run, undoID string, undone []string, redo bool) {
+func markUndone(tip *patchstore.Run, undoID record.CallID, undone []record.CallID, redo bool) {
 	for _, id := range undone {
 		c := tip.Calls[id]
 		if c == nil {
@@ -249,7 +242,7 @@ func undoTargets(run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.C
 	}
 	if redo {
 		inEffect = func(c *patchstore.Call) bool {
-			return c.Ledger.ToolName == ToolUndo && c.Ledger.UndoneBy == "" && c.Ledger.Status.Finished()
+			return c.Ledger.ToolName == ToolUndo && c.Ledger.UndoneBy == "" && c.Ledger.Status.Finished() && len(c.Patches) > 0
 		}
 	}
 	all := OrderedCalls(run)
@@ -281,38 +274,105 @@ func undoTargets(run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.C
 	if len(out) == 0 {
 		what := "no agent call with file changes is in effect"
 		if redo {
-			what = "no undo is in effect"
+			what = "no undo that changed a file is in effect"
 		}
 		return nil, fmt.Errorf("%w: %s", ErrNothingToUndo, what)
 	}
 	return out, nil
 }
 
+// pickTargets chooses the calls to revert and plans their paths. Plain undo
+// (no call, checkpoint or whole run named) takes the newest call in effect
+// that still has something it can revert, passing over the calls whose
+// paths all conflict with later edits, so that a repeated undo moves on
+// instead of trying the same call again.
+func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.Call, []UndoItem, []PassedCall, error) {
+	if redo || o.Call != "" || o.To != nil || o.WholeRun {
+		targets, err := undoTargets(run, o, redo)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		items, err := g.plan(ctx, targets, o)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if len(items) == 0 && !redo {
+			return nil, nil, nil, fmt.Errorf("%w: the selected calls changed no path matching %s", ErrNothingToUndo, strings.Join(o.Globs, ", "))
+		}
+		return targets, items, nil, nil
+	}
+	var passed []PassedCall
+	all := OrderedCalls(run)
+	for i := len(all) - 1; i >= 0; i-- {
+		c := all[i]
+		if len(c.Patches) == 0 || c.Ledger.UndoneBy != "" || isUndoCall(c) {
+			continue
+		}
+		items, err := g.plan(ctx, []*patchstore.Call{c}, o)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, it := range items {
+			if it.Writes() {
+				return []*patchstore.Call{c}, items, passed, nil
+			}
+		}
+		pc := PassedCall{Call: c.Ledger.CallID}
+		for _, it := range items {
+			if it.Action == ActionConflict || it.Action == ActionUnrecoverable {
+				pc.Left = append(pc.Left, it)
+			}
+		}
+		if len(pc.Left) > 0 {
+			passed = append(passed, pc)
+		}
+	}
+	what := "no agent call with file changes is in effect"
+	if len(passed) > 0 {
+		var b strings.Builder
+		for _, pc := range passed {
+			for _, it := range pc.Left {
+				fmt.Fprintf(&b, "; %s of %s: %s", it.Path, pc.Call, it.Reason)
+			}
+		}
+		what = "what the agent changed and is still in place conflicts with later edits" + b.String() +
+			" (--conflict markers writes conflict markers to resolve by hand)"
+	}
+	return nil, nil, passed, fmt.Errorf("%w: %s", ErrNothingToUndo, what)
+}
+
+// PassedCall is a call plain undo passed over: every path it could touch
+// conflicts with later edits (or was recorded by hash only).
+type PassedCall struct {
+	Call record.CallID
+	Left []UndoItem
+}
+
 // resumableUndo finds an undo call that started on the same calls and was
 // interrupted: running undo again finishes it, so its before states (the
 // state before the first attempt) are what redo restores.
-func resumableUndo(run *patchstore.Run, targets []string, redo bool) string {
-	want := strings.Join(targets, "\x00")
+func resumableUndo(run *patchstore.Run, targets []record.CallID, redo bool) record.CallID {
+	want := record.JoinCallIDs(targets, "\x00")
 	tool := ToolUndo
 	if redo {
 		tool = ToolRedo
 	}
 	for _, c := range OrderedCalls(run) {
-		if c.Ledger.ToolName == tool && c.Ledger.Status == patchstore.StatusStarted &&
-			strings.Join(c.Ledger.Undoes, "\x00") == want {
+		if c.Ledger.ToolName == tool && c.Ledger.Status == record.StatusStarted &&
+			record.JoinCallIDs(c.Ledger.Undoes, "\x00") == want {
 			return c.Ledger.CallID
 		}
 	}
 	return ""
 }
 
-func newCallID(run *patchstore.Run, prefix string) string {
+func newCallID(run *patchstore.Run, prefix string) record.CallID {
 	n := 1
 	if run.Exists() {
 		n = run.Checkpoint.Seq + 1
 	}
 	for {
-		id := fmt.Sprintf("%s-%03d", prefix, n)
+		id := record.CallID(fmt.Sprintf("%s-%03d", prefix, n))
 		if run.Calls[id] == nil {
 			return id
 		}
@@ -334,160 +394,35 @@ func (g *Guard) plan(ctx context.Context, targets []*patchstore.Call, o UndoOpti
 	return items, nil
 }
 
-// version is a path's content during planning.
-type version struct {
-	st      patchstore.State
-	content []byte
-	loaded  bool
-}
-
-func (g *Guard) load(v *version) error {
-	if v.loaded || !v.st.Exists() {
-		v.loaded = true
-		return nil
-	}
-	data, err := g.DB.ReadAs(v.st.Hash, odb.TypeBlob)
+// planPath plans the undo of one path's patches against its content now.
+func (g *Guard) planPath(ctx context.Context, path string, patches []*record.FilePatch, markers bool) (UndoItem, error) {
+	curFS, _, err := g.ws.Capture(path, false)
 	if err != nil {
-		return err
+		return UndoItem{Plan: conflict.Plan{Path: path}}, err
 	}
-	v.content, v.loaded = data, true
-	return nil
-}
-
-func (g *Guard) planPath(ctx context.Context, path string, patches []*patchstore.FilePatch, markers bool) (UndoItem, error) {
-	newest := patches[len(patches)-1]
-	it := UndoItem{Path: path}
-	for i := len(patches) - 1; i >= 0; i-- {
-		it.Calls = append(it.Calls, patches[i].ToolCallID)
-	}
-	curFS, _, err := g.WS.Capture(path, false)
-	if err != nil {
-		return it, err
-	}
-	cur := version{st: state(curFS)}
-	isDir := curFS.Mode == odb.ModeTree
-	if isDir {
-		cur.st = patchstore.State{}
-	}
-	it.Current = cur.st
-	it.State = conflict.Classify(newest.Before(), newest.After(), cur.st)
-	if isDir {
-		it.State, it.Action, it.Reason = conflict.Conflicted, ActionConflict, "a folder is there now"
-		return it, nil
-	}
-	if cur.st.Exists() && cur.st.Mode != odb.ModeGitlink {
+	cur := conflict.Current{State: state(curFS), IsDir: curFS.Mode == record.ModeTree}
+	if cur.State.Exists() && !cur.IsDir && cur.State.Mode != record.ModeGitlink {
 		// The current content in the form the records use (converted, for
 		// paths git converts), so merges compare like with like.
-		stored, _, err := g.WS.Capture(path, true)
+		stored, _, err := g.ws.Capture(path, true)
 		if err != nil {
-			return it, err
+			return UndoItem{Plan: conflict.Plan{Path: path}}, err
 		}
-		data, err := g.DB.ReadAs(stored.Hash, odb.TypeBlob)
-		if err != nil {
-			return it, fmt.Errorf("read %s: %w", path, err)
-		}
-		cur.content, cur.loaded = data, true
-	}
-	merged, conflicted, markersWritten := false, false, false
-	for i := len(patches) - 1; i >= 0; i-- {
-		p := patches[i]
-		before := version{st: p.Before()}
-		after := version{st: p.After()}
-		switch cur.st {
-		case after.st:
-			if p.Oversize && before.st.Exists() && !g.DB.Has(before.st.Hash) {
-				it.Action, it.Reason = ActionUnrecoverable, "its before content was over the size limit and recorded by hash only"
-				it.Target = cur.st
-				return it, nil
-			}
-			if err := g.load(&before); err != nil {
-				return it, fmt.Errorf("%w: before content of %s: %w", patchstore.ErrCorrupt, path, err)
-			}
-			cur = before
-			continue
-		case before.st:
-			continue
-		}
-		// Someone else changed the file after this patch: merge.
-		why := mergeable(cur.st, before.st, after.st, p)
-		if why == "" {
-			if err := g.load(&before); err != nil {
-				return it, err
-			}
-			if err := g.load(&after); err != nil {
-				return it, err
-			}
-			if patchstore.IsBinary(cur.content) || patchstore.IsBinary(before.content) || patchstore.IsBinary(after.content) {
-				why = "binary content"
-			}
-		}
-		if why != "" {
-			it.Action, it.Reason, it.Target = ActionConflict, why+"; left as it is", it.Current
-			return it, nil
-		}
-		out, n, err := git.MergeFile(ctx, filepath.Join(g.WS.StateDir(), "tmp"), cur.content, after.content, before.content,
-			[3]string{"current", "agent (" + p.ToolCallID + ")", "before " + p.ToolCallID})
-		if err != nil {
-			return it, err
-		}
-		if n > 0 && !markers {
-			it.Action, it.Target = ActionConflict, it.Current
-			it.Reason = fmt.Sprintf("%d overlapping hunk(s) between the agent's edit and later edits; left as it is (--conflict markers writes conflict markers)", n)
-			return it, nil
-		}
-		if n > 0 {
-			conflicted, markersWritten = true, true
-		}
-		merged = true
-		mode := cur.st.Mode
-		if cur.st.Mode == after.st.Mode && before.st.Exists() {
-			mode = before.st.Mode
-		}
-		if !before.st.Exists() && len(out) == 0 {
-			cur = version{loaded: true}
-		} else {
-			cur = version{st: patchstore.State{Mode: mode, Hash: odb.HashObject(odb.TypeBlob, out)}, content: out, loaded: true}
+		if cur.Content, err = g.db.ReadAs(stored.Hash, odb.TypeBlob); err != nil {
+			return UndoItem{Plan: conflict.Plan{Path: path}}, fmt.Errorf("read %s: %w", path, err)
 		}
 	}
-	it.Target = cur.st
-	it.content = cur.content
-	if it.content == nil && cur.st.Exists() {
-		it.content = []byte{}
-	}
-	switch {
-	case conflicted:
-		it.Action = ActionConflict
-		if markersWritten {
-			it.Reason = "overlapping hunks; conflict markers written"
-		}
-	case merged:
-		it.Action = ActionMerge
-	case cur.st == it.Current:
-		it.Action, it.content = ActionSkip, nil
-	case !cur.st.Exists():
-		it.Action = ActionDelete
-	case !it.Current.Exists():
-		it.Action = ActionRecreate
-	default:
-		it.Action = ActionRestore
-	}
-	if it.Action == ActionMerge && cur.st == it.Current {
-		it.Action, it.content = ActionSkip, nil
-	}
-	return it, nil
+	pl, err := conflict.PlanPath(path, patches, cur, markers, g.planSources(ctx))
+	return UndoItem{Plan: pl}, err
 }
 
-// mergeable says why a three-way merge is impossible ("" when it is not).
-func mergeable(cur, before, after patchstore.State, p *patchstore.FilePatch) string {
-	switch {
-	case p.Oversize:
-		return "over the size limit"
-	case !cur.Exists():
-		return "deleted since the agent's edit"
-	case cur.Mode == odb.ModeSymlink || before.Mode == odb.ModeSymlink || after.Mode == odb.ModeSymlink:
-		return "a symlink"
-	case cur.Mode == odb.ModeGitlink || before.Mode == odb.ModeGitlink || after.Mode == odb.ModeGitlink:
-		return "a submodule"
+// planSources gives undo plans the object database and git merge-file.
+func (g *Guard) planSources(ctx context.Context) conflict.Sources {
+	return conflict.Sources{
+		Load: func(h record.Hash) ([]byte, error) { return g.db.ReadAs(h, odb.TypeBlob) },
+		Has:  g.db.Has,
+		Merge: func(cur, base, other []byte, labels [3]string) ([]byte, int, error) {
+			return git.MergeFile(ctx, filepath.Join(g.ws.StateDir(), "tmp"), cur, base, other, labels)
+		},
 	}
-	return ""
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 
@@ -17,19 +17,19 @@ import (
 // globs in doublestar syntax (workspace.ErrBadGlob), and an idempotency and
 // replay policy that are either unset or one of the known values.
 func (o CallOptions) Validate() error {
-	if err := patchstore.ValidateCallID(o.CallID); err != nil {
+	if err := o.CallID.Validate(); err != nil {
 		return usageErr(err)
 	}
 	if err := validateGlobs(o.Globs); err != nil {
 		return err
 	}
 	if o.Idempotency != "" {
-		if _, err := patchstore.ParseIdempotency(string(o.Idempotency)); err != nil {
+		if _, err := record.ParseIdempotency(string(o.Idempotency)); err != nil {
 			return usageErr(err)
 		}
 	}
 	if o.ReplayPolicy != "" {
-		if _, err := patchstore.ParseReplayPolicy(string(o.ReplayPolicy)); err != nil {
+		if _, err := record.ParseReplayPolicy(string(o.ReplayPolicy)); err != nil {
 			return usageErr(err)
 		}
 	}
@@ -40,7 +40,7 @@ func (o CallOptions) Validate() error {
 // succeeded, failed and uncertain.
 func (o FinishOptions) Validate() error {
 	switch o.Status {
-	case "", patchstore.StatusSucceeded, patchstore.StatusFailed, patchstore.StatusUncertain:
+	case "", record.StatusSucceeded, record.StatusFailed, record.StatusUncertain:
 		return nil
 	}
 	return usageErr(fmt.Errorf("finish status %q: want succeeded, failed or uncertain", o.Status))

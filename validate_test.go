@@ -6,6 +6,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 
@@ -20,15 +21,15 @@ func TestValidate(t *testing.T) {
 		bad     bool
 		badGlob bool
 	}{
-		{"call ok", gitguard.CallOptions{CallID: "c1", Globs: []string{"src/**/*.go"}, Idempotency: patchstore.Idempotent, ReplayPolicy: patchstore.ReplayNever}.Validate(), false, false},
+		{"call ok", gitguard.CallOptions{CallID: "c1", Globs: []string{"src/**/*.go"}, Idempotency: record.Idempotent, ReplayPolicy: record.ReplayNever}.Validate(), false, false},
 		{"call without id", gitguard.CallOptions{}.Validate(), true, false},
 		{"call id with slash", gitguard.CallOptions{CallID: "a/b"}.Validate(), true, false},
 		{"call bad glob", gitguard.CallOptions{CallID: "c1", Globs: []string{"[x"}}.Validate(), true, true},
 		{"call bad idempotency", gitguard.CallOptions{CallID: "c1", Idempotency: "maybe"}.Validate(), true, false},
 		{"call bad replay", gitguard.CallOptions{CallID: "c1", ReplayPolicy: "later"}.Validate(), true, false},
 		{"finish default", gitguard.FinishOptions{}.Validate(), false, false},
-		{"finish uncertain", gitguard.FinishOptions{Status: patchstore.StatusUncertain}.Validate(), false, false},
-		{"finish started", gitguard.FinishOptions{Status: patchstore.StatusStarted}.Validate(), true, false},
+		{"finish uncertain", gitguard.FinishOptions{Status: record.StatusUncertain}.Validate(), false, false},
+		{"finish started", gitguard.FinishOptions{Status: record.StatusStarted}.Validate(), true, false},
 		{"diff call", gitguard.DiffOptions{Call: "c1"}.Validate(), false, false},
 		{"diff since", gitguard.DiffOptions{Since: cp}.Validate(), false, false},
 		{"diff call and since", gitguard.DiffOptions{Call: "c1", Since: cp}.Validate(), true, false},

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // writeState makes path hold st: content with st's mode, a symlink to
@@ -18,16 +18,16 @@ import (
 // folder and renamed into place, so a crash leaves the old or the new
 // content, never a mix. It refuses paths whose parent folders include a
 // symlink, and never removes a folder.
-func (g *Guard) writeState(ctx context.Context, path string, st patchstore.State, content []byte) error {
-	if err := patchstore.ValidatePath(path); err != nil {
+func (g *Guard) writeState(ctx context.Context, path string, st record.State, content []byte) error {
+	if err := record.ValidatePath(path); err != nil {
 		return err
 	}
 	// For link/x with link -> /outside, MkdirAll and the rename below would
 	// write outside the work tree.
-	if err := g.WS.CheckParents(path); err != nil {
+	if err := g.ws.CheckParents(path); err != nil {
 		return err
 	}
-	full := g.WS.Abs(path)
+	full := g.ws.Abs(path)
 	if !st.Exists() {
 		fi, err := os.Lstat(full)
 		if errors.Is(err, os.ErrNotExist) {
@@ -62,25 +62,25 @@ func (g *Guard) writeState(ctx context.Context, path string, st patchstore.State
 	tmp := filepath.Join(dir, fmt.Sprintf(".%s.gitguard-%d.tmp", filepath.Base(full), os.Getpid()))
 	defer os.Remove(tmp)
 	switch st.Mode {
-	case odb.ModeSymlink:
+	case record.ModeSymlink:
 		os.Remove(tmp)
 		if err := os.Symlink(string(content), tmp); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-	case odb.ModeFile, odb.ModeExec:
-		if conv, err := g.WS.Converts(ctx, path); err != nil {
+	case record.ModeFile, record.ModeExec:
+		if conv, err := g.ws.Converts(ctx, path); err != nil {
 			return err
 		} else if conv {
 			// git smudges from the object database: make sure the blob is there.
-			if _, err := g.DB.Write(odb.TypeBlob, content); err != nil {
+			if _, err := g.db.Write(odb.TypeBlob, content); err != nil {
 				return fmt.Errorf("write %s: %w", path, err)
 			}
-			if content, err = git.Smudge(ctx, g.Repo.WorkTree, path, st.Hash); err != nil {
+			if content, err = git.Smudge(ctx, g.repo.WorkTree, path, st.Hash); err != nil {
 				return err
 			}
 		}
 		perm := os.FileMode(0o644)
-		if st.Mode == odb.ModeExec {
+		if st.Mode == record.ModeExec {
 			perm = 0o755
 		}
 		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
@@ -95,7 +95,7 @@ func (g *Guard) writeState(ctx context.Context, path string, st patchstore.State
 			err = cerr
 		}
 		if err == nil && keep != 0 {
-			if st.Mode == odb.ModeExec {
+			if st.Mode == record.ModeExec {
 				keep |= (keep & 0o444) >> 2
 			} else {
 				keep &^= 0o111

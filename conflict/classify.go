@@ -3,7 +3,7 @@ package conflict
 import (
 	"fmt"
 
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // State is the class of one touched path.
@@ -35,7 +35,7 @@ func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 // Classify classifies the current state of a path against a patch's before
 // and after states. Mode counts: a file whose content is the agent's but
 // whose executable bit differs is conflicted.
-func Classify(before, after, current patchstore.State) State {
+func Classify(before, after, current record.State) State {
 	switch current {
 	case after:
 		return Applied

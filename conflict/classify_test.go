@@ -3,28 +3,26 @@ package conflict
 import (
 	"testing"
 
-	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
-func st(mode odb.Mode, b byte) patchstore.State {
-	if mode == odb.ModeNone {
-		return patchstore.State{}
+func st(mode record.Mode, b byte) record.State {
+	if mode == record.ModeNone {
+		return record.State{}
 	}
-	var h git.Hash
+	var h record.Hash
 	h[0] = b
-	return patchstore.State{Mode: mode, Hash: h}
+	return record.State{Mode: mode, Hash: h}
 }
 
 func TestClassify(t *testing.T) {
-	absent := patchstore.State{}
-	a, b, c := st(odb.ModeFile, 1), st(odb.ModeFile, 2), st(odb.ModeFile, 3)
-	aExec := st(odb.ModeExec, 1)
-	link := st(odb.ModeSymlink, 2)
+	absent := record.State{}
+	a, b, c := st(record.ModeFile, 1), st(record.ModeFile, 2), st(record.ModeFile, 3)
+	aExec := st(record.ModeExec, 1)
+	link := st(record.ModeSymlink, 2)
 	tests := []struct {
 		name                   string
-		before, after, current patchstore.State
+		before, after, current record.State
 		want                   State
 	}{
 		{"modified, untouched since", a, b, b, Applied},
@@ -38,9 +36,9 @@ func TestClassify(t *testing.T) {
 		{"deleted, recreated differently", a, absent, c, Conflicted},
 		{"mode change, in place", a, aExec, aExec, Applied},
 		{"mode change, mode put back", a, aExec, a, Reapplyable},
-		{"mode change, content edited", a, aExec, st(odb.ModeExec, 3), Conflicted},
-		{"same content, other mode than after", a, b, st(odb.ModeExec, 2), Conflicted},
-		{"symlink retarget, in place", st(odb.ModeSymlink, 1), link, link, Applied},
+		{"mode change, content edited", a, aExec, st(record.ModeExec, 3), Conflicted},
+		{"same content, other mode than after", a, b, st(record.ModeExec, 2), Conflicted},
+		{"symlink retarget, in place", st(record.ModeSymlink, 1), link, link, Applied},
 		{"file became a symlink with the same blob", a, b, link, Conflicted},
 	}
 	for _, tt := range tests {
@@ -72,7 +70,7 @@ func FuzzClassify(f *testing.F) {
 	f.Add(uint8(1), uint8(1), uint8(2), uint8(1), uint8(2), uint8(1))
 	f.Add(uint8(0), uint8(0), uint8(1), uint8(2), uint8(0), uint8(0))
 	f.Add(uint8(1), uint8(1), uint8(1), uint8(2), uint8(1), uint8(3))
-	modes := []odb.Mode{odb.ModeNone, odb.ModeFile, odb.ModeExec, odb.ModeSymlink, odb.ModeGitlink}
+	modes := []record.Mode{record.ModeNone, record.ModeFile, record.ModeExec, record.ModeSymlink, record.ModeGitlink}
 	f.Fuzz(func(t *testing.T, bm, bh, am, ah, cm, ch uint8) {
 		before := st(modes[int(bm)%len(modes)], bh%4)
 		after := st(modes[int(am)%len(modes)], ah%4)

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ErrRefChanged is returned when a checkpoint ref moved between read and
@@ -25,7 +26,7 @@ var ErrOutsideNamespace = errors.New("ref outside " + Namespace)
 // Ref is a ref name and the object it points at.
 type Ref struct {
 	Name string
-	Hash git.Hash
+	Hash record.Hash
 }
 
 // Store reads and updates the private refs of one repository. It is safe for
@@ -34,27 +35,35 @@ type Store struct {
 	repo *git.Repo
 }
 
-// New returns a Store for repo.
-func New(repo *git.Repo) *Store { return &Store{repo: repo} }
+// Open returns a Store for the repository containing dir. getenv, if set,
+// lets it find the repository without starting git when the environment
+// does not steer git elsewhere; nil always asks git.
+func Open(ctx context.Context, dir string, getenv func(string) string) (*Store, error) {
+	repo, _, err := git.Open(ctx, dir, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{repo: repo}, nil
+}
 
-// Read returns the object ref points at, or git.ZeroHash when it does not exist.
-func (s *Store) Read(ctx context.Context, ref string) (git.Hash, error) {
+// Read returns the object ref points at, or record.ZeroHash when it does not exist.
+func (s *Store) Read(ctx context.Context, ref string) (record.Hash, error) {
 	if !strings.HasPrefix(ref, Namespace) {
-		return git.ZeroHash, fmt.Errorf("read %s: %w", ref, ErrOutsideNamespace)
+		return record.ZeroHash, fmt.Errorf("read %s: %w", ref, ErrOutsideNamespace)
 	}
 	if h, ok := s.readFiles(ref); ok {
 		return h, nil
 	}
 	refs, err := s.list(ctx, ref)
 	if err != nil {
-		return git.ZeroHash, err
+		return record.ZeroHash, err
 	}
 	for _, r := range refs {
 		if r.Name == ref {
 			return r.Hash, nil
 		}
 	}
-	return git.ZeroHash, nil
+	return record.ZeroHash, nil
 }
 
 // readFiles reads ref as git does with the files backend, saving a git
@@ -62,34 +71,34 @@ func (s *Store) Read(ctx context.Context, ref string) (git.Hash, error) {
 // writes both by rename, so a reader sees a whole old or new value. ok is
 // false whenever git must decide (a reftable repository, a symbolic or
 // unreadable ref).
-func (s *Store) readFiles(ref string) (git.Hash, bool) {
+func (s *Store) readFiles(ref string) (record.Hash, bool) {
 	common := s.repo.CommonDir
 	if _, err := os.Stat(filepath.Join(common, "reftable")); err == nil {
-		return git.ZeroHash, false
+		return record.ZeroHash, false
 	}
 	data, err := os.ReadFile(filepath.Join(common, filepath.FromSlash(ref)))
 	if err == nil {
-		h, err := git.ParseHash(strings.TrimSpace(string(data)))
+		h, err := record.ParseHash(strings.TrimSpace(string(data)))
 		return h, err == nil
 	}
 	if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-		return git.ZeroHash, false
+		return record.ZeroHash, false
 	}
 	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
 	if errors.Is(err, os.ErrNotExist) {
-		return git.ZeroHash, true
+		return record.ZeroHash, true
 	}
 	if err != nil {
-		return git.ZeroHash, false
+		return record.ZeroHash, false
 	}
 	for _, line := range strings.Split(string(packed), "\n") {
 		id, name, ok := strings.Cut(strings.TrimSuffix(line, "\r"), " ")
 		if ok && name == ref {
-			h, err := git.ParseHash(id)
+			h, err := record.ParseHash(id)
 			return h, err == nil
 		}
 	}
-	return git.ZeroHash, true
+	return record.ZeroHash, true
 }
 
 // List returns every ref under Namespace, sorted by name.
@@ -109,7 +118,7 @@ func (s *Store) list(ctx context.Context, pattern string) ([]Ref, error) {
 		if !ok {
 			continue
 		}
-		h, err := git.ParseHash(hash)
+		h, err := record.ParseHash(hash)
 		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", pattern, err)
 		}
@@ -119,12 +128,12 @@ func (s *Store) list(ctx context.Context, pattern string) ([]Ref, error) {
 	return refs, nil
 }
 
-// Update moves ref from old to new atomically. Old is git.ZeroHash to create
+// Update moves ref from old to new atomically. Old is record.ZeroHash to create
 // a ref that must not exist yet. It returns ErrRefChanged when ref is not at
 // old (or is locked by another writer), ErrOutsideNamespace for refs that are
 // not gitguard's. The update is durable when Update returns (git fsyncs loose
 // refs when core.fsync asks; the object it points at must already be written).
-func (s *Store) Update(ctx context.Context, ref string, newHash, old git.Hash, msg string) error {
+func (s *Store) Update(ctx context.Context, ref string, newHash, old record.Hash, msg string) error {
 	if !strings.HasPrefix(ref, Namespace) {
 		return fmt.Errorf("update %s: %w", ref, ErrOutsideNamespace)
 	}
@@ -146,7 +155,7 @@ func (s *Store) Update(ctx context.Context, ref string, newHash, old git.Hash, m
 // is false, with nothing changed, whenever git must do it: a reftable
 // repository, a ref that has a reflog (git appends to it), a file in the
 // way of the ref's folders, or anything unexpected.
-func (s *Store) updateFiles(ref string, newHash, old git.Hash) (done bool, err error) {
+func (s *Store) updateFiles(ref string, newHash, old record.Hash) (done bool, err error) {
 	common := s.repo.CommonDir
 	if _, err := os.Stat(filepath.Join(common, "reftable")); err == nil {
 		return false, nil
@@ -203,7 +212,7 @@ func (s *Store) updateFiles(ref string, newHash, old git.Hash) (done bool, err e
 }
 
 // Delete removes ref if it still points at old.
-func (s *Store) Delete(ctx context.Context, ref string, old git.Hash) error {
+func (s *Store) Delete(ctx context.Context, ref string, old record.Hash) error {
 	if !strings.HasPrefix(ref, Namespace) {
 		return fmt.Errorf("delete %s: %w", ref, ErrOutsideNamespace)
 	}

@@ -12,21 +12,22 @@ import (
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // twoCommits is a repository with two commits, and a Store on it.
-func twoCommits(t *testing.T) (r *gittest.Repo, s *Store, one, two git.Hash) {
+func twoCommits(t *testing.T) (r *gittest.Repo, s *Store, one, two record.Hash) {
 	t.Helper()
 	r = gittest.New(t)
 	r.Commit("one")
-	one, _ = git.ParseHash(r.Git("rev-parse", "HEAD"))
+	one, _ = record.ParseHash(r.Git("rev-parse", "HEAD"))
 	r.Commit("two")
-	two, _ = git.ParseHash(r.Git("rev-parse", "HEAD"))
-	repo, err := git.Discover(context.Background(), r.Dir)
+	two, _ = record.ParseHash(r.Git("rev-parse", "HEAD"))
+	s, err := Open(context.Background(), r.Dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r, New(repo), one, two
+	return r, s, one, two
 }
 
 // Read agrees with git for loose refs, packed refs, refs packed and then
@@ -35,10 +36,10 @@ func TestReadAndUpdateMatchGit(t *testing.T) {
 	r, s, one, two := twoCommits(t)
 	ctx := context.Background()
 	a, b := RunRef("a"), RunRef("b")
-	if err := s.Update(ctx, a, one, git.ZeroHash, "create"); err != nil {
+	if err := s.Update(ctx, a, one, record.ZeroHash, "create"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Update(ctx, a, two, git.ZeroHash, "create again"); !errors.Is(err, ErrRefChanged) {
+	if err := s.Update(ctx, a, two, record.ZeroHash, "create again"); !errors.Is(err, ErrRefChanged) {
 		t.Errorf("creating an existing ref: %v, want ErrRefChanged", err)
 	}
 	if err := s.Update(ctx, a, two, two, "wrong old"); !errors.Is(err, ErrRefChanged) {
@@ -54,9 +55,9 @@ func TestReadAndUpdateMatchGit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := git.ZeroHash
+			want := record.ZeroHash
 			if out, err := git.Run(ctx, r.Dir, "rev-parse", "-q", "--verify", ref); err == nil {
-				want, _ = git.ParseHash(string(out[:40]))
+				want, _ = record.ParseHash(string(out[:40]))
 			}
 			if got != want {
 				t.Errorf("%s: Read(%s) = %s, git says %s", stage, ref, got, want)
@@ -64,7 +65,7 @@ func TestReadAndUpdateMatchGit(t *testing.T) {
 		}
 	}
 	check("loose")
-	if err := s.Update(ctx, b, two, git.ZeroHash, "create"); err != nil {
+	if err := s.Update(ctx, b, two, record.ZeroHash, "create"); err != nil {
 		t.Fatal(err)
 	}
 	r.Git("pack-refs", "--all")
@@ -87,7 +88,7 @@ func TestUpdateLocksAsGitDoes(t *testing.T) {
 	r, s, one, two := twoCommits(t)
 	ctx := context.Background()
 	ref := RunRef("locked")
-	if err := s.Update(ctx, ref, one, git.ZeroHash, "create"); err != nil {
+	if err := s.Update(ctx, ref, one, record.ZeroHash, "create"); err != nil {
 		t.Fatal(err)
 	}
 	lock := filepath.Join(r.Dir, ".git", filepath.FromSlash(ref)) + ".lock"
@@ -128,7 +129,7 @@ func TestUpdateLocksAsGitDoes(t *testing.T) {
 	// Eight writers move one ref back and forth; each success must be seen
 	// by exactly the writer that made it (no lost or doubled update).
 	race := RunRef("race")
-	if err := s.Update(ctx, race, one, git.ZeroHash, "create"); err != nil {
+	if err := s.Update(ctx, race, one, record.ZeroHash, "create"); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup

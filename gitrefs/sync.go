@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ErrBadRemote is returned for a remote argument gitguard will not pass to
@@ -147,13 +148,13 @@ func remoteError(op, remote string, err error) error {
 
 // Incoming is a run ref fetched into quarantine.
 type Incoming struct {
-	Remote     string   // the ref's name on the remote, e.g. refs/agent-checkpoints/runs/x
-	Quarantine string   // where it was fetched to
-	Hash       git.Hash // the commit it points at
+	Remote     string      // the ref's name on the remote, e.g. refs/agent-checkpoints/runs/x
+	Quarantine string      // where it was fetched to
+	Hash       record.Hash // the commit it points at
 }
 
 // RunID returns the run id the remote ref names, or false if it names none.
-func (in Incoming) RunID() (string, bool) { return ParseRunRef(in.Remote) }
+func (in Incoming) RunID() (record.RunID, bool) { return ParseRunRef(in.Remote) }
 
 // Quarantine is one fetch's set of unverified refs.
 type Quarantine struct {
@@ -244,7 +245,7 @@ func (s *Store) StaleQuarantine(ctx context.Context, cutoff time.Time) ([]Ref, e
 func (s *Store) DeleteRefs(ctx context.Context, refs []Ref) error { return s.deleteAll(ctx, refs) }
 
 // IsAncestor reports whether commit a is an ancestor of (or equal to) b.
-func (s *Store) IsAncestor(ctx context.Context, a, b git.Hash) (bool, error) {
+func (s *Store) IsAncestor(ctx context.Context, a, b record.Hash) (bool, error) {
 	_, err := s.repo.Git(ctx, "merge-base", "--is-ancestor", a.String(), b.String())
 	if err == nil {
 		return true, nil
@@ -259,7 +260,7 @@ func (s *Store) IsAncestor(ctx context.Context, a, b git.Hash) (bool, error) {
 // keeps reaches: no ref except those in without (which may still exist, for
 // a dry run), no reflog, not HEAD, not the index. These are what git gc may
 // delete once they are older than gc.pruneExpire.
-func (s *Store) Unreachable(ctx context.Context, tips []git.Hash, without []string) (int, error) {
+func (s *Store) Unreachable(ctx context.Context, tips []record.Hash, without []string) (int, error) {
 	if len(tips) == 0 {
 		return 0, nil
 	}

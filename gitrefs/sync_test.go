@@ -3,6 +3,8 @@ package gitrefs
 import (
 	"errors"
 	"testing"
+
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func TestParsePorcelain(t *testing.T) {
@@ -20,7 +22,7 @@ func TestParsePorcelain(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 	for i, w := range want {
-		if got[i].Status != w || got[i].Ref != RunRef(string(rune('a'+i))) {
+		if got[i].Status != w || got[i].Ref != RunRef(record.RunID(rune('a'+i))) {
 			t.Errorf("result %d = %+v, want %s", i, got[i], w)
 		}
 	}

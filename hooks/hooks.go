@@ -31,11 +31,15 @@ var ErrForeignHook = errors.New("pre-commit hook is not gitguard's")
 // ErrNotHookFile is returned when the hook path is not a regular file or symlink.
 var ErrNotHookFile = errors.New("pre-commit hook is not a file")
 
-// Dir returns the folder git runs repo's hooks from: core.hooksPath if set
-// (a relative one is relative to the top of the work tree, where git runs
-// hooks), else the hooks folder of the common git dir, which linked
-// worktrees share. git itself resolves it.
-func Dir(ctx context.Context, repo *git.Repo) (string, error) {
+// Dir returns the folder git runs the hooks of the repository containing
+// dir from: core.hooksPath if set (a relative one is relative to the top of
+// the work tree, where git runs hooks), else the hooks folder of the common
+// git dir, which linked worktrees share. git itself resolves it.
+func Dir(ctx context.Context, dir string) (string, error) {
+	repo, err := git.Discover(ctx, dir)
+	if err != nil {
+		return "", err
+	}
 	out, err := repo.Git(ctx, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
 	if err != nil {
 		return "", fmt.Errorf("find the hooks folder: %w", err)

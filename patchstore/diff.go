@@ -6,29 +6,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	fgdiff "github.com/go-git/go-git/v5/plumbing/format/diff"
 	"github.com/go-git/go-git/v5/utils/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
-
-	"github.com/gitguard/gitguard/internal/git"
 )
-
-// IsBinary applies git's rule: content with a NUL in its first 8000 bytes is binary.
-func IsBinary(data []byte) bool {
-	if len(data) > 8000 {
-		data = data[:8000]
-	}
-	return bytes.IndexByte(data, 0) >= 0
-}
 
 // FormatPatch returns a git-style patch turning before into after at path,
 // which `git apply` accepts: a unified diff with three lines of context for
 // text, a "GIT binary patch" (both directions) for binary content, header
 // lines only for mode changes. Either side may be absent (nil content).
-func FormatPatch(path string, before, after State, a, b []byte) (patch []byte, binary bool) {
-	binary = IsBinary(a) || IsBinary(b)
+func FormatPatch(path string, before, after record.State, a, b []byte) (patch []byte, binary bool) {
+	binary = record.IsBinary(a) || record.IsBinary(b)
 	if binary {
 		return formatBinary(path, before, after, a, b), true
 	}
@@ -72,7 +63,7 @@ func (p onePatch) Message() string                 { return "" }
 
 type filePatch struct {
 	path          string
-	before, after State
+	before, after record.State
 	chunks        []fgdiff.Chunk
 }
 
@@ -91,7 +82,7 @@ func (f *filePatch) Chunks() []fgdiff.Chunk { return f.chunks }
 
 type file struct {
 	path string
-	st   State
+	st   record.State
 }
 
 func (f file) Hash() plumbing.Hash     { return plumbing.Hash(f.st.Hash) }
@@ -108,21 +99,21 @@ func (c chunk) Type() fgdiff.Operation { return c.op }
 
 // OversizePatch is the patch text of a path recorded by hash only: git's
 // header lines and a note, since there is no content to diff.
-func OversizePatch(path string, before, after State) []byte {
+func OversizePatch(path string, before, after record.State) []byte {
 	return fmt.Appendf(nil, "diff --git a/%s b/%s\nindex %s..%s\n# gitguard: over the size limit, recorded by hash only\n",
 		path, path, before.Hash, after.Hash)
 }
 
 // formatBinary writes git's binary patch format: a forward and a reverse
 // "literal" hunk, each zlib-deflated and base85-encoded.
-func formatBinary(path string, before, after State, a, b []byte) []byte {
+func formatBinary(path string, before, after record.State, a, b []byte) []byte {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "diff --git a/%s b/%s\n", path, path)
 	switch {
 	case !before.Exists():
-		fmt.Fprintf(&buf, "new file mode %o\nindex %s..%s\n", uint32(after.Mode), git.ZeroHash, after.Hash)
+		fmt.Fprintf(&buf, "new file mode %o\nindex %s..%s\n", uint32(after.Mode), record.ZeroHash, after.Hash)
 	case !after.Exists():
-		fmt.Fprintf(&buf, "deleted file mode %o\nindex %s..%s\n", uint32(before.Mode), before.Hash, git.ZeroHash)
+		fmt.Fprintf(&buf, "deleted file mode %o\nindex %s..%s\n", uint32(before.Mode), before.Hash, record.ZeroHash)
 	case before.Mode != after.Mode:
 		fmt.Fprintf(&buf, "old mode %o\nnew mode %o\nindex %s..%s\n", uint32(before.Mode), uint32(after.Mode), before.Hash, after.Hash)
 	default:

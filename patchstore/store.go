@@ -13,9 +13,9 @@ import (
 
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/fault"
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/workspace"
+	"github.com/gitguard/gitguard/internal/repo"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ErrUnknownRun is returned when a run has no ref.
@@ -34,38 +34,61 @@ var ErrBusy = errors.New("run is busy: another gitguard process kept updating it
 // Store reads and writes the runs of one repository. It is safe for
 // concurrent use; writers in other processes are handled by compare-and-swap.
 type Store struct {
-	WS   *workspace.Workspace
-	DB   *odb.DB
-	Refs *gitrefs.Store
+	h     *repo.Handle
+	db    *odb.DB
+	refs  *gitrefs.Store
+	clock func() time.Time
+}
+
+// Options configures Open. The zero value is valid.
+type Options struct {
+	// Getenv, if set, lets Open find the repository and read its git
+	// configuration without starting git when the environment does not
+	// steer git elsewhere; nil always asks git.
+	Getenv func(string) string
 	// Now returns the time stamped on records; nil means time.Now.
 	Now func() time.Time
 }
 
-// New returns a Store over a workspace.
-func New(ws *workspace.Workspace) *Store {
-	return &Store{WS: ws, DB: ws.DB, Refs: gitrefs.New(ws.Repo)}
+// Open returns the Store of the repository containing dir.
+func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
+	refs, err := gitrefs.Open(ctx, dir, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	h, err := repo.Open(ctx, dir, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{h: h, db: h.DB, refs: refs, clock: opts.Now}, nil
 }
+
+// Close releases the store's share of the object database.
+func (s *Store) Close() error { return s.h.Close() }
+
+// Refs returns the store's ref namespace.
+func (s *Store) Refs() *gitrefs.Store { return s.refs }
 
 // Time returns the time stamped on records now (UTC, millisecond precision).
 func (s *Store) Time() time.Time { return s.now() }
 
 func (s *Store) now() time.Time {
-	if s.Now != nil {
-		return s.Now().UTC()
+	if s.clock != nil {
+		return s.clock().UTC()
 	}
 	return time.Now().UTC().Truncate(time.Millisecond)
 }
 
 // Run is the state of a run as of one checkpoint.
 type Run struct {
-	ID         string
-	Commit     git.Hash // the checkpoint commit; zero for a run not yet created
-	Checkpoint *Checkpoint
+	ID         record.RunID
+	Commit     record.Hash // the checkpoint commit; zero for a run not yet created
+	Checkpoint *record.Checkpoint
 	// Calls holds every call of the run, or, for a run read with
 	// ReadRunCalls or CommitCalls, only the named calls that exist.
-	Calls map[string]*Call
-	tree  git.Hash            // root tree of Commit
-	other map[string]git.Hash // subtrees of the calls left unread, by id
+	Calls map[record.CallID]*Call
+	tree  record.Hash                   // root tree of Commit
+	other map[record.CallID]record.Hash // subtrees of the calls left unread, by id
 }
 
 // Exists reports whether the run has at least one checkpoint.
@@ -73,14 +96,14 @@ func (r *Run) Exists() bool { return !r.Commit.IsZero() }
 
 // Call is everything recorded about one tool call.
 type Call struct {
-	Ledger  LedgerEntry
-	Patches []FilePatch
-	Before  []PathState
-	tree    git.Hash // unchanged subtree to reuse; zero when modified
+	Ledger  record.LedgerEntry
+	Patches []record.FilePatch
+	Before  []record.PathState
+	tree    record.Hash // unchanged subtree to reuse; zero when modified
 }
 
 // Touch marks the call modified, so the next commit rewrites its records.
-func (c *Call) Touch() { c.tree = git.ZeroHash }
+func (c *Call) Touch() { c.tree = record.ZeroHash }
 
 // SortedCalls returns the calls ordered by when they were first recorded.
 func (r *Run) SortedCalls() []*Call {
@@ -89,7 +112,7 @@ func (r *Run) SortedCalls() []*Call {
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		ti, tj := out[i].Ledger.firstTime(), out[j].Ledger.firstTime()
+		ti, tj := firstTime(&out[i].Ledger), firstTime(&out[j].Ledger)
 		if !ti.Equal(tj) {
 			return ti.Before(tj)
 		}
@@ -98,7 +121,7 @@ func (r *Run) SortedCalls() []*Call {
 	return out
 }
 
-func (e *LedgerEntry) firstTime() time.Time {
+func firstTime(e *record.LedgerEntry) time.Time {
 	for _, t := range []*time.Time{e.PlannedAt, e.StartedAt, e.FinishedAt} {
 		if t != nil {
 			return *t
@@ -109,29 +132,29 @@ func (e *LedgerEntry) firstTime() time.Time {
 
 // ReadRun reads the newest checkpoint of run id. It returns ErrUnknownRun
 // when the run does not exist and ErrCorrupt for invalid records.
-func (s *Store) ReadRun(ctx context.Context, id string) (*Run, error) {
+func (s *Store) ReadRun(ctx context.Context, id record.RunID) (*Run, error) {
 	return s.readRun(ctx, id, nil)
 }
 
 // ReadRunCalls is ReadRun reading the records of the named calls only, so
 // that its cost does not grow with the run's length. The other calls are
 // carried over unchanged when the result is the tip of a Commit.
-func (s *Store) ReadRunCalls(ctx context.Context, id string, calls ...string) (*Run, error) {
+func (s *Store) ReadRunCalls(ctx context.Context, id record.RunID, calls ...record.CallID) (*Run, error) {
 	return s.readRun(ctx, id, selectCalls(calls))
 }
 
 // callFilter picks the calls whose records are read; nil picks all.
-type callFilter func(id string) bool
+type callFilter func(id record.CallID) bool
 
-func selectCalls(ids []string) callFilter {
-	return func(id string) bool { return slices.Contains(ids, id) }
+func selectCalls(ids []record.CallID) callFilter {
+	return func(id record.CallID) bool { return slices.Contains(ids, id) }
 }
 
-func (s *Store) readRun(ctx context.Context, id string, want callFilter) (*Run, error) {
-	if err := gitrefs.ValidateRunID(id); err != nil {
+func (s *Store) readRun(ctx context.Context, id record.RunID, want callFilter) (*Run, error) {
+	if err := id.Validate(); err != nil {
 		return nil, err
 	}
-	tip, err := s.Refs.Read(ctx, gitrefs.RunRef(id))
+	tip, err := s.refs.Read(ctx, gitrefs.RunRef(id))
 	if err != nil {
 		return nil, err
 	}
@@ -143,44 +166,44 @@ func (s *Store) readRun(ctx context.Context, id string, want callFilter) (*Run, 
 		return nil, err
 	}
 	if r.ID != id {
-		return nil, fmt.Errorf("%w: ref of run %q points at a checkpoint of run %q", ErrCorrupt, id, r.ID)
+		return nil, fmt.Errorf("%w: ref of run %q points at a checkpoint of run %q", record.ErrCorrupt, id, r.ID)
 	}
 	return r, nil
 }
 
 // ReadCheckpoint reads the run state recorded in one checkpoint commit.
-func (s *Store) ReadCheckpoint(commit git.Hash) (*Run, error) {
+func (s *Store) ReadCheckpoint(commit record.Hash) (*Run, error) {
 	return s.readCheckpoint(commit, nil)
 }
 
-func (s *Store) readCheckpoint(commit git.Hash, want callFilter) (*Run, error) {
+func (s *Store) readCheckpoint(commit record.Hash, want callFilter) (*Run, error) {
 	tree, root, err := s.rootTree(commit)
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Commit: commit, tree: tree, Calls: map[string]*Call{}}
-	var callsTree git.Hash
+	r := &Run{Commit: commit, tree: tree, Calls: map[record.CallID]*Call{}}
+	var callsTree record.Hash
 	for _, e := range root {
 		switch {
-		case e.Name == "checkpoint.json" && e.Mode == odb.ModeFile:
-			var cp Checkpoint
+		case e.Name == "checkpoint.json" && e.Mode == record.ModeFile:
+			var cp record.Checkpoint
 			if err := s.readJSON(e.Hash, &cp, "checkpoint.json"); err != nil {
 				return nil, err
 			}
-			if err := cp.validate(); err != nil {
+			if err := cp.Validate(); err != nil {
 				return nil, err
 			}
 			r.Checkpoint = &cp
-		case e.Name == "calls" && e.Mode == odb.ModeTree:
+		case e.Name == "calls" && e.Mode == record.ModeTree:
 			callsTree = e.Hash
 		}
 	}
 	if r.Checkpoint == nil {
-		return nil, fmt.Errorf("%w: commit %s is not a gitguard checkpoint (no checkpoint.json)", ErrCorrupt, commit.Short())
+		return nil, fmt.Errorf("%w: commit %s is not a gitguard checkpoint (no checkpoint.json)", record.ErrCorrupt, commit.Short())
 	}
 	r.ID = r.Checkpoint.RunID
-	if err := gitrefs.ValidateRunID(r.ID); err != nil {
-		return nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
+	if err := r.ID.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: checkpoint %s: %w", record.ErrCorrupt, commit.Short(), err)
 	}
 	if !callsTree.IsZero() {
 		if err := s.readCalls(callsTree, r, want); err != nil {
@@ -191,53 +214,54 @@ func (s *Store) readCheckpoint(commit git.Hash, want callFilter) (*Run, error) {
 }
 
 // rootTree reads a checkpoint commit's root tree.
-func (s *Store) rootTree(commit git.Hash) (git.Hash, []odb.TreeEntry, error) {
-	c, err := s.DB.ReadCommit(commit)
+func (s *Store) rootTree(commit record.Hash) (record.Hash, []odb.TreeEntry, error) {
+	c, err := s.db.ReadCommit(commit)
 	if err != nil {
-		return git.ZeroHash, nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
+		return record.ZeroHash, nil, fmt.Errorf("%w: checkpoint %s: %w", record.ErrCorrupt, commit.Short(), err)
 	}
-	root, err := s.DB.ReadTree(c.Tree)
+	root, err := s.db.ReadTree(c.Tree)
 	if err != nil {
-		return git.ZeroHash, nil, fmt.Errorf("%w: checkpoint %s: %w", ErrCorrupt, commit.Short(), err)
+		return record.ZeroHash, nil, fmt.Errorf("%w: checkpoint %s: %w", record.ErrCorrupt, commit.Short(), err)
 	}
 	return c.Tree, root, nil
 }
 
-func (s *Store) readJSON(h git.Hash, v any, what string) error {
-	_, rc, size, err := s.DB.Open(h)
+func (s *Store) readJSON(h record.Hash, v any, what string) error {
+	_, rc, size, err := s.db.Open(h)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrCorrupt, what, err)
+		return fmt.Errorf("%w: %s: %w", record.ErrCorrupt, what, err)
 	}
 	defer rc.Close()
-	if size > MaxRecordSize {
-		return fmt.Errorf("%w: %s is %d bytes, over the %d limit", ErrCorrupt, what, size, MaxRecordSize)
+	if size > record.MaxRecordSize {
+		return fmt.Errorf("%w: %s is %d bytes, over the %d limit", record.ErrCorrupt, what, size, record.MaxRecordSize)
 	}
 	var buf bytes.Buffer
 	if _, err := buf.ReadFrom(rc); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrCorrupt, what, err)
+		return fmt.Errorf("%w: %s: %w", record.ErrCorrupt, what, err)
 	}
-	return decodeRecord(buf.Bytes(), v, what)
+	return record.Decode(buf.Bytes(), v, what)
 }
 
-func (s *Store) readCalls(tree git.Hash, r *Run, want callFilter) error {
-	entries, err := s.DB.ReadTree(tree)
+func (s *Store) readCalls(tree record.Hash, r *Run, want callFilter) error {
+	entries, err := s.db.ReadTree(tree)
 	if err != nil {
-		return fmt.Errorf("%w: calls: %w", ErrCorrupt, err)
+		return fmt.Errorf("%w: calls: %w", record.ErrCorrupt, err)
 	}
 	for _, e := range entries {
-		if e.Mode != odb.ModeTree || ValidateCallID(e.Name) != nil {
-			return fmt.Errorf("%w: calls/%s is not a valid call", ErrCorrupt, e.Name)
+		id, err := record.ParseCallID(e.Name)
+		if e.Mode != record.ModeTree || err != nil {
+			return fmt.Errorf("%w: calls/%s is not a valid call", record.ErrCorrupt, e.Name)
 		}
-		if want != nil && !want(e.Name) {
+		if want != nil && !want(id) {
 			if r.other == nil {
-				r.other = map[string]git.Hash{}
+				r.other = map[record.CallID]record.Hash{}
 			}
-			r.other[e.Name] = e.Hash
+			r.other[id] = e.Hash
 			continue
 		}
-		files, err := s.DB.ReadTree(e.Hash)
+		files, err := s.db.ReadTree(e.Hash)
 		if err != nil {
-			return fmt.Errorf("%w: calls/%s: %w", ErrCorrupt, e.Name, err)
+			return fmt.Errorf("%w: calls/%s: %w", record.ErrCorrupt, e.Name, err)
 		}
 		c := &Call{tree: e.Hash}
 		seenLedger := false
@@ -257,23 +281,23 @@ func (s *Store) readCalls(tree git.Hash, r *Run, want callFilter) error {
 			}
 		}
 		if !seenLedger {
-			return fmt.Errorf("%w: calls/%s has no ledger.json", ErrCorrupt, e.Name)
+			return fmt.Errorf("%w: calls/%s has no ledger.json", record.ErrCorrupt, e.Name)
 		}
-		if err := c.Ledger.validate(e.Name); err != nil {
+		if err := c.Ledger.Validate(id); err != nil {
 			return err
 		}
-		if err := validatePatches(e.Name, c.Patches); err != nil {
+		if err := record.ValidatePatches(id, c.Patches); err != nil {
 			return err
 		}
 		for _, b := range c.Before {
-			if err := ValidatePath(b.Path); err != nil {
-				return fmt.Errorf("%w: calls/%s/before.json: %w", ErrCorrupt, e.Name, err)
+			if err := record.ValidatePath(b.Path); err != nil {
+				return fmt.Errorf("%w: calls/%s/before.json: %w", record.ErrCorrupt, e.Name, err)
 			}
 		}
-		if err := s.objectsExist(e.Name, c); err != nil {
+		if err := s.objectsExist(id, c); err != nil {
 			return err
 		}
-		r.Calls[e.Name] = c
+		r.Calls[id] = c
 	}
 	return nil
 }
@@ -283,12 +307,12 @@ func (s *Store) readCalls(tree git.Hash, r *Run, want callFilter) error {
 // status would classify against content nobody can show. Content recorded
 // by hash only (oversize) and submodule commits are not expected here. One
 // existence check per state: a loose-object lstat or a pack-index lookup.
-func (s *Store) objectsExist(name string, c *Call) error {
-	has := func(what, path string, st State) error {
-		if !st.Exists() || st.Mode == odb.ModeGitlink || s.DB.Has(st.Hash) {
+func (s *Store) objectsExist(name record.CallID, c *Call) error {
+	has := func(what, path string, st record.State) error {
+		if !st.Exists() || st.Mode == record.ModeGitlink || s.db.Has(st.Hash) {
 			return nil
 		}
-		return fmt.Errorf("%w: calls/%s/%s: %s names object %s, which does not exist: %w", ErrCorrupt, name, what, path, st.Hash.Short(), odb.ErrMissing)
+		return fmt.Errorf("%w: calls/%s/%s: %s names object %s, which does not exist: %w", record.ErrCorrupt, name, what, path, st.Hash.Short(), odb.ErrMissing)
 	}
 	for i := range c.Patches {
 		p := &c.Patches[i]
@@ -300,8 +324,8 @@ func (s *Store) objectsExist(name string, c *Call) error {
 				return err
 			}
 		}
-		if !p.PatchRef.IsZero() && !s.DB.Has(p.PatchRef) {
-			return fmt.Errorf("%w: calls/%s/patches.json: the patch of %s names object %s, which does not exist: %w", ErrCorrupt, name, p.Path, p.PatchRef.Short(), odb.ErrMissing)
+		if !p.PatchRef.IsZero() && !s.db.Has(p.PatchRef) {
+			return fmt.Errorf("%w: calls/%s/patches.json: the patch of %s names object %s, which does not exist: %w", record.ErrCorrupt, name, p.Path, p.PatchRef.Short(), odb.ErrMissing)
 		}
 	}
 	for _, b := range c.Before {
@@ -318,7 +342,7 @@ func (s *Store) objectsExist(name string, c *Call) error {
 // called with a freshly read tip (an empty Run for a new run) and may be
 // called again, on a newer tip, if another writer won the race; it must
 // derive everything from its argument and must not have other side effects.
-type Mutation func(tip *Run) (*Checkpoint, error)
+type Mutation func(tip *Run) (*record.Checkpoint, error)
 
 const maxAttempts = 12
 
@@ -326,19 +350,19 @@ const maxAttempts = 12
 // mutate, writes every object, syncs them to disk, then moves the run ref by
 // compare-and-swap. It retries on a lost race and returns ErrBusy when it
 // keeps losing. The returned Run is the new tip.
-func (s *Store) Commit(ctx context.Context, id string, mutate Mutation) (*Run, error) {
+func (s *Store) Commit(ctx context.Context, id record.RunID, mutate Mutation) (*Run, error) {
 	return s.commit(ctx, id, nil, mutate)
 }
 
 // CommitCalls is Commit for a mutation that looks at the named calls only:
 // the tip it is given holds those of them that exist (see ReadRunCalls),
 // and every other call is carried over unchanged.
-func (s *Store) CommitCalls(ctx context.Context, id string, calls []string, mutate Mutation) (*Run, error) {
+func (s *Store) CommitCalls(ctx context.Context, id record.RunID, calls []record.CallID, mutate Mutation) (*Run, error) {
 	return s.commit(ctx, id, selectCalls(calls), mutate)
 }
 
-func (s *Store) commit(ctx context.Context, id string, want callFilter, mutate Mutation) (*Run, error) {
-	if err := gitrefs.ValidateRunID(id); err != nil {
+func (s *Store) commit(ctx context.Context, id record.RunID, want callFilter, mutate Mutation) (*Run, error) {
+	if err := id.Validate(); err != nil {
 		return nil, err
 	}
 	ref := gitrefs.RunRef(id)
@@ -356,7 +380,7 @@ func (s *Store) commit(ctx context.Context, id string, want callFilter, mutate M
 			return nil, err
 		}
 		fault.Point("ref.update.before")
-		err = s.Refs.Update(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID)
+		err = s.refs.Update(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID)
 		if err == nil {
 			fault.Point("ref.update.after")
 			return next, nil
@@ -375,31 +399,31 @@ func (s *Store) commit(ctx context.Context, id string, want callFilter, mutate M
 	return nil, fmt.Errorf("record checkpoint of run %q: %w", id, ErrBusy)
 }
 
-func (s *Store) readTip(ctx context.Context, id string, want callFilter) (*Run, error) {
+func (s *Store) readTip(ctx context.Context, id record.RunID, want callFilter) (*Run, error) {
 	r, err := s.readRun(ctx, id, want)
 	if errors.Is(err, ErrUnknownRun) {
-		return &Run{ID: id, Calls: map[string]*Call{}}, nil
+		return &Run{ID: id, Calls: map[record.CallID]*Call{}}, nil
 	}
 	return r, err
 }
 
 // write stores the objects of the checkpoint cp on top of tip and returns
 // the new state, without moving the ref.
-func (s *Store) write(tip *Run, cp *Checkpoint) (*Run, error) {
-	cp.Version = FormatVersion
+func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
+	cp.Version = record.FormatVersion
 	cp.RunID = tip.ID
 	cp.Prev = tip.Commit
 	cp.Seq = 1
-	var prevTree git.Hash
+	var prevTree record.Hash
 	if tip.Exists() {
 		cp.Seq = tip.Checkpoint.Seq + 1
 		prevTree = tip.Checkpoint.WorktreeTree
 	} else if !cp.Head.Commit.IsZero() {
-		if hc, err := s.DB.ReadCommit(cp.Head.Commit); err == nil {
+		if hc, err := s.db.ReadCommit(cp.Head.Commit); err == nil {
 			prevTree = hc.Tree
 		}
 	}
-	cp.ID = CheckpointID(cp.Seq)
+	cp.ID = record.CheckpointID(cp.Seq)
 	if cp.CreatedAt.IsZero() {
 		cp.CreatedAt = s.now()
 	}
@@ -408,14 +432,14 @@ func (s *Store) write(tip *Run, cp *Checkpoint) (*Run, error) {
 	}
 	if cp.WorktreeTree.IsZero() {
 		cp.WorktreeTree = odb.EmptyTree
-		if _, err := s.DB.Write(odb.TypeTree, nil); err != nil {
+		if _, err := s.db.Write(odb.TypeTree, nil); err != nil {
 			return nil, err
 		}
 	}
 	if cp.IndexTree.IsZero() {
 		cp.IndexTree = odb.EmptyTree
 	}
-	if changes, err := workspace.DiffTrees(s.DB, prevTree, cp.WorktreeTree); err == nil {
+	if changes, err := s.db.DiffTrees(prevTree, cp.WorktreeTree); err == nil {
 		cp.ChangedPaths = len(changes)
 	} else {
 		return nil, fmt.Errorf("count changes: %w", err)
@@ -430,19 +454,19 @@ func (s *Store) write(tip *Run, cp *Checkpoint) (*Run, error) {
 		return nil, err
 	}
 	root := []odb.TreeEntry{
-		{Name: "checkpoint.json", Mode: odb.ModeFile, Hash: cpBlob},
-		{Name: "index", Mode: odb.ModeTree, Hash: cp.IndexTree},
-		{Name: "worktree", Mode: odb.ModeTree, Hash: cp.WorktreeTree},
+		{Name: "checkpoint.json", Mode: record.ModeFile, Hash: cpBlob},
+		{Name: "index", Mode: record.ModeTree, Hash: cp.IndexTree},
+		{Name: "worktree", Mode: record.ModeTree, Hash: cp.WorktreeTree},
 	}
 	if !callsTree.IsZero() {
-		root = append(root, odb.TreeEntry{Name: "calls", Mode: odb.ModeTree, Hash: callsTree})
+		root = append(root, odb.TreeEntry{Name: "calls", Mode: record.ModeTree, Hash: callsTree})
 	}
 	odb.SortTree(root)
-	rootTree, err := s.DB.WriteTree(root)
+	rootTree, err := s.db.WriteTree(root)
 	if err != nil {
 		return nil, err
 	}
-	var parents []git.Hash
+	var parents []record.Hash
 	if tip.Exists() {
 		parents = append(parents, tip.Commit)
 	}
@@ -454,80 +478,80 @@ func (s *Store) write(tip *Run, cp *Checkpoint) (*Run, error) {
 	if cp.Label != "" {
 		msg += "\n" + cp.Label + "\n"
 	}
-	commit, err := s.DB.Write(odb.TypeCommit, odb.EncodeCommit(&odb.Commit{
+	commit, err := s.db.Write(odb.TypeCommit, odb.EncodeCommit(&odb.Commit{
 		Tree: rootTree, Parents: parents, Author: who, Committer: who, Message: msg,
 	}))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.DB.Sync(); err != nil {
+	if err := s.db.Sync(); err != nil {
 		return nil, fmt.Errorf("sync objects: %w", err)
 	}
 	return &Run{ID: tip.ID, Commit: commit, Checkpoint: cp, Calls: tip.Calls, tree: rootTree, other: tip.other}, nil
 }
 
-func (s *Store) writeJSON(v any) (git.Hash, error) {
+func (s *Store) writeJSON(v any) (record.Hash, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return git.ZeroHash, err
+		return record.ZeroHash, err
 	}
-	return s.DB.Write(odb.TypeBlob, append(data, '\n'))
+	return s.db.Write(odb.TypeBlob, append(data, '\n'))
 }
 
-func (s *Store) writeCalls(r *Run) (git.Hash, error) {
+func (s *Store) writeCalls(r *Run) (record.Hash, error) {
 	if len(r.Calls) == 0 && len(r.other) == 0 {
-		return git.ZeroHash, nil
+		return record.ZeroHash, nil
 	}
 	var entries []odb.TreeEntry
 	for id, h := range r.other {
 		if r.Calls[id] != nil {
 			// A mutation added a call it was not given: it would replace
 			// the recorded one unseen.
-			return git.ZeroHash, fmt.Errorf("write call %s: its records were not read", id)
+			return record.ZeroHash, fmt.Errorf("write call %s: its records were not read", id)
 		}
-		entries = append(entries, odb.TreeEntry{Name: id, Mode: odb.ModeTree, Hash: h})
+		entries = append(entries, odb.TreeEntry{Name: string(id), Mode: record.ModeTree, Hash: h})
 	}
 	for id, c := range r.Calls {
 		if c.tree.IsZero() {
 			h, err := s.writeCall(c)
 			if err != nil {
-				return git.ZeroHash, fmt.Errorf("write call %s: %w", id, err)
+				return record.ZeroHash, fmt.Errorf("write call %s: %w", id, err)
 			}
 			c.tree = h
 		}
-		entries = append(entries, odb.TreeEntry{Name: id, Mode: odb.ModeTree, Hash: c.tree})
+		entries = append(entries, odb.TreeEntry{Name: string(id), Mode: record.ModeTree, Hash: c.tree})
 	}
 	odb.SortTree(entries)
-	return s.DB.WriteTree(entries)
+	return s.db.WriteTree(entries)
 }
 
-func (s *Store) writeCall(c *Call) (git.Hash, error) {
-	c.Ledger.Version = FormatVersion
+func (s *Store) writeCall(c *Call) (record.Hash, error) {
+	c.Ledger.Version = record.FormatVersion
 	var files []odb.TreeEntry
 	add := func(name string, v any) error {
 		h, err := s.writeJSON(v)
 		if err == nil {
-			files = append(files, odb.TreeEntry{Name: name, Mode: odb.ModeFile, Hash: h})
+			files = append(files, odb.TreeEntry{Name: name, Mode: record.ModeFile, Hash: h})
 		}
 		return err
 	}
 	if err := add("ledger.json", &c.Ledger); err != nil {
-		return git.ZeroHash, err
+		return record.ZeroHash, err
 	}
 	if len(c.Patches) > 0 {
 		if err := add("patches.json", c.Patches); err != nil {
-			return git.ZeroHash, err
+			return record.ZeroHash, err
 		}
 	}
 	if len(c.Before) > 0 {
 		if err := add("before.json", c.Before); err != nil {
-			return git.ZeroHash, err
+			return record.ZeroHash, err
 		}
 	}
 	// Keep every blob the records name reachable from this commit.
-	keep := map[git.Hash]bool{}
-	blob := func(st State) {
-		if st.Exists() && st.Mode != odb.ModeGitlink && s.DB.Has(st.Hash) {
+	keep := map[record.Hash]bool{}
+	blob := func(st record.State) {
+		if st.Exists() && st.Mode != record.ModeGitlink && s.db.Has(st.Hash) {
 			keep[st.Hash] = true
 		}
 	}
@@ -545,15 +569,15 @@ func (s *Store) writeCall(c *Call) (git.Hash, error) {
 	if len(keep) > 0 {
 		var list []odb.TreeEntry
 		for h := range keep {
-			list = append(list, odb.TreeEntry{Name: h.String(), Mode: odb.ModeFile, Hash: h})
+			list = append(list, odb.TreeEntry{Name: h.String(), Mode: record.ModeFile, Hash: h})
 		}
 		odb.SortTree(list)
-		h, err := s.DB.WriteTree(list)
+		h, err := s.db.WriteTree(list)
 		if err != nil {
-			return git.ZeroHash, err
+			return record.ZeroHash, err
 		}
-		files = append(files, odb.TreeEntry{Name: "blobs", Mode: odb.ModeTree, Hash: h})
+		files = append(files, odb.TreeEntry{Name: "blobs", Mode: record.ModeTree, Hash: h})
 	}
 	odb.SortTree(files)
-	return s.DB.WriteTree(files)
+	return s.db.WriteTree(files)
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/gitguard/gitguard/gitrefs"
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // MaxChainLength bounds the number of checkpoints VerifyRun walks.
@@ -21,7 +19,7 @@ const MaxTreeDepth = 256
 // why. It wraps ErrCorrupt and the underlying cause.
 type VerifyError struct {
 	Run    string
-	Commit git.Hash // zero when the problem is the run itself
+	Commit record.Hash // zero when the problem is the run itself
 	Err    error
 }
 
@@ -33,7 +31,7 @@ func (e *VerifyError) Error() string {
 }
 
 // Unwrap returns ErrCorrupt and the cause, for errors.Is.
-func (e *VerifyError) Unwrap() []error { return []error{ErrCorrupt, e.Err} }
+func (e *VerifyError) Unwrap() []error { return []error{record.ErrCorrupt, e.Err} }
 
 // VerifyRun checks, before anything trusts them, every checkpoint of the
 // chain ending at tip, as run id (DESIGN invariant 5). For each checkpoint:
@@ -47,22 +45,22 @@ func (e *VerifyError) Unwrap() []error { return []error{ErrCorrupt, e.Err} }
 // tree; text fields hold no terminal control characters.
 //
 // It returns nil or a *VerifyError wrapping ErrCorrupt. It only reads and is
-// safe for concurrent use. The objects must already be in s.DB (after a
+// safe for concurrent use. The objects must already be in s.db (after a
 // fetch, open a fresh odb.DB: packs written since it was opened may be
 // unseen).
-func (s *Store) VerifyRun(ctx context.Context, id string, tip git.Hash) error {
-	if err := gitrefs.ValidateRunID(id); err != nil {
+func (s *Store) VerifyRun(ctx context.Context, id record.RunID, tip record.Hash) error {
+	if err := id.Validate(); err != nil {
 		return &VerifyError{Run: fmt.Sprintf("%q", id), Err: err}
 	}
-	v := &verifier{s: s, trees: map[git.Hash]bool{}}
+	v := &verifier{s: s, trees: map[record.Hash]bool{}}
 	seq := -1
-	seen := map[git.Hash]bool{}
+	seen := map[record.Hash]bool{}
 	for h, n := tip, 0; !h.IsZero(); n++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		fail := func(format string, args ...any) error {
-			return &VerifyError{Run: id, Commit: h, Err: fmt.Errorf(format, args...)}
+			return &VerifyError{Run: string(id), Commit: h, Err: fmt.Errorf(format, args...)}
 		}
 		if n >= MaxChainLength {
 			return fail("chain longer than %d checkpoints", MaxChainLength)
@@ -73,7 +71,7 @@ func (s *Store) VerifyRun(ctx context.Context, id string, tip git.Hash) error {
 		seen[h] = true
 		r, err := s.ReadCheckpoint(h)
 		if err != nil {
-			return &VerifyError{Run: id, Commit: h, Err: err}
+			return &VerifyError{Run: string(id), Commit: h, Err: err}
 		}
 		cp := r.Checkpoint
 		if cp.RunID != id {
@@ -82,14 +80,14 @@ func (s *Store) VerifyRun(ctx context.Context, id string, tip git.Hash) error {
 		if seq >= 0 && cp.Seq != seq {
 			return fail("sequence number %d, expected %d", cp.Seq, seq)
 		}
-		if cp.Seq < 1 || cp.ID != CheckpointID(cp.Seq) {
+		if cp.Seq < 1 || cp.ID != record.CheckpointID(cp.Seq) {
 			return fail("checkpoint id %q does not match sequence number %d", cp.ID, cp.Seq)
 		}
 		if cp.Prev.IsZero() != (cp.Seq == 1) {
 			return fail("checkpoint %s: previous link and sequence number disagree", cp.ID)
 		}
 		if err := v.checkpoint(h, r); err != nil {
-			return &VerifyError{Run: id, Commit: h, Err: err}
+			return &VerifyError{Run: string(id), Commit: h, Err: err}
 		}
 		seq = cp.Seq - 1
 		h = cp.Prev
@@ -99,19 +97,19 @@ func (s *Store) VerifyRun(ctx context.Context, id string, tip git.Hash) error {
 
 type verifier struct {
 	s     *Store
-	trees map[git.Hash]bool // trees already verified
+	trees map[record.Hash]bool // trees already verified
 }
 
 var errHostile = errors.New("unsafe content")
 
-func (v *verifier) checkpoint(h git.Hash, r *Run) error {
+func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 	cp := r.Checkpoint
-	c, err := v.s.DB.ReadCommit(h)
+	c, err := v.s.db.ReadCommit(h)
 	if err != nil {
 		return err
 	}
 	// Parents are exactly the previous checkpoint (first) and the HEAD commit.
-	allowed := map[git.Hash]bool{cp.Prev: !cp.Prev.IsZero(), cp.Head.Commit: !cp.Head.Commit.IsZero()}
+	allowed := map[record.Hash]bool{cp.Prev: !cp.Prev.IsZero(), cp.Head.Commit: !cp.Head.Commit.IsZero()}
 	if len(c.Parents) > 2 {
 		return fmt.Errorf("commit has %d parents", len(c.Parents))
 	}
@@ -124,24 +122,24 @@ func (v *verifier) checkpoint(h git.Hash, r *Run) error {
 		return fmt.Errorf("first parent is not the previous checkpoint %s", cp.Prev.Short())
 	}
 	if !cp.Head.Commit.IsZero() {
-		if _, err := v.s.DB.ReadCommit(cp.Head.Commit); err != nil {
+		if _, err := v.s.db.ReadCommit(cp.Head.Commit); err != nil {
 			return fmt.Errorf("HEAD commit: %w", err)
 		}
 	}
-	root, err := v.s.DB.ReadTree(c.Tree)
+	root, err := v.s.db.ReadTree(c.Tree)
 	if err != nil {
 		return err
 	}
-	want := map[string]git.Hash{"index": cp.IndexTree, "worktree": cp.WorktreeTree}
+	want := map[string]record.Hash{"index": cp.IndexTree, "worktree": cp.WorktreeTree}
 	for _, e := range root {
 		switch e.Name {
 		case "checkpoint.json":
 		case "calls":
-			if e.Mode != odb.ModeTree {
+			if e.Mode != record.ModeTree {
 				return fmt.Errorf("%w: calls is not a folder", errHostile)
 			}
 		case "index", "worktree":
-			if e.Mode != odb.ModeTree || e.Hash != want[e.Name] {
+			if e.Mode != record.ModeTree || e.Hash != want[e.Name] {
 				return fmt.Errorf("%w: %s/ does not match the record", errHostile, e.Name)
 			}
 			delete(want, e.Name)
@@ -154,13 +152,13 @@ func (v *verifier) checkpoint(h git.Hash, r *Run) error {
 	}
 	for _, t := range []struct {
 		name string
-		h    git.Hash
+		h    record.Hash
 	}{{"worktree", cp.WorktreeTree}, {"index", cp.IndexTree}} {
 		if err := v.tree(t.h, t.name, "", 0); err != nil {
 			return err
 		}
 	}
-	texts := []string{cp.Kind, cp.StepID, cp.Label, cp.CallID, cp.Head.Ref, cp.MessagesRef, cp.ApprovalsRef, cp.TraceRef}
+	texts := []string{cp.Kind, cp.StepID, cp.Label, string(cp.CallID), cp.Head.Ref, cp.MessagesRef, cp.ApprovalsRef, cp.TraceRef}
 	for _, o := range cp.Oversize {
 		if o.Size < 0 {
 			return fmt.Errorf("%w: oversize %s has a negative size", errHostile, o.Path)
@@ -187,13 +185,13 @@ func (v *verifier) checkpoint(h git.Hash, r *Run) error {
 				return fmt.Errorf("call %s: %w", id, err)
 			}
 			if !p.Oversize {
-				for _, st := range []State{p.Before(), p.After()} {
+				for _, st := range []record.State{p.Before(), p.After()} {
 					if err := v.has(st); err != nil {
 						return fmt.Errorf("call %s: patch of %s: %w", id, p.Path, err)
 					}
 				}
 			}
-			if !p.PatchRef.IsZero() && !v.s.DB.Has(p.PatchRef) {
+			if !p.PatchRef.IsZero() && !v.s.db.Has(p.PatchRef) {
 				return fmt.Errorf("call %s: patch of %s: object %s: %w", id, p.Path, p.PatchRef.Short(), odb.ErrMissing)
 			}
 		}
@@ -216,25 +214,25 @@ func (v *verifier) checkpoint(h git.Hash, r *Run) error {
 	return nil
 }
 
-func (v *verifier) has(st State) error {
-	if !st.Exists() || st.Mode == odb.ModeGitlink {
+func (v *verifier) has(st record.State) error {
+	if !st.Exists() || st.Mode == record.ModeGitlink {
 		return nil
 	}
-	if !v.s.DB.Has(st.Hash) {
+	if !v.s.db.Has(st.Hash) {
 		return fmt.Errorf("object %s: %w", st.Hash.Short(), odb.ErrMissing)
 	}
 	return nil
 }
 
 // tree checks a snapshot tree: names, depth, and that every object exists.
-func (v *verifier) tree(h git.Hash, top, prefix string, depth int) error {
+func (v *verifier) tree(h record.Hash, top, prefix string, depth int) error {
 	if v.trees[h] {
 		return nil
 	}
 	if depth > MaxTreeDepth {
 		return fmt.Errorf("%w: %s/%s nests deeper than %d folders", errHostile, top, prefix, MaxTreeDepth)
 	}
-	entries, err := v.s.DB.ReadTree(h)
+	entries, err := v.s.db.ReadTree(h)
 	if err != nil {
 		return fmt.Errorf("%s/%s: %w", top, prefix, err)
 	}
@@ -245,21 +243,21 @@ func (v *verifier) tree(h git.Hash, top, prefix string, depth int) error {
 		}
 		// Check the name alone: the prefix was checked on the way down,
 		// and a tree shared by several paths is only walked once.
-		if err := ValidatePath(e.Name); err != nil {
+		if err := record.ValidatePath(e.Name); err != nil {
 			return fmt.Errorf("%s tree entry %q: %w", top, p, err)
 		}
-		if dotGitAlias(e.Name) {
-			return fmt.Errorf("%s tree entry %q: %w: another spelling of .git", top, p, ErrBadPath)
+		if record.DotGitAlias(e.Name) {
+			return fmt.Errorf("%s tree entry %q: %w: another spelling of .git", top, p, record.ErrBadPath)
 		}
 		switch e.Mode {
-		case odb.ModeTree:
+		case record.ModeTree:
 			if err := v.tree(e.Hash, top, p, depth+1); err != nil {
 				return err
 			}
-		case odb.ModeGitlink:
+		case record.ModeGitlink:
 			// A submodule commit lives in another repository.
 		default:
-			if !v.s.DB.Has(e.Hash) {
+			if !v.s.db.Has(e.Hash) {
 				return fmt.Errorf("%s/%s: object %s: %w", top, p, e.Hash.Short(), odb.ErrMissing)
 			}
 		}
@@ -270,7 +268,7 @@ func (v *verifier) tree(h git.Hash, top, prefix string, depth int) error {
 
 // noSymlinkPrefix refuses a recorded path that runs through a symlink (or a
 // submodule) of the work tree: writing it would land outside the work tree.
-func (v *verifier) noSymlinkPrefix(tree git.Hash, path string) error {
+func (v *verifier) noSymlinkPrefix(tree record.Hash, path string) error {
 	cur := tree
 	rest := path
 	for {
@@ -278,7 +276,7 @@ func (v *verifier) noSymlinkPrefix(tree git.Hash, path string) error {
 		if !more {
 			return nil
 		}
-		entries, err := v.s.DB.ReadTree(cur)
+		entries, err := v.s.db.ReadTree(cur)
 		if err != nil {
 			return fmt.Errorf("path %s: %w", path, err)
 		}
@@ -292,9 +290,9 @@ func (v *verifier) noSymlinkPrefix(tree git.Hash, path string) error {
 		switch {
 		case next == nil:
 			return nil // the folder does not exist in this snapshot
-		case next.Mode == odb.ModeSymlink || next.Mode == odb.ModeGitlink:
+		case next.Mode == record.ModeSymlink || next.Mode == record.ModeGitlink:
 			return fmt.Errorf("%w: recorded path %q runs through the symlink or submodule %q", errHostile, path, path[:len(path)-len(tail)-1])
-		case next.Mode != odb.ModeTree:
+		case next.Mode != record.ModeTree:
 			return nil
 		}
 		cur, rest = next.Hash, tail
@@ -308,23 +306,6 @@ func cut(p string) (first, rest string, more bool) {
 		}
 	}
 	return p, "", false
-}
-
-// dotGitAlias reports names that some file systems resolve to ".git": the
-// NTFS short name GIT~1 and HFS+'s ignorable code points (git's protectNTFS
-// and protectHFS checks).
-func dotGitAlias(name string) bool {
-	if strings.EqualFold(name, "git~1") {
-		return true
-	}
-	stripped := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
-			return -1
-		}
-		return r
-	}, name)
-	return stripped != name && strings.EqualFold(strings.TrimRight(stripped, ". "), ".git")
 }
 
 // safeText refuses control characters other than tab and newline, which a

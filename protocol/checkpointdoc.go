@@ -3,7 +3,8 @@ package protocol
 import (
 	"time"
 
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // CheckpointDoc is a recorded checkpoint: the result of run.start,
@@ -13,11 +14,11 @@ type CheckpointDoc struct {
 	Commit       string         `json:"commit"`
 	ID           string         `json:"id"`
 	Seq          int            `json:"seq"`
-	Run          string         `json:"run"`
+	Run          record.RunID   `json:"run"`
 	Kind         string         `json:"kind"`
 	Step         string         `json:"step,omitempty"`
 	Label        string         `json:"label,omitempty"`
-	Call         string         `json:"call,omitempty"`
+	Call         record.CallID  `json:"call,omitempty"`
 	CreatedAt    time.Time      `json:"created_at"`
 	Prev         string         `json:"prev,omitempty"`
 	HeadCommit   string         `json:"head_commit,omitempty"`
@@ -78,7 +79,7 @@ type SnapshotStats struct {
 }
 
 // NewCheckpointDoc is the document of checkpoint e.
-func NewCheckpointDoc(e patchstore.Entry) CheckpointDoc {
+func NewCheckpointDoc(e gitguard.Entry) CheckpointDoc {
 	cp := e.Checkpoint
 	out := CheckpointDoc{
 		Version: DocVersion, Commit: e.Commit.String(), ID: cp.ID, Seq: cp.Seq, Run: cp.RunID,
@@ -104,7 +105,7 @@ func NewCheckpointDoc(e patchstore.Entry) CheckpointDoc {
 }
 
 // NewBudget is the document of b, nil when nothing was reported.
-func NewBudget(b *patchstore.Budget) *Budget {
+func NewBudget(b *record.Budget) *Budget {
 	if b.IsZero() {
 		return nil
 	}
@@ -112,6 +113,6 @@ func NewBudget(b *patchstore.Budget) *Budget {
 }
 
 // recorded is the document of the checkpoint run's tip is at.
-func recorded(run *patchstore.Run) CheckpointDoc {
-	return NewCheckpointDoc(patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint})
+func recorded(run *gitguard.Run) CheckpointDoc {
+	return NewCheckpointDoc(gitguard.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint})
 }

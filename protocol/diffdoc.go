@@ -4,30 +4,31 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // DiffDoc is the agent's net change per path: the result of diff.
 type DiffDoc struct {
-	Version int        `json:"version"`
-	Run     string     `json:"run"`
-	Files   []DiffFile `json:"files"`
+	Version int          `json:"version"`
+	Run     record.RunID `json:"run"`
+	Files   []DiffFile   `json:"files"`
 }
 
 // DiffFile is one path of a DiffDoc, with its git-style patch.
 type DiffFile struct {
-	Path     string   `json:"path"`
-	Before   string   `json:"before"`
-	After    string   `json:"after"`
-	Calls    []string `json:"calls"`
-	Added    int      `json:"added"`
-	Deleted  int      `json:"deleted"`
-	Binary   bool     `json:"binary,omitempty"`
-	Oversize bool     `json:"oversize,omitempty"`
-	Patch    string   `json:"patch"`
+	Path     string          `json:"path"`
+	Before   string          `json:"before"`
+	After    string          `json:"after"`
+	Calls    []record.CallID `json:"calls"`
+	Added    int             `json:"added"`
+	Deleted  int             `json:"deleted"`
+	Binary   bool            `json:"binary,omitempty"`
+	Oversize bool            `json:"oversize,omitempty"`
+	Patch    string          `json:"patch"`
 }
 
 // NewDiffDoc is the document of run's net patches.
-func NewDiffDoc(run string, patches []gitguard.NetPatch) DiffDoc {
+func NewDiffDoc(run record.RunID, patches []gitguard.NetPatch) DiffDoc {
 	out := DiffDoc{Version: DocVersion, Run: run, Files: []DiffFile{}}
 	for _, p := range patches {
 		a, d := CountLines(p.Text)

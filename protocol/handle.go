@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Server carries out requests: one at a time with Handle, or a stream of
@@ -17,7 +18,7 @@ import (
 type Server struct {
 	// Run is the run of requests that name none; empty means the work
 	// tree's active run.
-	Run string
+	Run record.RunID
 	// Gitguard is the gitguard version the version op reports.
 	Gitguard string
 	// Explain turns an error of the gitguard API into the message, hint and
@@ -54,7 +55,7 @@ type exchange struct {
 }
 
 // run is the run the request names, else the server's.
-func (x *exchange) run() string {
+func (x *exchange) run() record.RunID {
 	if x.req.Run != "" {
 		return x.req.Run
 	}

@@ -2,13 +2,13 @@ package protocol
 
 import (
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // LedgerDoc is every call of a run, oldest first: the result of ledger.
 type LedgerDoc struct {
 	Version int          `json:"version"`
-	Run     string       `json:"run"`
+	Run     record.RunID `json:"run"`
 	Calls   []LedgerCall `json:"calls"`
 }
 
@@ -22,7 +22,7 @@ type LedgerCall struct {
 
 // NewLedgerDoc is the document of run's calls (as gitguard.Guard.Ledger
 // returns them).
-func NewLedgerDoc(run *patchstore.Run, calls []*patchstore.Call) LedgerDoc {
+func NewLedgerDoc(run *gitguard.Run, calls []*gitguard.RecordedCall) LedgerDoc {
 	out := LedgerDoc{Version: DocVersion, Run: run.ID, Calls: []LedgerCall{}}
 	for _, c := range calls {
 		out.Calls = append(out.Calls, LedgerCall{CallRecord: NewCallRecord(c),

@@ -2,7 +2,7 @@ package protocol
 
 import (
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // An op carries out one request and returns its document; an op that
@@ -154,7 +154,7 @@ func opCallFinish(x *exchange) (any, error) {
 	if err := r.needCall(); err != nil {
 		return nil, err
 	}
-	o := gitguard.FinishOptions{Status: patchstore.Status(r.Status), Result: r.Result, ResultRef: r.ResultRef,
+	o := gitguard.FinishOptions{Status: record.Status(r.Status), Result: r.Result, ResultRef: r.ResultRef,
 		ExitCode: r.ExitCode, Checkpoint: r.checkpoint()}
 	if err := o.Validate(); err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/protocol"
 )
 
@@ -15,7 +15,7 @@ import (
 // result against git itself and each op against invariant 1.
 func TestOps(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "one\n", "keep.txt": "mine\n"})
-	run := "agent-1"
+	run := record.RunID("agent-1")
 	req := func(op string) protocol.Request { return protocol.Request{Op: op, Run: run} }
 
 	var ver protocol.VersionDoc
@@ -28,10 +28,10 @@ func TestOps(t *testing.T) {
 	start := req("run.start")
 	start.Step, start.Budget = "s1", &protocol.Budget{Tokens: ptr(int64(5))}
 	f.ok(start, &cp)
-	if cp.Run != run || cp.Kind != patchstore.KindRunStart || cp.Step != "s1" || cp.Budget == nil || *cp.Budget.Tokens != 5 {
+	if cp.Run != run || cp.Kind != record.KindRunStart || cp.Step != "s1" || cp.Budget == nil || *cp.Budget.Tokens != 5 {
 		t.Errorf("run.start: %+v", cp)
 	}
-	if got := f.repo.Git("rev-parse", "refs/agent-checkpoints/runs/"+run); got != cp.Commit {
+	if got := f.repo.Git("rev-parse", "refs/agent-checkpoints/runs/"+string(run)); got != cp.Commit {
 		t.Errorf("run.start commit %s, ref at %s", cp.Commit, got)
 	}
 	if got := f.repo.Git("rev-parse", "HEAD"); cp.HeadCommit != got {
@@ -96,7 +96,7 @@ func TestOps(t *testing.T) {
 	snap := req("snapshot")
 	snap.Label = "after c1"
 	f.ok(snap, &cp)
-	if cp.Kind != patchstore.KindSnapshot || cp.Label != "after c1" {
+	if cp.Kind != record.KindSnapshot || cp.Label != "after c1" {
 		t.Errorf("snapshot: %+v", cp)
 	}
 	if got := f.repo.Git("rev-parse", cp.Commit+"^{tree}"); got == "" {
@@ -180,7 +180,7 @@ func TestOps(t *testing.T) {
 	}
 	u.DryRun = false
 	f.ok(u, &undo)
-	if undo.UndoCall == "" || strings.Join(undo.Undone, ",") != "c1" || undo.Conflicts != 0 {
+	if undo.UndoCall == "" || record.JoinCallIDs(undo.Undone, ",") != "c1" || undo.Conflicts != 0 {
 		t.Errorf("undo: %+v", undo)
 	}
 	if got := f.read("a.txt"); got != "one\n" {
@@ -200,7 +200,7 @@ func TestOps(t *testing.T) {
 
 	var redo protocol.UndoDoc
 	f.ok(req("redo"), &redo)
-	if strings.Join(redo.Undone, ",") != undo.UndoCall || !strings.HasPrefix(redo.UndoCall, "redo-") {
+	if record.JoinCallIDs(redo.Undone, ",") != string(undo.UndoCall) || !strings.HasPrefix(string(redo.UndoCall), "redo-") {
 		t.Errorf("redo: %+v", redo)
 	}
 	if got := f.read("a.txt"); got != "one\ntwo\n" {
@@ -213,7 +213,7 @@ func TestOps(t *testing.T) {
 	}
 
 	f.ok(req("run.finish"), &cp)
-	if cp.Kind != patchstore.KindRunFinish || !cp.RunFinished {
+	if cp.Kind != record.KindRunFinish || !cp.RunFinished {
 		t.Errorf("run.finish: %+v", cp)
 	}
 }
@@ -257,8 +257,8 @@ func TestBadPaths(t *testing.T) {
 		msg    string
 	}{
 		{"../outside.txt", gitguard.ErrOutsideWorkTree, "../outside.txt: path is outside the work tree (" + f.g.WorkTree() + ")"},
-		{".git/config", patchstore.ErrBadPath, `unsafe path ".git/config": .git component`},
-		{"new\nline.txt", patchstore.ErrBadPath, `unsafe path "new\nline.txt": NUL or newline in name`},
+		{".git/config", record.ErrBadPath, `unsafe path ".git/config": .git component`},
+		{"new\nline.txt", record.ErrBadPath, `unsafe path "new\nline.txt": NUL or newline in name`},
 	} {
 		for _, op := range []string{"call.start", "call.capture_before"} {
 			resp := f.handle(protocol.Request{Op: op, Run: "r1", Call: "c1", Tool: "t", Paths: []string{tc.path}})

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Request is one request line (docs/PROTOCOL.md, "Requests"). Each op reads
@@ -16,8 +16,8 @@ import (
 type Request struct {
 	ID   json.RawMessage `json:"id"` // echoed in the response
 	Op   string          `json:"op"`
-	Run  string          `json:"run"`
-	Call string          `json:"call"`
+	Run  record.RunID    `json:"run"`
+	Call record.CallID   `json:"call"`
 	// call.plan, call.start
 	Tool         string   `json:"tool"`
 	Input        string   `json:"input"`
@@ -87,7 +87,7 @@ func (r *Request) checkpoint() gitguard.CheckpointOptions {
 	o := gitguard.CheckpointOptions{StepID: r.Step, Label: r.Label, MessagesRef: r.MessagesRef,
 		ApprovalsRef: r.ApprovalsRef, TraceRef: r.TraceRef}
 	if b := r.Budget; b != nil {
-		pb := patchstore.Budget{Tokens: b.Tokens, USD: b.USD, Steps: b.Steps}
+		pb := record.Budget{Tokens: b.Tokens, USD: b.USD, Steps: b.Steps}
 		if !pb.IsZero() {
 			o.Budget = &pb
 		}
@@ -107,7 +107,7 @@ func (r *Request) needCall() error {
 // to the op, which resolves them against the work tree.
 func (r *Request) callOptions() (gitguard.CallOptions, error) {
 	o := gitguard.CallOptions{CallID: r.Call, Tool: r.Tool, StepID: r.Step, InputHash: r.InputHash, Input: r.Input,
-		Idempotency: patchstore.Idempotency(r.Idempotency), ReplayPolicy: patchstore.ReplayPolicy(r.Replay),
+		Idempotency: record.Idempotency(r.Idempotency), ReplayPolicy: record.ReplayPolicy(r.Replay),
 		SideEffects: r.SideEffects, Compensation: r.Compensation, Globs: r.Globs, Checkpoint: r.checkpoint()}
 	if err := r.needCall(); err != nil {
 		return o, err

@@ -2,14 +2,14 @@ package protocol
 
 import (
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ResumeDoc is the recovery facts of a run and the brief for the model:
 // the result of resume.
 type ResumeDoc struct {
 	Version    int          `json:"version"`
-	Run        string       `json:"run"`
+	Run        record.RunID `json:"run"`
 	Checkpoint string       `json:"checkpoint"`
 	Commit     string       `json:"commit"`
 	LastStep   string       `json:"last_step,omitempty"`
@@ -36,7 +36,7 @@ func NewResumeDoc(r *gitguard.Resume) ResumeDoc {
 	out := ResumeDoc{Version: DocVersion, Run: r.Run, Checkpoint: r.Checkpoint.Checkpoint.ID, Commit: r.Checkpoint.Commit.String(),
 		LastStep: r.LastStep, Calls: []ResumeCall{}, Paths: []PathStatus{}, Unrecorded: []Change{}, Brief: r.Brief()}
 	for _, c := range r.Calls {
-		out.Calls = append(out.Calls, ResumeCall{CallRecord: NewCallRecord(&patchstore.Call{Ledger: c.Entry}), Replay: string(c.Replay),
+		out.Calls = append(out.Calls, ResumeCall{CallRecord: NewCallRecord(&gitguard.RecordedCall{Ledger: c.Entry}), Replay: string(c.Replay),
 			Applied: nonNil(c.Applied), Reapplyable: nonNil(c.Absent), Conflicted: nonNil(c.Changed), MarkedUncertain: c.MarkedUncertain})
 	}
 	for _, p := range r.Paths {

@@ -2,13 +2,13 @@ package protocol
 
 import (
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // StatusDoc classifies every path the run touched: the result of status.
 type StatusDoc struct {
 	Version    int          `json:"version"`
-	Run        string       `json:"run"`
+	Run        record.RunID `json:"run"`
 	Checkpoint string       `json:"checkpoint"`
 	Paths      []PathStatus `json:"paths"`
 	Unrecorded []Change     `json:"unrecorded"`
@@ -16,14 +16,14 @@ type StatusDoc struct {
 
 // PathStatus is one path of a StatusDoc or ResumeDoc.
 type PathStatus struct {
-	Path     string `json:"path"`
-	State    string `json:"state"`
-	Call     string `json:"call"`
-	Tool     string `json:"tool,omitempty"`
-	Before   string `json:"before"`
-	After    string `json:"after"`
-	Current  string `json:"current"`
-	Oversize bool   `json:"oversize,omitempty"`
+	Path     string        `json:"path"`
+	State    string        `json:"state"`
+	Call     record.CallID `json:"call"`
+	Tool     string        `json:"tool,omitempty"`
+	Before   string        `json:"before"`
+	After    string        `json:"after"`
+	Current  string        `json:"current"`
+	Oversize bool          `json:"oversize,omitempty"`
 }
 
 // NewStatusDoc is the document of rep.
@@ -52,7 +52,7 @@ func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
 }
 
 // StateString renders a file state as "MODE HASH", or "absent".
-func StateString(s patchstore.State) string {
+func StateString(s record.State) string {
 	if !s.Exists() {
 		return "absent"
 	}

@@ -4,31 +4,32 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // UndoDoc is an undo or redo and its plan, per path: the result of undo
 // and redo (also when paths were left conflicted).
 type UndoDoc struct {
-	Version   int        `json:"version"`
-	Run       string     `json:"run"`
-	DryRun    bool       `json:"dry_run"`
-	Undone    []string   `json:"undone_calls"`
-	UndoCall  string     `json:"undo_call,omitempty"`
-	Commit    string     `json:"checkpoint_commit,omitempty"`
-	Conflicts int        `json:"conflicts"`
-	Paths     []UndoItem `json:"paths"`
+	Version   int             `json:"version"`
+	Run       record.RunID    `json:"run"`
+	DryRun    bool            `json:"dry_run"`
+	Undone    []record.CallID `json:"undone_calls"`
+	UndoCall  record.CallID   `json:"undo_call,omitempty"`
+	Commit    string          `json:"checkpoint_commit,omitempty"`
+	Conflicts int             `json:"conflicts"`
+	Paths     []UndoItem      `json:"paths"`
 }
 
 // UndoItem is one path of an UndoDoc.
 type UndoItem struct {
-	Path    string   `json:"path"`
-	State   string   `json:"state"`
-	Action  string   `json:"action"`
-	Calls   []string `json:"calls"`
-	Current string   `json:"current"`
-	Target  string   `json:"target"`
-	Written bool     `json:"written"`
-	Reason  string   `json:"reason,omitempty"`
+	Path    string          `json:"path"`
+	State   string          `json:"state"`
+	Action  string          `json:"action"`
+	Calls   []record.CallID `json:"calls"`
+	Current string          `json:"current"`
+	Target  string          `json:"target"`
+	Written bool            `json:"written"`
+	Reason  string          `json:"reason,omitempty"`
 }
 
 // NewUndoDoc is the document of res.

@@ -10,9 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
-	"github.com/gitguard/gitguard/internal/odb"
 )
 
 // benchRepo returns a repository to benchmark on: $GITGUARD_BENCH_REPO
@@ -64,24 +62,11 @@ func cmpSkip(err error, d os.DirEntry) error {
 
 func benchWS(b *testing.B) *Workspace {
 	b.Helper()
-	ctx := context.Background()
-	repo, err := git.Discover(ctx, benchRepo(b))
+	ws, err := Open(context.Background(), benchRepo(b), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg, err := repo.ReadConfig(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := odb.Open(repo.CommonDir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	ws, err := Open(repo, db, cfg, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	b.Cleanup(func() { ws.Close() })
 	return ws
 }
 
@@ -138,7 +123,7 @@ func BenchmarkClassify(b *testing.B) {
 	s := &scan{w: ws, idx: idx, filemode: true, trustCtime: true}
 	sts := make([]unix.Stat_t, len(idx.Entries))
 	for i := range idx.Entries {
-		if err := unix.Lstat(filepath.Join(ws.Repo.WorkTree, idx.Entries[i].Path), &sts[i]); err != nil {
+		if err := unix.Lstat(filepath.Join(ws.repo.WorkTree, idx.Entries[i].Path), &sts[i]); err != nil {
 			b.Fatal(err)
 		}
 	}

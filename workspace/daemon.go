@@ -18,9 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gitguard/gitguard/patchstore/record"
 	"golang.org/x/sys/unix"
-
-	"github.com/gitguard/gitguard/internal/git"
 )
 
 // A Daemon owns a Watcher and hands out snapshots of the work tree: to its
@@ -78,7 +77,7 @@ const maxSocketPath = 107
 // its own (the user changed .gitguard.toml or git config meanwhile).
 // Call Listen and Serve to answer other processes too, and Close at the end.
 func (w *Workspace) NewDaemon(reopen func() (*Workspace, error)) *Daemon {
-	d := &Daemon{w: w, origin: w, log: w.log, workTree: w.Repo.WorkTree, reopen: reopen, stopped: make(chan struct{}), started: time.Now()}
+	d := &Daemon{w: w, origin: w, log: w.log, workTree: w.repo.WorkTree, reopen: reopen, stopped: make(chan struct{}), started: time.Now()}
 	d.lastWalk.Store("")
 	d.last.Store(time.Now().UnixNano())
 	w.daemon.Store(d)
@@ -109,7 +108,7 @@ func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 		snap, err := d.wt.Snapshot(ctx)
 		if err == nil {
 			d.watched.Add(1)
-			err = d.w.DB.Sync()
+			err = d.w.db.Sync()
 			d.log.Debug("watch daemon: snapshot from the watcher", "took", time.Since(start), "hashed", snap.Stats.Hashed)
 			return snap, "watcher", err
 		}
@@ -123,14 +122,14 @@ func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 		d.lastWalk.Store("first snapshot")
 	}
 	d.walks.Add(1)
-	wt, err := d.w.Watch(git.ZeroHash)
+	wt, err := d.w.Watch(record.ZeroHash)
 	if err != nil {
 		d.log.Info("no file watcher; every snapshot walks", "err", err)
 		snap, err := d.w.snapshot(ctx, nil)
 		if err != nil {
 			return nil, "", err
 		}
-		return snap, "walk", d.w.DB.Sync()
+		return snap, "walk", d.w.db.Sync()
 	}
 	snap, err := d.w.SnapshotWatched(ctx, wt)
 	if err != nil {
@@ -138,7 +137,7 @@ func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 		return nil, "", err
 	}
 	d.wt = wt
-	return snap, "walk", d.w.DB.Sync()
+	return snap, "walk", d.w.db.Sync()
 }
 
 // Listen takes the work tree's daemon lock and binds its socket. It
@@ -400,14 +399,14 @@ func (w *Workspace) Fingerprint() string {
 			}
 			h.Write([]byte{'\n'})
 		}
-		line("repo", w.Repo.WorkTree, w.Repo.GitDir, w.Repo.CommonDir)
-		keys := make([]string, 0, len(w.Config))
-		for k := range w.Config {
+		line("repo", w.repo.WorkTree, w.repo.GitDir, w.repo.CommonDir)
+		keys := make([]string, 0, len(w.config))
+		for k := range w.config {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			line(append([]string{"config", k}, w.Config[k]...)...)
+			line(append([]string{"config", k}, w.config[k]...)...)
 		}
 		line("excludesFile", w.opts.ExcludesFile)
 		line("attributesFile", w.opts.AttributesFile)
@@ -423,7 +422,7 @@ func (w *Workspace) Fingerprint() string {
 // ErrNoDaemon, cheaply, when none listens.
 func (w *Workspace) askDaemon(ctx context.Context) (*Snapshot, error) {
 	var ans daemonAnswer
-	err := w.callDaemon(ctx, daemonRequest{Op: "snapshot", WorkTree: w.Repo.WorkTree, Fingerprint: w.Fingerprint()}, &ans)
+	err := w.callDaemon(ctx, daemonRequest{Op: "snapshot", WorkTree: w.repo.WorkTree, Fingerprint: w.Fingerprint()}, &ans)
 	if err != nil {
 		return nil, err
 	}
@@ -435,8 +434,8 @@ func (w *Workspace) askDaemon(ctx context.Context) (*Snapshot, error) {
 		return nil, errors.New("watch daemon: answer without a snapshot")
 	}
 	// The daemon wrote and synced these trees; trust none that is missing.
-	for _, tree := range []git.Hash{snap.Worktree, snap.IndexTree} {
-		if !w.DB.Has(tree) {
+	for _, tree := range []record.Hash{snap.Worktree, snap.IndexTree} {
+		if !w.db.Has(tree) {
 			return nil, fmt.Errorf("watch daemon: its tree %s is not in the object database", tree)
 		}
 	}

@@ -50,7 +50,7 @@ func fullWalk(t *testing.T, dir string) *Snapshot {
 func sameSnapshot(t *testing.T, w *Workspace, what string, got, want *Snapshot) {
 	t.Helper()
 	if got.Worktree != want.Worktree || got.IndexTree != want.IndexTree || got.Head != want.Head {
-		diff, _ := DiffTrees(w.DB, want.Worktree, got.Worktree)
+		diff, _ := w.db.DiffTrees(want.Worktree, got.Worktree)
 		t.Fatalf("%s: got work tree %s index %s head %v, the full walk %s %s %v; differences: %+v",
 			what, got.Worktree, got.IndexTree, got.Head, want.Worktree, want.IndexTree, want.Head, diff)
 	}
@@ -88,7 +88,7 @@ func TestDaemonServesOtherProcesses(t *testing.T) {
 			t.Fatalf("%s: %v", round.name, err)
 		}
 		sameSnapshot(t, client, round.name, got, fullWalk(t, r.Dir))
-		checkComplete(t, r.Dir, got.Worktree)
+		gittest.CheckComplete(t, r.Dir, got.Worktree)
 	}
 	st := d.Status()
 	if st.Requests != int64(len(rounds)+1) || st.Walks != 1 || st.Watched != int64(len(rounds)) {

@@ -36,7 +36,7 @@ func (w *Workspace) initConversion() {
 	case "true", "input", "yes", "on", "1":
 		w.autocrlf = true
 	}
-	for _, f := range []string{w.opts.AttributesFile, filepath.Join(w.Repo.CommonDir, "info", "attributes")} {
+	for _, f := range []string{w.opts.AttributesFile, filepath.Join(w.repo.CommonDir, "info", "attributes")} {
 		if f == "" {
 			continue
 		}
@@ -47,7 +47,7 @@ func (w *Workspace) initConversion() {
 }
 
 func (w *Workspace) configString(key string) string {
-	v, _ := w.Config.Get(key)
+	v, _ := w.config.Get(key)
 	return v
 }
 
@@ -60,7 +60,7 @@ func (w *Workspace) Converts(ctx context.Context, path string) (bool, error) {
 	if !w.globalAttrs && !w.hasAttributesAbove(path) {
 		return false, nil
 	}
-	vals, err := git.CheckAttr(ctx, w.Repo.WorkTree, path, conversionAttrs...)
+	vals, err := git.CheckAttr(ctx, w.repo.WorkTree, path, conversionAttrs...)
 	if err != nil {
 		return false, err
 	}

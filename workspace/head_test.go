@@ -7,6 +7,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // TestReadHeadMatchesGit checks HEAD read from files against git rev-parse
@@ -21,9 +22,9 @@ func TestReadHeadMatchesGit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: ReadHead: %v", name, err)
 		}
-		var want git.Hash
+		var want record.Hash
 		if out, err := git.Run(context.Background(), r.Dir, "rev-parse", "-q", "--verify", "HEAD^{commit}"); err == nil {
-			want, _ = git.ParseHash(string(out[:40]))
+			want, _ = record.ParseHash(string(out[:40]))
 		}
 		if h.Commit != want || h.Ref != wantRef {
 			t.Errorf("%s: got %s %q, want %s %q", name, h.Commit, h.Ref, want, wantRef)

@@ -10,36 +10,21 @@ import (
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
-	"github.com/gitguard/gitguard/internal/odb"
 )
 
 // openWS opens the workspace of the repository containing dir the way the
-// gitguard command does (git.Discover, git config, core.excludesFile).
+// gitguard command does.
 func openWS(t *testing.T, dir string, tune ...func(*Options)) *Workspace {
 	t.Helper()
-	ctx := context.Background()
-	repo, err := git.Discover(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := repo.ReadConfig(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := odb.Open(repo.CommonDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	v, _ := cfg.Get("core.excludesFile")
-	opts := Options{ExcludesFile: DefaultExcludesFile(v)}
+	var opts Options
 	for _, f := range tune {
 		f(&opts)
 	}
-	ws, err := Open(repo, db, cfg, opts)
+	ws, err := Open(context.Background(), dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { ws.Close() })
 	return ws
 }
 
@@ -64,39 +49,9 @@ func snap(t *testing.T, dir string) *Snapshot {
 	if before != after {
 		t.Errorf("snapshot changed user state:\n%s", gittest.Diff(before, after))
 	}
-	checkComplete(t, dir, s.IndexTree)
-	checkComplete(t, dir, s.Worktree)
+	gittest.CheckComplete(t, dir, s.IndexTree)
+	gittest.CheckComplete(t, dir, s.Worktree)
 	return s
-}
-
-// checkComplete fails unless every tree and blob reachable from tree is in
-// the object database (gitlinks name commits of other repositories).
-func checkComplete(t *testing.T, dir string, tree git.Hash) {
-	t.Helper()
-	out, err := git.Run(context.Background(), dir, "ls-tree", "-r", "-t", "-z", tree.String())
-	if err != nil {
-		t.Fatalf("tree %s is incomplete: %v", tree, err)
-	}
-	var ids []string
-	for _, rec := range strings.Split(string(out), "\x00") {
-		meta, _, ok := strings.Cut(rec, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 || f[1] == "commit" {
-			continue
-		}
-		ids = append(ids, f[2])
-	}
-	if len(ids) == 0 {
-		return
-	}
-	res, err := git.Cmd{Dir: dir, Args: []string{"cat-file", "--batch-check"},
-		Stdin: strings.NewReader(strings.Join(ids, "\n") + "\n")}.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(res), "missing") {
-		t.Errorf("objects of tree %s missing from the database:\n%s", tree, res)
-	}
 }
 
 // gitDir returns the absolute git dir of the worktree at dir.

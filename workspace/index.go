@@ -10,8 +10,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ErrIndexFormat is returned for an index file gitguard cannot read.
@@ -23,8 +22,8 @@ var errSplitIndex = errors.New("split index")
 // IndexEntry is one entry of the git index, with the stat data git caches.
 type IndexEntry struct {
 	Path         string
-	Mode         odb.Mode
-	Hash         git.Hash
+	Mode         record.Mode
+	Hash         record.Hash
 	Stage        int
 	SkipWorktree bool
 	IntentToAdd  bool
@@ -44,19 +43,19 @@ type Index struct {
 	// mtime is not older are racily clean and must be re-hashed, as in git.
 	Mtime int64
 
-	sharedIndex git.Hash // split index: the shared index file's id (link extension)
+	sharedIndex record.Hash // split index: the shared index file's id (link extension)
 	// cacheTree is the root tree of the TREE extension (git's cache-tree)
 	// when it is valid and covers every entry: the tree git write-tree
 	// would write for this index, without building it.
-	cacheTree    git.Hash
+	cacheTree    record.Hash
 	hasCacheTree bool
 }
 
 // parseCacheTreeRoot reads the root of a TREE extension: an empty path,
 // NUL, "<entry count> <subtrees>\n" and, unless the count is -1
 // (invalidated), the tree id.
-func parseCacheTreeRoot(ext []byte, entries int) (git.Hash, bool) {
-	var h git.Hash
+func parseCacheTreeRoot(ext []byte, entries int) (record.Hash, bool) {
+	var h record.Hash
 	if len(ext) == 0 || ext[0] != 0 {
 		return h, false
 	}
@@ -110,7 +109,7 @@ func parseIndex(data []byte) (*Index, error) {
 			MtimeNsec: binary.BigEndian.Uint32(p[12:]),
 			Dev:       binary.BigEndian.Uint32(p[16:]),
 			Ino:       binary.BigEndian.Uint32(p[20:]),
-			Mode:      odb.Mode(binary.BigEndian.Uint32(p[24:])),
+			Mode:      record.Mode(binary.BigEndian.Uint32(p[24:])),
 			UID:       binary.BigEndian.Uint32(p[28:]),
 			GID:       binary.BigEndian.Uint32(p[32:]),
 			Size:      binary.BigEndian.Uint32(p[36:]),

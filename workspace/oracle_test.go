@@ -15,20 +15,10 @@ import (
 )
 
 // base commits a small repository with files, folders, an executable and a
-// symlink, and makes sure the index holds no racily clean entries.
+// symlink, with no racily clean index entries (testdata/repos/base.sh).
 func base(t *testing.T, r *gittest.Repo) {
 	t.Helper()
-	r.Write("a.txt", "alpha\n")
-	r.Write("dir/b.txt", "bravo\n")
-	r.Write("dir/sub/c.txt", "charlie\n")
-	r.Write("dir/sub/d.txt", "delta\n")
-	r.Write("lib/x.go", "package lib\n")
-	r.Write("exec.sh", "#!/bin/sh\necho hi\n")
-	r.Chmod("exec.sh", 0o755)
-	r.Symlink("a.txt", "link")
-	r.Write("z-last", "zulu\n")
-	backdate(t, r.Dir)
-	r.Commit("base")
+	r.Apply("base")
 }
 
 type oracleCase struct {

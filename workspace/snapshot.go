@@ -17,27 +17,22 @@ import (
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Snapshot is a recorded state of the workspace. Its trees are in the object
 // database when Snapshot returns.
 type Snapshot struct {
-	Head      Head
-	IndexTree git.Hash
-	Worktree  git.Hash
+	Head      record.Head
+	IndexTree record.Hash
+	Worktree  record.Hash
 	// Oversize lists files larger than the size limit: recorded by hash,
 	// size and mode only, and absent from Worktree.
-	Oversize []FileState
+	Oversize []record.FileState
 	// Skipped lists paths that could not be recorded, with the reason
 	// (a nested repository without commits, a file that vanished mid-read).
-	Skipped []SkippedPath
+	Skipped []record.Skipped
 	Stats   Stats
-}
-
-// SkippedPath is a path a snapshot could not record.
-type SkippedPath struct {
-	Path   string
-	Reason string
 }
 
 // Stats counts the work a snapshot did.
@@ -50,17 +45,6 @@ type Stats struct {
 	Dirs      int // folders read
 	Trees     int // tree objects written
 }
-
-// FileState is the state of one path: a blob id and mode, or absent (Mode 0).
-type FileState struct {
-	Path string
-	Mode odb.Mode
-	Hash git.Hash
-	Size int64
-}
-
-// Exists reports whether the path holds something.
-func (f FileState) Exists() bool { return f.Mode != odb.ModeNone }
 
 // Snapshot records HEAD, the index and the work tree (untracked files
 // included, ignored excluded). It writes blobs of changed and untracked
@@ -102,9 +86,9 @@ func (w *Workspace) SnapshotWatched(ctx context.Context, wt *Watcher) (*Snapshot
 func (w *Workspace) snapshot(ctx context.Context, watch func(dir string)) (*Snapshot, error) {
 	// The new blobs and trees are stored together at the end: as one pack
 	// when there are many, rather than a file each.
-	w.DB.StartBatch()
+	w.db.StartBatch()
 	snap, err := w.walkSnapshot(ctx, watch)
-	if berr := w.DB.EndBatch(); berr != nil && err == nil {
+	if berr := w.db.EndBatch(); berr != nil && err == nil {
 		return nil, fmt.Errorf("store snapshot objects: %w", berr)
 	}
 	return snap, err
@@ -126,7 +110,7 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 	snap := &Snapshot{Head: head}
 	tIndex := time.Now()
 
-	if h, ok := cachedIndexTree(idx); ok && w.DB.Has(h) {
+	if h, ok := cachedIndexTree(idx); ok && w.db.Has(h) {
 		// git trusts its cache-tree for write-tree and commit; so does
 		// gitguard, which saves building every folder's tree twice.
 		snap.IndexTree = h
@@ -184,8 +168,8 @@ func unmergedPaths(idx *Index) []string {
 // flatEntry is one leaf of a tree being built, by full slash-separated path.
 type flatEntry struct {
 	path string
-	mode odb.Mode
-	hash git.Hash
+	mode record.Mode
+	hash record.Hash
 }
 
 // emptyBlob is the id of the empty blob.
@@ -194,13 +178,13 @@ var emptyBlob = odb.HashObject(odb.TypeBlob, nil)
 // cachedIndexTree returns the index's tree from its cache-tree extension
 // when that is the whole answer: valid for every entry, and no entry that
 // write-tree would treat specially (intent-to-add, sparse folders).
-func cachedIndexTree(idx *Index) (git.Hash, bool) {
+func cachedIndexTree(idx *Index) (record.Hash, bool) {
 	if !idx.hasCacheTree {
-		return git.ZeroHash, false
+		return record.ZeroHash, false
 	}
 	for i := range idx.Entries {
-		if e := &idx.Entries[i]; e.IntentToAdd || e.Mode == odb.ModeTree || e.Stage != 0 {
-			return git.ZeroHash, false
+		if e := &idx.Entries[i]; e.IntentToAdd || e.Mode == record.ModeTree || e.Stage != 0 {
+			return record.ZeroHash, false
 		}
 	}
 	return idx.cacheTree, true
@@ -272,8 +256,8 @@ func (d *dirNode) find(name string) int {
 }
 
 type trackedResult struct {
-	mode odb.Mode // ModeNone: deleted from the work tree
-	hash git.Hash
+	mode record.Mode // ModeNone: deleted from the work tree
+	hash record.Hash
 }
 
 // indexDirs groups the index entries by folder. Every folder above a
@@ -319,16 +303,16 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 	s.dirs = indexDirs(entries)
 	s.results = make([]trackedResult, len(entries))
 	s.exclude = len(s.w.opts.Exclude) > 0
-	s.filemode = s.w.Config.Bool("core.filemode", true)
-	s.trustCtime = s.w.Config.Bool("core.trustctime", true)
+	s.filemode = s.w.config.Bool("core.filemode", true)
+	s.trustCtime = s.w.config.Bool("core.trustctime", true)
 	for i := range entries {
-		if e := &entries[i]; e.Mode == odb.ModeTree || e.SkipWorktree {
+		if e := &entries[i]; e.Mode == record.ModeTree || e.SkipWorktree {
 			// Sparse folders and skip-worktree files are left alone, as
 			// git add -A does: their recorded state is the index's.
 			s.results[i] = trackedResult{mode: e.Mode, hash: e.Hash}
 		}
 	}
-	base, err := baseIgnores(s.w.Repo.CommonDir, s.w.opts.ExcludesFile)
+	base, err := baseIgnores(s.w.repo.CommonDir, s.w.opts.ExcludesFile)
 	if err != nil {
 		return nil, fmt.Errorf("read ignore rules: %w", err)
 	}
@@ -359,7 +343,7 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 	u := s.untracked
 	for i := range entries {
 		r := &s.results[i]
-		if r.mode == odb.ModeNone {
+		if r.mode == record.ModeNone {
 			continue
 		}
 		p := strings.TrimSuffix(entries[i].Path, "/")
@@ -420,7 +404,7 @@ func (s *scan) statTracked(fd int, node *dirNode) error {
 	var reused, cached, hashed int
 	for k, i := range node.files {
 		e := &s.idx.Entries[i]
-		if e.Mode == odb.ModeTree || e.SkipWorktree {
+		if e.Mode == record.ModeTree || e.SkipWorktree {
 			continue // decided up front
 		}
 		var st unix.Stat_t
@@ -431,11 +415,11 @@ func (s *scan) statTracked(fd int, node *dirNode) error {
 			return fmt.Errorf("lstat %s: %w", e.Path, err)
 		}
 		mode := s.modeOf(&st, e.Mode)
-		if e.Mode == odb.ModeGitlink && mode == odb.ModeTree {
+		if e.Mode == record.ModeGitlink && mode == record.ModeTree {
 			s.results[i] = s.submodule(e)
 			continue
 		}
-		if mode == odb.ModeNone || mode == odb.ModeTree {
+		if mode == record.ModeNone || mode == record.ModeTree {
 			continue // not a file any more; a folder's content is found by the walk
 		}
 		if mode == e.Mode && s.statMatches(e, &st) {
@@ -453,7 +437,7 @@ func (s *scan) statTracked(fd int, node *dirNode) error {
 		case fromRead:
 			hashed++
 		}
-		if fs.Mode != odb.ModeNone {
+		if fs.Mode != record.ModeNone {
 			s.results[i] = trackedResult{mode: fs.Mode, hash: fs.Hash}
 		}
 	}
@@ -482,16 +466,16 @@ func (s *scan) submodule(e *IndexEntry) trackedResult {
 	if err != nil {
 		return keep
 	}
-	h, err := git.ParseHash(strings.TrimSpace(string(out)))
+	h, err := record.ParseHash(strings.TrimSpace(string(out)))
 	if err != nil {
 		return keep
 	}
-	return trackedResult{mode: odb.ModeGitlink, hash: h}
+	return trackedResult{mode: record.ModeGitlink, hash: h}
 }
 
 // modeOf returns the git mode of a file with stat data st; ModeNone for
 // types git does not track (sockets, devices, fifos).
-func (s *scan) modeOf(st *unix.Stat_t, indexMode odb.Mode) odb.Mode {
+func (s *scan) modeOf(st *unix.Stat_t, indexMode record.Mode) record.Mode {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
 		if !s.filemode {
@@ -500,18 +484,18 @@ func (s *scan) modeOf(st *unix.Stat_t, indexMode odb.Mode) odb.Mode {
 			if indexMode.IsFile() {
 				return indexMode
 			}
-			return odb.ModeFile
+			return record.ModeFile
 		}
 		if st.Mode&0o100 != 0 {
-			return odb.ModeExec
+			return record.ModeExec
 		}
-		return odb.ModeFile
+		return record.ModeFile
 	case unix.S_IFLNK:
-		return odb.ModeSymlink
+		return record.ModeSymlink
 	case unix.S_IFDIR:
-		return odb.ModeTree
+		return record.ModeTree
 	}
-	return odb.ModeNone
+	return record.ModeNone
 }
 
 // statMatches is git's ie_match_stat for the default core.checkStat, plus
@@ -548,16 +532,16 @@ const (
 
 // record hashes (or finds in the stat cache) the file at full and stores its
 // blob. A file that vanished meanwhile is reported absent.
-func (s *scan) record(rel, full string, st *unix.Stat_t, mode odb.Mode) (FileState, source, error) {
+func (s *scan) record(rel, full string, st *unix.Stat_t, mode record.Mode) (record.FileState, source, error) {
 	key := keyOf(st)
 	s.mu.Lock()
 	ce, ok := s.cache[rel] // s.cache is never written during the scan
 	s.mu.Unlock()
-	if ok && ce.key == key && s.w.DB.Has(ce.hash) {
+	if ok && ce.key == key && s.w.db.Has(ce.hash) {
 		s.mu.Lock()
 		s.fresh[rel] = ce
 		s.mu.Unlock()
-		return FileState{Path: rel, Mode: mode, Hash: ce.hash, Size: st.Size}, fromCache, nil
+		return record.FileState{Path: rel, Mode: mode, Hash: ce.hash, Size: st.Size}, fromCache, nil
 	}
 	fs, err := s.w.storeFile(rel, full, st.Size, mode)
 	// A file rewritten or replaced while it was read is read again, with
@@ -571,24 +555,24 @@ func (s *scan) record(rel, full string, st *unix.Stat_t, mode odb.Mode) (FileSta
 			time.Sleep(time.Duration(try) * time.Millisecond)
 		}
 		*st, key = again, keyOf(&again)
-		if mode = s.modeOf(&again, mode); mode == odb.ModeNone || mode == odb.ModeTree {
-			return FileState{Path: rel}, fromRead, nil
+		if mode = s.modeOf(&again, mode); mode == record.ModeNone || mode == record.ModeTree {
+			return record.FileState{Path: rel}, fromRead, nil
 		}
 		fs, err = s.w.storeFile(rel, full, st.Size, mode)
 	}
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, odb.ErrChanged) {
 		s.w.log.Warn("file not recorded", "path", rel, "err", err)
 		s.skip(rel, fmt.Sprintf("changed while being read (%v); snapshot again to record it", err))
-		return FileState{Path: rel}, fromRead, nil
+		return record.FileState{Path: rel}, fromRead, nil
 	}
 	if err != nil {
 		return fs, fromRead, err
 	}
-	if fs.Size > s.w.maxSize() && mode != odb.ModeSymlink {
+	if fs.Size > s.w.maxSize() && mode != record.ModeSymlink {
 		s.mu.Lock()
 		s.snap.Oversize = append(s.snap.Oversize, fs)
 		s.mu.Unlock()
-		return FileState{Path: rel}, fromRead, nil
+		return record.FileState{Path: rel}, fromRead, nil
 	}
 	s.mu.Lock()
 	s.fresh[rel] = cacheEntry{key: key, hash: fs.Hash}
@@ -598,7 +582,7 @@ func (s *scan) record(rel, full string, st *unix.Stat_t, mode odb.Mode) (FileSta
 
 func (s *scan) skip(rel, why string) {
 	s.mu.Lock()
-	s.snap.Skipped = append(s.snap.Skipped, SkippedPath{Path: rel, Reason: why})
+	s.snap.Skipped = append(s.snap.Skipped, record.Skipped{Path: rel, Reason: why})
 	s.mu.Unlock()
 }
 
@@ -611,16 +595,16 @@ func (w *Workspace) maxSize() int64 {
 
 // storeFile writes the blob of one file (a symlink's target, a file's
 // bytes) and returns its state. Files above the size limit are only hashed.
-func (w *Workspace) storeFile(rel, full string, size int64, mode odb.Mode) (FileState, error) {
-	fs := FileState{Path: rel, Mode: mode, Size: size}
+func (w *Workspace) storeFile(rel, full string, size int64, mode record.Mode) (record.FileState, error) {
+	fs := record.FileState{Path: rel, Mode: mode, Size: size}
 	var err error
 	switch {
-	case mode == odb.ModeSymlink:
+	case mode == record.ModeSymlink:
 		var target string
 		target, err = os.Readlink(full)
 		if err == nil {
 			fs.Size = int64(len(target))
-			fs.Hash, err = w.DB.Write(odb.TypeBlob, []byte(target))
+			fs.Hash, err = w.db.Write(odb.TypeBlob, []byte(target))
 		}
 	case size > w.maxSize():
 		fs.Hash, err = hashFile(full, size)
@@ -628,9 +612,9 @@ func (w *Workspace) storeFile(rel, full string, size int64, mode odb.Mode) (File
 		var conv bool
 		if conv, err = w.Converts(context.Background(), rel); err == nil && conv {
 			// Recorded as git would stage it; see filters.go.
-			fs.Hash, err = git.HashPath(context.Background(), w.Repo.WorkTree, rel, true)
+			fs.Hash, err = git.HashPath(context.Background(), w.repo.WorkTree, rel, true)
 		} else if err == nil {
-			fs.Hash, err = w.DB.WriteFile(full, size)
+			fs.Hash, err = w.db.WriteFile(full, size)
 		}
 	}
 	if err != nil {
@@ -639,19 +623,19 @@ func (w *Workspace) storeFile(rel, full string, size int64, mode odb.Mode) (File
 	return fs, nil
 }
 
-func hashFile(full string, size int64) (git.Hash, error) {
+func hashFile(full string, size int64) (record.Hash, error) {
 	f, err := os.Open(full)
 	if err != nil {
-		return git.ZeroHash, err
+		return record.ZeroHash, err
 	}
 	defer f.Close()
 	h := odb.NewHasher(odb.TypeBlob, size)
 	n, err := io.Copy(h, f)
 	if err != nil {
-		return git.ZeroHash, err
+		return record.ZeroHash, err
 	}
 	if n != size {
-		return git.ZeroHash, odb.ErrChanged
+		return record.ZeroHash, odb.ErrChanged
 	}
 	return h.Sum(), nil
 }
@@ -707,7 +691,7 @@ func listDir(fd int, out []dirent) ([]dirent, error) {
 // readDir lists one folder: it decides the state of the tracked entries in
 // it, records its untracked files and queues subfolders with spawn.
 func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreStack)) error {
-	full := s.w.Repo.WorkTree
+	full := s.w.repo.WorkTree
 	if dir != "" {
 		full = s.w.Abs(dir)
 	}
@@ -798,7 +782,7 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		isDir := typ == unix.DT_DIR
 		if i := node.find(name); i >= 0 {
 			e := &s.idx.Entries[i]
-			if !isDir || e.Mode == odb.ModeGitlink || e.Mode == odb.ModeTree {
+			if !isDir || e.Mode == record.ModeGitlink || e.Mode == record.ModeTree {
 				continue // statTracked handles it
 			}
 			// A tracked file replaced by a folder: walk the folder as untracked.
@@ -828,8 +812,8 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			continue // vanished
 		}
-		mode := s.modeOf(&st, odb.ModeNone)
-		if mode == odb.ModeNone || mode == odb.ModeTree {
+		mode := s.modeOf(&st, record.ModeNone)
+		if mode == record.ModeNone || mode == record.ModeTree {
 			continue
 		}
 		fs, how, err := s.record(rel, s.w.Abs(rel), &st, mode)
@@ -846,7 +830,7 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		} else {
 			s.stats.Hashed++
 		}
-		if fs.Mode != odb.ModeNone {
+		if fs.Mode != record.ModeNone {
 			s.untracked = append(s.untracked, flatEntry{path: rel, mode: fs.Mode, hash: fs.Hash})
 		}
 		s.mu.Unlock()
@@ -914,12 +898,12 @@ func (s *scan) nested(rel string) {
 		s.skip(rel, "nested repository without commits; not recorded")
 		return
 	}
-	h, err := git.ParseHash(strings.TrimSpace(string(out)))
+	h, err := record.ParseHash(strings.TrimSpace(string(out)))
 	if err != nil {
 		s.skip(rel, "nested repository with unreadable HEAD; not recorded")
 		return
 	}
 	s.mu.Lock()
-	s.untracked = append(s.untracked, flatEntry{path: rel, mode: odb.ModeGitlink, hash: h})
+	s.untracked = append(s.untracked, flatEntry{path: rel, mode: record.ModeGitlink, hash: h})
 	s.mu.Unlock()
 }

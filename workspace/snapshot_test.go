@@ -196,7 +196,7 @@ func TestStatCache(t *testing.T) {
 	if s.Stats.Hashed != 1 || s.Stats.Cached != 1 {
 		t.Errorf("snapshot after a same-size, same-mtime rewrite: %+v, want Hashed 1, Cached 1", s.Stats)
 	}
-	got, err := Lookup(openWS(t, r.Dir).DB, s.Worktree, "untracked.txt")
+	got, err := openWS(t, r.Dir).db.Lookup(s.Worktree, "untracked.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

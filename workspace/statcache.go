@@ -11,9 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gitguard/gitguard/patchstore/record"
 	"golang.org/x/sys/unix"
-
-	"github.com/gitguard/gitguard/internal/git"
 )
 
 // statKey is the stat data a cached hash is valid for.
@@ -37,7 +36,7 @@ func keyOf(st *unix.Stat_t) statKey {
 
 type cacheEntry struct {
 	key  statKey
-	hash git.Hash
+	hash record.Hash
 }
 
 // statCache remembers the blob ids of files gitguard hashed itself (untracked

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // treeNode is a tree computed in memory before it is written.
 type treeNode struct {
-	hash     git.Hash
+	hash     record.Hash
 	data     []byte
 	children []*treeNode
 }
@@ -20,19 +20,19 @@ type treeNode struct {
 // top-down with an existence check and writes children before parents, so an
 // existing tree implies its subtrees exist and unchanged folders cost one
 // lookup for the whole folder.
-func (w *Workspace) writeFlatTree(entries []flatEntry, st *Stats) (git.Hash, error) {
+func (w *Workspace) writeFlatTree(entries []flatEntry, st *Stats) (record.Hash, error) {
 	root, err := buildTree(entries, 0)
 	if err != nil {
-		return git.ZeroHash, err
+		return record.ZeroHash, err
 	}
 	if err := w.ensureTree(root, st); err != nil {
-		return git.ZeroHash, err
+		return record.ZeroHash, err
 	}
 	return root.hash, nil
 }
 
 func (w *Workspace) ensureTree(n *treeNode, st *Stats) error {
-	if w.DB.HasForWrite(n.hash) {
+	if w.db.HasForWrite(n.hash) {
 		return nil
 	}
 	for _, c := range n.children {
@@ -40,7 +40,7 @@ func (w *Workspace) ensureTree(n *treeNode, st *Stats) error {
 			return err
 		}
 	}
-	if _, err := w.DB.Write(odb.TypeTree, n.data); err != nil {
+	if _, err := w.db.Write(odb.TypeTree, n.data); err != nil {
 		return err
 	}
 	st.Trees++
@@ -74,7 +74,7 @@ func buildTree(entries []flatEntry, cut int) (*treeNode, error) {
 			return nil, err
 		}
 		n.children = append(n.children, child)
-		list = append(list, odb.TreeEntry{Name: name, Mode: odb.ModeTree, Hash: child.hash})
+		list = append(list, odb.TreeEntry{Name: name, Mode: record.ModeTree, Hash: child.hash})
 		i = j
 	}
 	n.data = odb.EncodeTree(list)

@@ -14,8 +14,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ErrCannotVouch is returned by Watcher.Snapshot when the watcher cannot
@@ -74,8 +74,8 @@ func (w *Workspace) cookieDir() string { return filepath.Join(w.StateDir(), "wat
 // Watch starts watching the work tree: the top folder, every folder of
 // tree (the newest recorded work tree; zero for none), and the folders
 // found since. Call SetBase with the snapshot taken after Watch returns.
-func (w *Workspace) Watch(tree git.Hash) (*Watcher, error) {
-	if name, remote := remoteFS(w.Repo.WorkTree); remote {
+func (w *Workspace) Watch(tree record.Hash) (*Watcher, error) {
+	if name, remote := remoteFS(w.repo.WorkTree); remote {
 		// Changes made on another machine raise no event here.
 		return nil, fmt.Errorf("watch the work tree: it is on a %s file system, whose changes inotify does not see", name)
 	}
@@ -91,7 +91,7 @@ func (w *Workspace) Watch(tree git.Hash) (*Watcher, error) {
 	}
 	dirs := []string{""}
 	if !tree.IsZero() {
-		if err := treeDirs(w.DB, tree, "", &dirs); err != nil {
+		if err := treeDirs(w.db, tree, "", &dirs); err != nil {
 			fsw.Close()
 			return nil, err
 		}
@@ -132,13 +132,13 @@ func remoteFS(dir string) (string, bool) {
 	return name, ok
 }
 
-func treeDirs(db *odb.DB, tree git.Hash, prefix string, out *[]string) error {
-	entries, err := readTreeOrEmpty(db, tree)
+func treeDirs(db *odb.DB, tree record.Hash, prefix string, out *[]string) error {
+	entries, err := db.ReadTreeOrEmpty(tree)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if e.Mode == odb.ModeTree {
+		if e.Mode == record.ModeTree {
 			*out = append(*out, prefix+e.Name)
 			if err := treeDirs(db, e.Hash, prefix+e.Name+"/", out); err != nil {
 				return err
@@ -172,7 +172,7 @@ func (wt *Watcher) loop() {
 				wt.mu.Unlock()
 				continue
 			}
-			rel, err := filepath.Rel(wt.w.Repo.WorkTree, ev.Name)
+			rel, err := filepath.Rel(wt.w.repo.WorkTree, ev.Name)
 			if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 				continue
 			}
@@ -263,12 +263,12 @@ func (wt *Watcher) setBase(snap *Snapshot, addMissing bool) error {
 		return wt.recordBase(snap)
 	}
 	var dirs []string
-	if err := treeDirs(wt.w.DB, snap.Worktree, "", &dirs); err != nil {
+	if err := treeDirs(wt.w.db, snap.Worktree, "", &dirs); err != nil {
 		return err
 	}
 	watched := map[string]bool{}
 	for _, p := range wt.fsw.WatchList() {
-		if rel, err := filepath.Rel(wt.w.Repo.WorkTree, p); err == nil {
+		if rel, err := filepath.Rel(wt.w.repo.WorkTree, p); err == nil {
 			watched[filepath.ToSlash(rel)] = true
 		}
 	}
@@ -288,10 +288,10 @@ func (wt *Watcher) setBase(snap *Snapshot, addMissing bool) error {
 // checkpoint yet when it served status or check), which a snapshot built
 // on the base would then name without having them.
 func (wt *Watcher) stampedFiles() []string {
-	info := filepath.Join(wt.w.Repo.CommonDir, "info")
-	return []string{filepath.Join(wt.w.Repo.GitDir, "index"), wt.w.opts.ExcludesFile,
+	info := filepath.Join(wt.w.repo.CommonDir, "info")
+	return []string{filepath.Join(wt.w.repo.GitDir, "index"), wt.w.opts.ExcludesFile,
 		filepath.Join(info, "exclude"), wt.w.opts.AttributesFile, filepath.Join(info, "attributes"),
-		filepath.Join(wt.w.Repo.CommonDir, "objects", "pack")}
+		filepath.Join(wt.w.repo.CommonDir, "objects", "pack")}
 }
 
 // maxBaseAge bounds how long objects written by a watcher's arming walk
@@ -373,7 +373,7 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	ign, err := baseIgnores(wt.w.Repo.CommonDir, wt.w.opts.ExcludesFile)
+	ign, err := baseIgnores(wt.w.repo.CommonDir, wt.w.opts.ExcludesFile)
 	if err != nil {
 		return nil, err
 	}
@@ -387,17 +387,17 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 		}
 	}
 	snap := &Snapshot{Head: head, IndexTree: base.IndexTree}
-	var states []FileState
-	over := map[string]FileState{}
+	var states []record.FileState
+	over := map[string]record.FileState{}
 	for _, o := range base.Oversize {
 		over[o.Path] = o
 	}
 	for p := range paths {
-		tracked, err := Lookup(wt.w.DB, base.IndexTree, p)
+		tracked, err := wt.w.db.Lookup(base.IndexTree, p)
 		if err != nil {
 			return nil, err
 		}
-		if tracked.Mode == odb.ModeGitlink {
+		if tracked.Mode == record.ModeGitlink {
 			return nil, fmt.Errorf("%w: submodule %s changed", ErrCannotVouch, p)
 		}
 		delete(over, p)
@@ -406,15 +406,15 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 			return nil, fmt.Errorf("%w: %v", ErrCannotVouch, err)
 		}
 		switch {
-		case fs.Mode == odb.ModeTree:
+		case fs.Mode == record.ModeTree:
 			continue // a folder: its files have events of their own, or it is new and walked
 		case !fs.Exists():
-			states = append(states, FileState{Path: p})
+			states = append(states, record.FileState{Path: p})
 		case !tracked.Exists() && wt.ignored(ign, p):
-			states = append(states, FileState{Path: p}) // ignored: never in the tree
+			states = append(states, record.FileState{Path: p}) // ignored: never in the tree
 		case oversize:
 			over[p] = fs
-			states = append(states, FileState{Path: p})
+			states = append(states, record.FileState{Path: p})
 		default:
 			states = append(states, fs)
 			snap.Stats.Hashed++
@@ -423,7 +423,7 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 	for _, o := range over {
 		snap.Oversize = append(snap.Oversize, o)
 	}
-	snap.Worktree, err = Overlay(wt.w.DB, base.Worktree, states)
+	snap.Worktree, err = wt.w.db.Overlay(base.Worktree, states)
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // watched starts a watcher the way gitguard run does: watches from a
@@ -42,7 +42,7 @@ func watched(t *testing.T, w *Workspace) *Watcher {
 // of the base snapshot itself.
 func armedByWalk(t *testing.T, w *Workspace) *Watcher {
 	t.Helper()
-	wt, err := w.Watch(git.ZeroHash)
+	wt, err := w.Watch(record.ZeroHash)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func testWatcherMatches(t *testing.T, start func(*testing.T, *Workspace) *Watche
 			t.Fatal(err)
 		}
 		if got.Worktree != want.Worktree {
-			diff, _ := DiffTrees(w.DB, want.Worktree, got.Worktree)
+			diff, _ := w.db.DiffTrees(want.Worktree, got.Worktree)
 			t.Fatalf("%s: watcher tree %s, full walk %s; differences: %+v", round.name, got.Worktree, want.Worktree, diff)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/internal/repo"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ErrUnmerged is returned when the index has unmerged entries (a merge,
@@ -43,6 +44,10 @@ type Options struct {
 	// UseDaemon lets Snapshot ask the work tree's watch daemon (see
 	// Daemon), when one runs, instead of walking the tree.
 	UseDaemon bool
+	// Getenv, if set, lets Open find the repository and read its git
+	// configuration without starting git when the environment does not
+	// steer git elsewhere; nil always asks git.
+	Getenv func(string) string
 	// Logger receives Debug timings; nil discards.
 	Logger *slog.Logger
 	// Progress, if set, is called about every ProgressInterval while a
@@ -70,9 +75,10 @@ type Progress struct {
 // Workspace is the work tree of one repository. It is safe for concurrent
 // use by one process; the stat cache is per worktree.
 type Workspace struct {
-	Repo   *git.Repo
-	DB     *odb.DB
-	Config git.Config
+	h      *repo.Handle
+	repo   *git.Repo
+	db     *odb.DB
+	config git.Config
 	opts   Options
 	log    *slog.Logger
 
@@ -84,40 +90,59 @@ type Workspace struct {
 	fingerprint string
 }
 
-// Open prepares a Workspace for repo, whose objects are in db.
-func Open(repo *git.Repo, db *odb.DB, cfg git.Config, opts Options) (*Workspace, error) {
+// Open finds the repository containing dir and prepares its work tree for
+// snapshots. It returns git.ErrNotRepository, git.ErrBare or
+// git.ErrNoWorkTree (see Errors) for directories without a work tree.
+func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
+	for _, g := range opts.Exclude {
+		if !validGlob(g) {
+			return nil, fmt.Errorf("exclude pattern %q: %w", g, ErrBadGlob)
+		}
+	}
+	h, err := repo.Open(ctx, dir, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	if opts.MaxFileSize == 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = 2 * runtime.GOMAXPROCS(0)
 	}
-	for _, g := range opts.Exclude {
-		if !validGlob(g) {
-			return nil, fmt.Errorf("exclude pattern %q: %w", g, ErrBadGlob)
-		}
+	if opts.ExcludesFile == "" {
+		v, _ := h.Config.Get("core.excludesFile")
+		opts.ExcludesFile = DefaultExcludesFile(v)
+	}
+	if opts.AttributesFile == "" {
+		v, _ := h.Config.Get("core.attributesFile")
+		opts.AttributesFile = DefaultAttributesFile(v)
 	}
 	log := opts.Logger
 	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		log = slog.New(slog.DiscardHandler)
 	}
-	w := &Workspace{Repo: repo, DB: db, Config: cfg, opts: opts, log: log}
+	w := &Workspace{h: h, repo: h.Repo, db: h.DB, config: h.Config, opts: opts, log: log}
 	w.initConversion()
 	return w, nil
 }
 
+// Close releases the workspace's share of the object database.
+func (w *Workspace) Close() error { return w.h.Close() }
+
+// WorkTree is the absolute path of the top of the work tree.
+func (w *Workspace) WorkTree() string { return w.repo.WorkTree }
+
+// Changes lists the paths whose state differs between two trees (either
+// may be zero, meaning empty), sorted by path: for example between two
+// snapshots' Worktree trees. The cost is proportional to what changed.
+func (w *Workspace) Changes(a, b record.Hash) ([]record.Change, error) { return w.db.DiffTrees(a, b) }
+
 // StateDir is gitguard's private folder for this worktree (never in the work tree).
-func (w *Workspace) StateDir() string { return filepath.Join(w.Repo.GitDir, "gitguard") }
+func (w *Workspace) StateDir() string { return w.h.StateDir() }
 
 // Abs returns the absolute file name of a slash-separated repository path.
 func (w *Workspace) Abs(path string) string {
-	return filepath.Join(w.Repo.WorkTree, filepath.FromSlash(path))
-}
-
-// Head is where HEAD pointed when a snapshot was taken.
-type Head struct {
-	Commit git.Hash // zero when unborn
-	Ref    string   // e.g. refs/heads/main; empty when detached
+	return filepath.Join(w.repo.WorkTree, filepath.FromSlash(path))
 }
 
 // ReadHead reads HEAD: the symbolic ref it names (if any) and the commit.
@@ -127,9 +152,9 @@ type Head struct {
 // packed-refs) as git does, which saves a git process on every snapshot;
 // anything unusual (a symbolic ref chain, another ref storage or hash
 // format) is left to `git rev-parse`.
-func (w *Workspace) ReadHead(ctx context.Context) (Head, error) {
-	var h Head
-	data, err := os.ReadFile(filepath.Join(w.Repo.GitDir, "HEAD"))
+func (w *Workspace) ReadHead(ctx context.Context) (record.Head, error) {
+	var h record.Head
+	data, err := os.ReadFile(filepath.Join(w.repo.GitDir, "HEAD"))
 	if err != nil {
 		return h, fmt.Errorf("read HEAD: %w", err)
 	}
@@ -142,62 +167,62 @@ func (w *Workspace) ReadHead(ctx context.Context) (Head, error) {
 		h.Commit = c
 		return h, nil
 	}
-	out, err := w.Repo.Git(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+	out, err := w.repo.Git(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
 	if err != nil {
 		if git.ExitCode(err) == 1 { // unborn
 			return h, nil
 		}
 		return h, fmt.Errorf("read HEAD: %w", err)
 	}
-	h.Commit, err = git.ParseHash(strings.TrimSpace(string(out)))
+	h.Commit, err = record.ParseHash(strings.TrimSpace(string(out)))
 	return h, err
 }
 
 // headFromFiles resolves HEAD without git; ok is false when git must decide.
-func (w *Workspace) headFromFiles(content, ref string, symbolic bool) (git.Hash, bool) {
-	if _, set := w.Config.Get("extensions.refStorage"); set {
-		return git.ZeroHash, false
+func (w *Workspace) headFromFiles(content, ref string, symbolic bool) (record.Hash, bool) {
+	if _, set := w.config.Get("extensions.refStorage"); set {
+		return record.ZeroHash, false
 	}
-	if v, _ := w.Config.Get("extensions.objectFormat"); v != "" && v != "sha1" {
-		return git.ZeroHash, false
+	if v, _ := w.config.Get("extensions.objectFormat"); v != "" && v != "sha1" {
+		return record.ZeroHash, false
 	}
 	if !symbolic {
-		c, err := git.ParseHash(content) // detached
+		c, err := record.ParseHash(content) // detached
 		return c, err == nil
 	}
 	if !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
-		return git.ZeroHash, false
+		return record.ZeroHash, false
 	}
-	loose, err := os.ReadFile(filepath.Join(w.Repo.CommonDir, filepath.FromSlash(ref)))
+	loose, err := os.ReadFile(filepath.Join(w.repo.CommonDir, filepath.FromSlash(ref)))
 	if err == nil {
-		c, err := git.ParseHash(strings.TrimSpace(string(loose)))
+		c, err := record.ParseHash(strings.TrimSpace(string(loose)))
 		return c, err == nil // a symbolic ref chain goes to git
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		return git.ZeroHash, false
+		return record.ZeroHash, false
 	}
-	packed, err := os.ReadFile(filepath.Join(w.Repo.CommonDir, "packed-refs"))
+	packed, err := os.ReadFile(filepath.Join(w.repo.CommonDir, "packed-refs"))
 	if errors.Is(err, os.ErrNotExist) {
-		return git.ZeroHash, true // unborn
+		return record.ZeroHash, true // unborn
 	}
 	if err != nil {
-		return git.ZeroHash, false
+		return record.ZeroHash, false
 	}
 	for _, line := range strings.Split(string(packed), "\n") {
 		id, name, ok := strings.Cut(strings.TrimSuffix(line, "\r"), " ")
 		if ok && name == ref {
-			c, err := git.ParseHash(id)
+			c, err := record.ParseHash(id)
 			return c, err == nil
 		}
 	}
-	return git.ZeroHash, true // unborn: the branch exists nowhere
+	return record.ZeroHash, true // unborn: the branch exists nowhere
 }
 
 // ReadIndex reads the worktree's index. For index formats gitguard does not
 // parse itself (split index) it falls back to `git ls-files --debug`, which
 // reports the merged entries with their flags and stat data.
 func (w *Workspace) ReadIndex(ctx context.Context) (*Index, error) {
-	path := filepath.Join(w.Repo.GitDir, "index")
+	path := filepath.Join(w.repo.GitDir, "index")
 	idx, err := readIndexFile(path)
 	if errors.Is(err, errSplitIndex) {
 		return w.lsFiles(ctx, idx)
@@ -209,12 +234,12 @@ func (w *Workspace) ReadIndex(ctx context.Context) (*Index, error) {
 // index, written earlier than the split index file, so they are trusted only
 // if older than both files (a missing shared index trusts nothing).
 func (w *Workspace) lsFiles(ctx context.Context, split *Index) (*Index, error) {
-	out, err := w.Repo.Git(ctx, "ls-files", "--stage", "--debug", "-z")
+	out, err := w.repo.Git(ctx, "ls-files", "--stage", "--debug", "-z")
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
 	idx := &Index{Mtime: split.Mtime}
-	shared, err := os.Stat(filepath.Join(w.Repo.GitDir, "sharedindex."+split.sharedIndex.String()))
+	shared, err := os.Stat(filepath.Join(w.repo.GitDir, "sharedindex."+split.sharedIndex.String()))
 	if err != nil {
 		idx.Mtime = 0
 	} else if t := shared.ModTime().UnixNano(); t < idx.Mtime {
@@ -244,11 +269,11 @@ func (w *Workspace) lsFiles(ctx context.Context, split *Index) (*Index, error) {
 		if len(f) != 3 || len(f[2]) != 1 {
 			return nil, bad("entry " + meta)
 		}
-		mode, err := odb.ParseMode(f[0])
+		mode, err := record.ParseMode(f[0])
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrIndexFormat, err)
 		}
-		h, err := git.ParseHash(f[1])
+		h, err := record.ParseHash(f[1])
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrIndexFormat, err)
 		}

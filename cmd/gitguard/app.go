@@ -14,8 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -39,7 +37,7 @@ func (e *env) open(ctx context.Context) (*gitguard.Guard, error) { return e.open
 // ask the work tree's watch daemon first unless GITGUARD_NO_DAEMON=1.
 func (e *env) openAt(ctx context.Context, dir string) (*gitguard.Guard, error) {
 	return gitguard.Open(ctx, dir, gitguard.Options{Logger: e.log, Getenv: e.getenv,
-		Workspace: workspace.Options{Progress: e.progress(), UseDaemon: e.getenv("GITGUARD_NO_DAEMON") != "1"}})
+		Workspace: gitguard.WorkspaceOptions{Progress: e.progress(), UseDaemon: e.getenv("GITGUARD_NO_DAEMON") != "1"}})
 }
 
 // usageError marks bad command-line input (exit 2).
@@ -53,7 +51,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
-	installFaults(os.Getenv("GITGUARD_FAULT"))
+	gitguard.ArmFaults(os.Getenv("GITGUARD_FAULT"), os.Getenv("GITGUARD_FAULT_LOG"))
 	defer startProfile(os.Getenv, stderr)()
 	app := newApp(e)
 	var err error
@@ -119,7 +117,7 @@ func newApp(e *env) *cli.App {
 			}
 			e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 			if level == slog.LevelDebug {
-				git.Logger = e.log
+				gitguard.SetGitLogger(e.log)
 			}
 			return nil
 		},

@@ -3,9 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-
-	"github.com/gitguard/gitguard/gitrefs"
-	"github.com/gitguard/gitguard/patchstore"
 )
 
 func TestClaudeIDs(t *testing.T) {
@@ -25,17 +22,17 @@ func TestClaudeIDs(t *testing.T) {
 	} {
 		ev := &claudeEvent{SessionID: tc.session, ToolUseID: tc.toolUse, ToolName: "Bash"}
 		run := claudeRunID(ev)
-		if err := gitrefs.ValidateRunID(run); err != nil {
+		if err := run.Validate(); err != nil {
 			t.Errorf("run id of session %q: %v", tc.session, err)
 		}
-		if tc.wantRun != "" && run != tc.wantRun {
+		if tc.wantRun != "" && string(run) != tc.wantRun {
 			t.Errorf("run id of session %q = %q, want %q", tc.session, run, tc.wantRun)
 		}
 		call := claudeCallID(ev, inputHash(map[string]any{"command": "ls"}), nil, true)
-		if err := patchstore.ValidateCallID(call); err != nil {
+		if err := call.Validate(); err != nil {
 			t.Errorf("call id of tool use %q: %v", tc.toolUse, err)
 		}
-		if tc.wantCall != "" && call != tc.wantCall {
+		if tc.wantCall != "" && string(call) != tc.wantCall {
 			t.Errorf("call id of tool use %q = %q, want %q", tc.toolUse, call, tc.wantCall)
 		}
 	}

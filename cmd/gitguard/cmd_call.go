@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/protocol"
 )
 
@@ -38,11 +38,11 @@ func callIdentityFlags() []cli.Flag {
 
 // callOptions reads the call identity and ledger flags; the caller adds
 // what else the command takes and validates the result.
-func callOptions(c *cli.Context, id string) gitguard.CallOptions {
+func callOptions(c *cli.Context, id record.CallID) gitguard.CallOptions {
 	return gitguard.CallOptions{
 		CallID: id, Tool: c.String("tool"), StepID: c.String("step"), InputHash: c.String("input-hash"),
 		Input: c.String("input"), SideEffects: c.StringSlice("side-effect"), Compensation: c.String("compensation"),
-		Idempotency: patchstore.Idempotency(c.String("idempotency")), ReplayPolicy: patchstore.ReplayPolicy(c.String("replay")),
+		Idempotency: record.Idempotency(c.String("idempotency")), ReplayPolicy: record.ReplayPolicy(c.String("replay")),
 		Checkpoint: checkpointOptions(c),
 	}
 }
@@ -60,7 +60,7 @@ func newCallPlanCommand(e *env) *cli.Command {
 				return usagef("call plan needs exactly one CALL_ID")
 			}
 			wantJSON(c, e)
-			o := callOptions(c, c.Args().First())
+			o := callOptions(c, record.CallID(c.Args().First()))
 			if err := o.Validate(); err != nil {
 				return err
 			}
@@ -69,7 +69,7 @@ func newCallPlanCommand(e *env) *cli.Command {
 				return err
 			}
 			defer g.Close()
-			run, err := g.CallPlan(c.Context, c.String("run"), o)
+			run, err := g.CallPlan(c.Context, record.RunID(c.String("run")), o)
 			if err != nil {
 				return err
 			}
@@ -101,8 +101,8 @@ func newCallDecideCommand(e *env, approve bool) *cli.Command {
 				return err
 			}
 			defer g.Close()
-			id := c.Args().First()
-			run, err := g.CallDecide(c.Context, c.String("run"), id, approve, c.String("by"), c.String("reason"))
+			id := record.CallID(c.Args().First())
+			run, err := g.CallDecide(c.Context, record.RunID(c.String("run")), id, approve, c.String("by"), c.String("reason"))
 			if err != nil {
 				return err
 			}
@@ -127,17 +127,17 @@ func newCallStartCommand(e *env) *cli.Command {
 				return usagef("call start needs a CALL_ID")
 			}
 			wantJSON(c, e)
-			o := callOptions(c, c.Args().First())
+			o := callOptions(c, record.CallID(c.Args().First()))
 			o.Globs = c.StringSlice("paths")
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return runCallStart(c.Context, e, c.String("run"), o, c.Args().Slice()[1:])
+			return runCallStart(c.Context, e, record.RunID(c.String("run")), o, c.Args().Slice()[1:])
 		},
 	}
 }
 
-func runCallStart(ctx context.Context, e *env, runID string, o gitguard.CallOptions, args []string) error {
+func runCallStart(ctx context.Context, e *env, runID record.RunID, o gitguard.CallOptions, args []string) error {
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -173,7 +173,7 @@ func newCallFinishCommand(e *env) *cli.Command {
 				return usagef("call finish needs exactly one CALL_ID")
 			}
 			wantJSON(c, e)
-			o := gitguard.FinishOptions{Status: patchstore.Status(c.String("status")), Result: c.String("result"),
+			o := gitguard.FinishOptions{Status: record.Status(c.String("status")), Result: c.String("result"),
 				ResultRef: c.String("result-ref"), Checkpoint: checkpointOptions(c)}
 			if c.IsSet("exit-code") {
 				v := c.Int("exit-code")
@@ -182,12 +182,12 @@ func newCallFinishCommand(e *env) *cli.Command {
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return runCallFinish(c.Context, e, c.String("run"), c.Args().First(), o)
+			return runCallFinish(c.Context, e, record.RunID(c.String("run")), record.CallID(c.Args().First()), o)
 		},
 	}
 }
 
-func runCallFinish(ctx context.Context, e *env, runID, callID string, o gitguard.FinishOptions) error {
+func runCallFinish(ctx context.Context, e *env, runID record.RunID, callID record.CallID, o gitguard.FinishOptions) error {
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -200,16 +200,16 @@ func runCallFinish(ctx context.Context, e *env, runID, callID string, o gitguard
 	return e.printCall(run, callID)
 }
 
-func (e *env) printCall(run *patchstore.Run, callID string) error {
+func (e *env) printCall(run *gitguard.Run, callID record.CallID) error {
 	c := run.Calls[callID]
 	if e.json {
 		return e.printJSON(protocol.NewCallDoc(run, callID))
 	}
 	e.printf("%s\n", run.Commit)
 	switch c.Ledger.Status {
-	case patchstore.StatusPlanned, patchstore.StatusApproved, patchstore.StatusDenied:
+	case record.StatusPlanned, record.StatusApproved, record.StatusDenied:
 		e.say("call %s (%s) %s in run %s at %s", callID, c.Ledger.ToolName, c.Ledger.Status, run.ID, run.Checkpoint.ID)
-	case patchstore.StatusStarted:
+	case record.StatusStarted:
 		scope := "the whole workspace"
 		if n := len(c.Ledger.Paths); n > 0 {
 			scope = fmt.Sprintf("%d path(s)", n)

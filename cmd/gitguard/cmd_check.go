@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 	"fmt"
 
@@ -24,29 +26,29 @@ func newCheckCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runCheck(c.Context, e, c.String("run"), c.Bool("staged"))
+			return runCheck(c.Context, e, record.RunID(c.String("run")), c.Bool("staged"))
 		},
 	}
 }
 
 type jsonCheck struct {
-	Version    int         `json:"version"`
-	Run        string      `json:"run,omitempty"`
-	Checkpoint string      `json:"checkpoint,omitempty"`
-	Staged     bool        `json:"staged"`
-	Clean      bool        `json:"clean"`
-	Drift      []jsonDrift `json:"drift"`
+	Version    int          `json:"version"`
+	Run        record.RunID `json:"run,omitempty"`
+	Checkpoint string       `json:"checkpoint,omitempty"`
+	Staged     bool         `json:"staged"`
+	Clean      bool         `json:"clean"`
+	Drift      []jsonDrift  `json:"drift"`
 }
 
 type jsonDrift struct {
-	Path     string `json:"path"`
-	Status   string `json:"status"`
-	Recorded string `json:"recorded"` // "no", or "in progress"
-	Call     string `json:"call,omitempty"`
-	Message  string `json:"message"`
+	Path     string        `json:"path"`
+	Status   string        `json:"status"`
+	Recorded string        `json:"recorded"` // "no", or "in progress"
+	Call     record.CallID `json:"call,omitempty"`
+	Message  string        `json:"message"`
 }
 
-func runCheck(ctx context.Context, e *env, runID string, staged bool) error {
+func runCheck(ctx context.Context, e *env, runID record.RunID, staged bool) error {
 	g, err := e.open(ctx)
 	if err != nil {
 		return err

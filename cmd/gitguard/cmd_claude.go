@@ -15,9 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/gitrefs"
-	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/workspace"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // The Claude Code adapter: Claude Code runs "gitguard hook claude-code"
@@ -39,11 +37,11 @@ const (
 
 // ccFileTools are Claude Code's edit tools: each names the one file it
 // writes, which is all the call captures.
-var ccFileTools = map[string]patchstore.Idempotency{
-	"Write":        patchstore.Idempotent, // the same content again changes nothing
-	"Edit":         patchstore.Conditional,
-	"MultiEdit":    patchstore.Conditional,
-	"NotebookEdit": patchstore.Conditional,
+var ccFileTools = map[string]record.Idempotency{
+	"Write":        record.Idempotent, // the same content again changes nothing
+	"Edit":         record.Conditional,
+	"MultiEdit":    record.Conditional,
+	"NotebookEdit": record.Conditional,
 }
 
 // ccWorkspaceTools may change any file: the call captures the whole
@@ -214,7 +212,7 @@ func handleClaudeEvent(ctx context.Context, e *env, o hookClaudeOptions) error {
 	co := gitguard.CallOptions{
 		Tool:        ev.ToolName,
 		InputHash:   inputHash(input),
-		Idempotency: patchstore.Conditional,
+		Idempotency: record.Conditional,
 		Checkpoint:  gitguard.CheckpointOptions{MessagesRef: ev.TranscriptPath},
 	}
 	if fileTool {
@@ -224,7 +222,7 @@ func handleClaudeEvent(ctx context.Context, e *env, o hookClaudeOptions) error {
 			return payloadErrorf("%s tool_input has no file_path", ev.ToolName)
 		}
 		rel, err := g.RepoPath(cwd, p)
-		if errors.Is(err, gitguard.ErrOutsideWorkTree) || errors.Is(err, patchstore.ErrBadPath) {
+		if errors.Is(err, gitguard.ErrOutsideWorkTree) || errors.Is(err, record.ErrBadPath) {
 			e.log.Info("claude-code: path outside the guarded work tree, not recorded", "path", p)
 			return nil
 		}
@@ -260,14 +258,14 @@ func openForEvent(ctx context.Context, e *env, ev *claudeEvent) (*gitguard.Guard
 	return e.openAt(ctx, dir)
 }
 
-func claudePre(ctx context.Context, e *env, g *gitguard.Guard, runID string, ev *claudeEvent, co gitguard.CallOptions) error {
+func claudePre(ctx context.Context, e *env, g *gitguard.Guard, runID record.RunID, ev *claudeEvent, co gitguard.CallOptions) error {
 	run, err := readRunIfAny(ctx, g, runID, ev)
 	if err != nil {
 		return err
 	}
 	co.CallID = claudeCallID(ev, co.InputHash, run, true)
 	if run != nil {
-		if c := run.Calls[co.CallID]; c != nil && c.Ledger.Status == patchstore.StatusStarted {
+		if c := run.Calls[co.CallID]; c != nil && c.Ledger.Status == record.StatusStarted {
 			// Claude Code sent the same PreToolUse twice; the first capture stands.
 			e.log.Info("claude-code: call already started", "call", co.CallID)
 			return nil
@@ -280,14 +278,14 @@ func claudePre(ctx context.Context, e *env, g *gitguard.Guard, runID string, ev 
 	return nil
 }
 
-func claudePost(ctx context.Context, e *env, g *gitguard.Guard, runID string, ev *claudeEvent, co gitguard.CallOptions) error {
+func claudePost(ctx context.Context, e *env, g *gitguard.Guard, runID record.RunID, ev *claudeEvent, co gitguard.CallOptions) error {
 	run, err := readRunIfAny(ctx, g, runID, ev)
 	if err != nil {
 		return err
 	}
 	co.CallID = claudeCallID(ev, co.InputHash, run, false)
 	fo := claudeFinish(ev)
-	var c *patchstore.Call
+	var c *gitguard.RecordedCall
 	if run != nil {
 		c = run.Calls[co.CallID]
 	}
@@ -306,7 +304,7 @@ func claudePost(ctx context.Context, e *env, g *gitguard.Guard, runID string, ev
 		}
 		fmt.Fprintf(e.stderr, "gitguard: warning: %s %s finished but its start was never recorded; it is in the ledger without a patch, and its changes show as unrecorded in 'gitguard status'\n", ev.ToolName, co.CallID)
 		return nil
-	case c.Ledger.Status != patchstore.StatusStarted:
+	case c.Ledger.Status != record.StatusStarted:
 		fmt.Fprintf(e.stderr, "gitguard: warning: call %s is already %s; this %s event was not recorded\n", co.CallID, c.Ledger.Status, ev.HookEventName)
 		return nil
 	}
@@ -330,12 +328,12 @@ func claudeFinish(ev *claudeEvent) gitguard.FinishOptions {
 		if msg == "" {
 			msg = "the tool failed"
 		}
-		return gitguard.FinishOptions{Status: patchstore.StatusFailed, Result: summarize(msg)}
+		return gitguard.FinishOptions{Status: record.StatusFailed, Result: summarize(msg)}
 	}
 	if msg, failed := toolResponseError(ev.ToolResponse); failed {
-		return gitguard.FinishOptions{Status: patchstore.StatusFailed, Result: summarize(msg)}
+		return gitguard.FinishOptions{Status: record.StatusFailed, Result: summarize(msg)}
 	}
-	return gitguard.FinishOptions{Status: patchstore.StatusSucceeded}
+	return gitguard.FinishOptions{Status: record.StatusSucceeded}
 }
 
 // toolResponseError tells whether a PostToolUse tool_response reports an
@@ -373,18 +371,18 @@ func dashIfNone(s, def string) string {
 // the records the event needs: those of its tool use when Claude Code sent
 // a tool_use_id, else every call (the id is derived from the others); no
 // call's for a nil event.
-func readRunIfAny(ctx context.Context, g *gitguard.Guard, runID string, ev *claudeEvent) (*patchstore.Run, error) {
-	var run *patchstore.Run
+func readRunIfAny(ctx context.Context, g *gitguard.Guard, runID record.RunID, ev *claudeEvent) (*gitguard.Run, error) {
+	var run *gitguard.Run
 	var err error
 	switch {
 	case ev == nil:
-		run, err = g.Store.ReadRunCalls(ctx, runID)
+		run, err = g.ReadRun(ctx, runID)
 	case ev.ToolUseID != "":
-		run, err = g.Store.ReadRunCalls(ctx, runID, claudeCallID(ev, "", nil, true))
+		run, err = g.ReadRun(ctx, runID, claudeCallID(ev, "", nil, true))
 	default:
-		run, err = g.Store.ReadRun(ctx, runID)
+		run, err = g.ReadRun(ctx, runID)
 	}
-	if errors.Is(err, patchstore.ErrUnknownRun) {
+	if errors.Is(err, gitguard.ErrUnknownRun) {
 		return nil, nil
 	}
 	return run, err
@@ -398,7 +396,7 @@ func finishClaudeSession(ctx context.Context, e *env, ev *claudeEvent) error {
 		return err
 	}
 	defer g.Close()
-	if _, err := g.WS.DaemonStatus(ctx, true); err != nil && !errors.Is(err, workspace.ErrNoDaemon) {
+	if _, err := g.WatchStatus(ctx, true); err != nil && !errors.Is(err, gitguard.ErrNoDaemon) {
 		e.log.Warn("claude-code: could not stop the watch daemon", "err", err)
 	}
 	runID := claudeRunID(ev)
@@ -412,7 +410,7 @@ func finishClaudeSession(ctx context.Context, e *env, ev *claudeEvent) error {
 
 // claudeRunID derives the run id of a session: "cc-" and the session id
 // cut down to the run id alphabet.
-func claudeRunID(ev *claudeEvent) string {
+func claudeRunID(ev *claudeEvent) record.RunID {
 	sid := ev.SessionID
 	if sid == "" {
 		sid = "unknown"
@@ -421,18 +419,18 @@ func claudeRunID(ev *claudeEvent) string {
 		}
 	}
 	id := "cc-" + sanitizeID(sid, func(c byte) bool { return isAlnum(c) || c == '.' || c == '_' || c == '-' },
-		gitrefs.MaxRunIDLen-3)
+		record.MaxRunIDLen-3)
 	for strings.HasSuffix(id, ".") || strings.HasSuffix(id, ".lock") {
 		id = strings.TrimSuffix(strings.TrimSuffix(id, "."), ".lock") + "_"
 	}
-	return id
+	return record.RunID(id)
 }
 
 // claudeCallID is the call id of a tool use: its tool_use_id cut down to
 // the call id alphabet, or, when Claude Code sent none, a hash of session,
 // tool and input. The same input used again gets -2, -3...: at PreToolUse
 // the first id not yet started, at PostToolUse the newest one started.
-func claudeCallID(ev *claudeEvent, inputHash string, run *patchstore.Run, pre bool) string {
+func claudeCallID(ev *claudeEvent, inputHash string, run *gitguard.Run, pre bool) record.CallID {
 	if ev.ToolUseID != "" {
 		id := sanitizeID(ev.ToolUseID, func(c byte) bool {
 			return isAlnum(c) || c == '.' || c == '_' || c == '-' || c == ':' || c == '@'
@@ -443,17 +441,17 @@ func claudeCallID(ev *claudeEvent, inputHash string, run *patchstore.Run, pre bo
 				id = id[:128]
 			}
 		}
-		return id
+		return record.CallID(id)
 	}
 	base := "cc-" + shortHash(ev.SessionID+"\x00"+ev.ToolName+"\x00"+inputHash)
 	if run == nil {
-		return base
+		return record.CallID(base)
 	}
-	id := func(n int) string {
+	id := func(n int) record.CallID {
 		if n == 1 {
-			return base
+			return record.CallID(base)
 		}
-		return fmt.Sprintf("%s-%d", base, n)
+		return record.CallID(fmt.Sprintf("%s-%d", base, n))
 	}
 	n := 1
 	for run.Calls[id(n)] != nil {
@@ -462,14 +460,14 @@ func claudeCallID(ev *claudeEvent, inputHash string, run *patchstore.Run, pre bo
 	// n is the first free id.
 	if pre {
 		if n > 1 {
-			if s := run.Calls[id(n-1)].Ledger.Status; s == patchstore.StatusStarted {
+			if s := run.Calls[id(n-1)].Ledger.Status; s == record.StatusStarted {
 				return id(n - 1) // a repeated PreToolUse
 			}
 		}
 		return id(n)
 	}
 	for k := n - 1; k >= 1; k-- {
-		if run.Calls[id(k)].Ledger.Status == patchstore.StatusStarted {
+		if run.Calls[id(k)].Ledger.Status == record.StatusStarted {
 			return id(k)
 		}
 	}

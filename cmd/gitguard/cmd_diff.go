@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 	"strings"
 
@@ -11,9 +13,11 @@ import (
 )
 
 type diffOptions struct {
-	run, call, since string
-	stat             bool
-	globs            []string
+	run   record.RunID
+	call  record.CallID
+	since string
+	stat  bool
+	globs []string
 }
 
 func newDiffCommand(e *env) *cli.Command {
@@ -34,7 +38,7 @@ func newDiffCommand(e *env) *cli.Command {
 				return usagef("diff takes at most one checkpoint")
 			}
 			wantJSON(c, e)
-			return runDiff(c.Context, e, diffOptions{run: c.String("run"), call: c.String("call"),
+			return runDiff(c.Context, e, diffOptions{run: record.RunID(c.String("run")), call: record.CallID(c.String("call")),
 				since: c.Args().First(), stat: c.Bool("stat"), globs: c.StringSlice("paths")})
 		},
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard/hooks"
-	"github.com/gitguard/gitguard/internal/git"
 )
 
 func init() {
@@ -70,11 +69,7 @@ func newGitHookCommands(e *env) []*cli.Command {
 }
 
 func runHook(ctx context.Context, e *env, opts hookOptions) error {
-	repo, err := git.Discover(ctx, e.dir)
-	if err != nil {
-		return err
-	}
-	dir, err := hooks.Dir(ctx, repo)
+	dir, err := hooks.Dir(ctx, e.dir)
 	if err != nil {
 		return err
 	}

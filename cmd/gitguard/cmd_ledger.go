@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 	"fmt"
 	"text/tabwriter"
@@ -9,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/protocol"
 )
 
@@ -25,12 +26,12 @@ func newLedgerCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runLedger(c.Context, e, c.String("run"))
+			return runLedger(c.Context, e, record.RunID(c.String("run")))
 		},
 	}
 }
 
-func runLedger(ctx context.Context, e *env, runID string) error {
+func runLedger(ctx context.Context, e *env, runID record.RunID) error {
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -53,7 +54,7 @@ func runLedger(ctx context.Context, e *env, runID string) error {
 		l := c.Ledger
 		status := string(l.Status)
 		if l.UndoneBy != "" {
-			status += " (undone by " + l.UndoneBy + ")"
+			status += " (undone by " + string(l.UndoneBy) + ")"
 		}
 		effects := "-"
 		if len(l.SideEffects) > 0 {
@@ -89,12 +90,12 @@ func newResumeCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runResume(c.Context, e, c.String("run"), c.Bool("dry-run"))
+			return runResume(c.Context, e, record.RunID(c.String("run")), c.Bool("dry-run"))
 		},
 	}
 }
 
-func runResume(ctx context.Context, e *env, runID string, dry bool) error {
+func runResume(ctx context.Context, e *env, runID record.RunID, dry bool) error {
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -127,27 +128,27 @@ func newCompensateCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runCompensate(c.Context, e, c.String("run"), c.String("since"))
+			return runCompensate(c.Context, e, record.RunID(c.String("run")), c.String("since"))
 		},
 	}
 }
 
 type jsonCompensate struct {
 	Version int                   `json:"version"`
-	Run     string                `json:"run"`
+	Run     record.RunID          `json:"run"`
 	Note    string                `json:"note"`
 	Calls   []protocol.CallRecord `json:"calls"`
 }
 
 const compensateNote = "gitguard undo reverts file changes only; the external effects below are not undone by it"
 
-func runCompensate(ctx context.Context, e *env, runID, since string) error {
+func runCompensate(ctx context.Context, e *env, runID record.RunID, since string) error {
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	var sinceEntry *patchstore.Entry
+	var sinceEntry *gitguard.Entry
 	if since != "" {
 		id, err := g.ResolveRun(ctx, runID, false)
 		if err != nil {
@@ -166,7 +167,7 @@ func runCompensate(ctx context.Context, e *env, runID, since string) error {
 	if e.json {
 		out := jsonCompensate{Version: jsonVersion, Run: id, Note: compensateNote, Calls: []protocol.CallRecord{}}
 		for _, c := range comps {
-			out.Calls = append(out.Calls, protocol.NewCallRecord(&patchstore.Call{Ledger: c.Entry}))
+			out.Calls = append(out.Calls, protocol.NewCallRecord(&gitguard.RecordedCall{Ledger: c.Entry}))
 		}
 		return e.printJSON(out)
 	}

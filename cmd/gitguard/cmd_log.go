@@ -10,14 +10,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/protocol"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 type logOptions struct {
-	run   string
+	run   record.RunID
 	limit int
 }
 
@@ -38,7 +36,7 @@ func newLogCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runLog(c.Context, e, logOptions{run: c.String("run"), limit: c.Int("max-count")})
+			return runLog(c.Context, e, logOptions{run: record.RunID(c.String("run")), limit: c.Int("max-count")})
 		},
 	}
 }
@@ -49,15 +47,15 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 		return err
 	}
 	defer g.Close()
-	runs := []string{opts.run}
+	runs := []record.RunID{opts.run}
 	if opts.run == "" {
 		active, err := g.ActiveRun()
 		if err != nil {
 			return err
 		}
-		runs = []string{active}
+		runs = []record.RunID{active}
 		if active == "" {
-			infos, err := g.Store.ListRuns(ctx)
+			infos, err := g.ListRuns(ctx)
 			if err != nil {
 				return err
 			}
@@ -67,9 +65,9 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 			}
 		}
 	}
-	var all []patchstore.Entry
+	var all []gitguard.Entry
 	for _, r := range runs {
-		hist, err := g.Store.History(ctx, r, opts.limit)
+		hist, err := g.History(ctx, r, opts.limit)
 		if err != nil {
 			return err
 		}
@@ -98,7 +96,7 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 		cp := en.Checkpoint
 		label := cp.Label
 		if cp.CallID != "" && label == "" {
-			label = "call " + cp.CallID
+			label = "call " + string(cp.CallID)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", cp.RunID, cp.ID, en.Commit.Short(),
 			cp.CreatedAt.UTC().Format(time.RFC3339), cp.Kind, dash(cp.StepID), cp.ChangedPaths, label)
@@ -119,7 +117,7 @@ func dash(s string) string {
 }
 
 type showOptions struct {
-	run  string
+	run  record.RunID
 	spec string
 }
 
@@ -136,7 +134,7 @@ func newShowCommand(e *env) *cli.Command {
 				return usagef("show takes exactly one checkpoint id")
 			}
 			wantJSON(c, e)
-			return runShow(c.Context, e, showOptions{run: c.String("run"), spec: c.Args().First()})
+			return runShow(c.Context, e, showOptions{run: record.RunID(c.String("run")), spec: c.Args().First()})
 		},
 	}
 }
@@ -151,7 +149,7 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 	if err != nil {
 		return err
 	}
-	changes, err := checkpointChanges(g, en.Checkpoint)
+	changes, err := g.CheckpointChanges(en.Checkpoint)
 	if err != nil {
 		return err
 	}
@@ -171,13 +169,13 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
 		}
 	}
-	row("checkpoint", cp.ID+" of run "+cp.RunID)
+	row("checkpoint", cp.ID+" of run "+string(cp.RunID))
 	row("commit", en.Commit.String())
 	row("kind", cp.Kind)
 	row("created", cp.CreatedAt.UTC().Format(time.RFC3339Nano))
 	row("step", cp.StepID)
 	row("label", cp.Label)
-	row("call", cp.CallID)
+	row("call", string(cp.CallID))
 	head := "unborn"
 	if !cp.Head.Commit.IsZero() {
 		head = cp.Head.Commit.String()
@@ -232,24 +230,4 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 	return nil
 }
 
-// checkpointChanges diffs a checkpoint's work tree against the previous
-// checkpoint's, or against HEAD's tree for a run's first checkpoint.
-func checkpointChanges(g *gitguard.Guard, cp *patchstore.Checkpoint) ([]workspace.Change, error) {
-	var prev git.Hash
-	if !cp.Prev.IsZero() {
-		p, err := g.Store.ReadRecord(cp.Prev)
-		if err != nil {
-			return nil, err
-		}
-		prev = p.WorktreeTree
-	} else if !cp.Head.Commit.IsZero() {
-		c, err := g.DB.ReadCommit(cp.Head.Commit)
-		if err != nil {
-			return nil, err
-		}
-		prev = c.Tree
-	}
-	return workspace.DiffTrees(g.DB, prev, cp.WorktreeTree)
-}
-
-func changeStatus(c workspace.Change) string { return gitguard.ChangeLetter(c) }
+func changeStatus(c record.Change) string { return gitguard.ChangeLetter(c) }

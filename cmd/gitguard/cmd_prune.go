@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 	"fmt"
 	"text/tabwriter"
@@ -17,7 +19,7 @@ func init() {
 }
 
 type pruneOptions struct {
-	runs      []string
+	runs      []record.RunID
 	keep      *int
 	olderThan string
 	dryRun    bool
@@ -54,7 +56,7 @@ func newPruneCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			opts := pruneOptions{runs: c.StringSlice("run"), olderThan: c.String("older-than"), dryRun: c.Bool("dry-run"), gc: c.Bool("gc")}
+			opts := pruneOptions{runs: runIDs(c.StringSlice("run")), olderThan: c.String("older-than"), dryRun: c.Bool("dry-run"), gc: c.Bool("gc")}
 			if c.IsSet("keep") {
 				k := c.Int("keep")
 				if k < 0 {
@@ -160,14 +162,14 @@ type jsonPrune struct {
 }
 
 type jsonPrunedRun struct {
-	Run         string     `json:"run"`
-	Tip         string     `json:"tip"`
-	Checkpoints int        `json:"checkpoints"`
-	LastAt      *time.Time `json:"last_at,omitempty"`
-	Reason      string     `json:"reason"`
+	Run         record.RunID `json:"run"`
+	Tip         string       `json:"tip"`
+	Checkpoints int          `json:"checkpoints"`
+	LastAt      *time.Time   `json:"last_at,omitempty"`
+	Reason      string       `json:"reason"`
 }
 
 type jsonKeptRun struct {
-	Run    string `json:"run"`
-	Reason string `json:"reason"`
+	Run    record.RunID `json:"run"`
+	Reason string       `json:"reason"`
 }

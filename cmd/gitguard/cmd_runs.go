@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 	"fmt"
 	"text/tabwriter"
@@ -32,12 +34,12 @@ type jsonRuns struct {
 }
 
 type jsonRun struct {
-	ID          string    `json:"id"`
-	State       string    `json:"state"` // active, open, finished
-	Checkpoints int       `json:"checkpoints"`
-	Tip         string    `json:"tip"`
-	LastID      string    `json:"last_checkpoint"`
-	LastAt      time.Time `json:"last_at"`
+	ID          record.RunID `json:"id"`
+	State       string       `json:"state"` // active, open, finished
+	Checkpoints int          `json:"checkpoints"`
+	Tip         string       `json:"tip"`
+	LastID      string       `json:"last_checkpoint"`
+	LastAt      time.Time    `json:"last_at"`
 }
 
 func runRuns(ctx context.Context, e *env) error {
@@ -50,7 +52,7 @@ func runRuns(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	infos, err := g.Store.ListRuns(ctx)
+	infos, err := g.ListRuns(ctx)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/protocol"
 )
 
@@ -16,7 +17,7 @@ import (
 
 type serveOptions struct {
 	stdio bool
-	run   string
+	run   record.RunID
 }
 
 func init() {
@@ -51,7 +52,7 @@ func newServeCommand(e *env) *cli.Command {
 			if !c.Bool("stdio") {
 				return usagef("serve needs --stdio (the only transport so far)")
 			}
-			return runServe(c.Context, e, serveOptions{stdio: true, run: c.String("run")})
+			return runServe(c.Context, e, serveOptions{stdio: true, run: record.RunID(c.String("run"))})
 		},
 	}
 }

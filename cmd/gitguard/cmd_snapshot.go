@@ -1,17 +1,18 @@
 package main
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/protocol"
 )
 
 type snapshotOptions struct {
-	run        string
+	run        record.RunID
 	checkpoint gitguard.CheckpointOptions
 }
 
@@ -30,7 +31,7 @@ func newSnapshotCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runSnapshot(c.Context, e, snapshotOptions{run: c.String("run"), checkpoint: checkpointOptions(c)})
+			return runSnapshot(c.Context, e, snapshotOptions{run: record.RunID(c.String("run")), checkpoint: checkpointOptions(c)})
 		},
 	}
 }
@@ -50,8 +51,8 @@ func runSnapshot(ctx context.Context, e *env, opts snapshotOptions) error {
 
 // printRecorded prints a newly recorded checkpoint: its commit id on stdout
 // (or the JSON record) and a summary on stderr.
-func (e *env) printRecorded(run *patchstore.Run, _ bool) error {
-	entry := patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}
+func (e *env) printRecorded(run *gitguard.Run, _ bool) error {
+	entry := gitguard.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}
 	if e.json {
 		return e.printJSON(protocol.NewCheckpointDoc(entry))
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 
 	"github.com/urfave/cli/v2"
@@ -9,7 +11,7 @@ import (
 )
 
 type startOptions struct {
-	run        string
+	run        record.RunID
 	checkpoint gitguard.CheckpointOptions
 }
 
@@ -27,7 +29,7 @@ func newStartCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runStart(c.Context, e, startOptions{run: c.String("run"), checkpoint: checkpointOptions(c)})
+			return runStart(c.Context, e, startOptions{run: record.RunID(c.String("run")), checkpoint: checkpointOptions(c)})
 		},
 	}
 }
@@ -51,7 +53,7 @@ func runStart(ctx context.Context, e *env, opts startOptions) error {
 }
 
 type finishOptions struct {
-	run        string
+	run        record.RunID
 	checkpoint gitguard.CheckpointOptions
 }
 
@@ -67,7 +69,7 @@ func newFinishCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runFinish(c.Context, e, finishOptions{run: c.String("run"), checkpoint: checkpointOptions(c)})
+			return runFinish(c.Context, e, finishOptions{run: record.RunID(c.String("run")), checkpoint: checkpointOptions(c)})
 		},
 	}
 }

@@ -8,11 +8,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/protocol"
 )
 
 type statusOptions struct {
-	run string
+	run record.RunID
 	gitguard.StatusOptions
 }
 
@@ -35,8 +36,8 @@ func newStatusCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runStatus(c.Context, e, statusOptions{run: c.String("run"), StatusOptions: gitguard.StatusOptions{
-				Call: c.String("call"), Unrecorded: !c.Bool("no-unrecorded") && c.String("call") == ""}})
+			return runStatus(c.Context, e, statusOptions{run: record.RunID(c.String("run")), StatusOptions: gitguard.StatusOptions{
+				Call: record.CallID(c.String("call")), Unrecorded: !c.Bool("no-unrecorded") && record.CallID(c.String("call")) == ""}})
 		},
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/gitrefs"
 )
 
 func init() {
@@ -71,19 +70,13 @@ func runPush(ctx context.Context, e *env, opts syncOptions) error {
 		return err
 	}
 	defer g.Close()
-	runs, err := g.Store.Refs.List(ctx)
+	n, err := g.CountRunRefs(ctx)
 	if err != nil {
 		return err
 	}
-	n := 0
-	for _, r := range runs {
-		if _, ok := gitrefs.ParseRunRef(r.Name); ok {
-			n++
-		}
-	}
-	var res []gitrefs.PushResult
+	var res []gitguard.PushResult
 	if n > 0 {
-		res, err = g.Push(ctx, opts.remote, gitrefs.PushOptions{Force: opts.force, DryRun: opts.dryRun})
+		res, err = g.Push(ctx, opts.remote, gitguard.PushOptions{Force: opts.force, DryRun: opts.dryRun})
 		if err != nil {
 			return err
 		}
@@ -91,12 +84,12 @@ func runPush(ctx context.Context, e *env, opts syncOptions) error {
 	rejected := 0
 	out := jsonPush{Version: jsonVersion, Remote: opts.remote, DryRun: opts.dryRun, Runs: []jsonPushRun{}}
 	for _, r := range res {
-		id, ok := gitrefs.ParseRunRef(r.Ref)
-		if !ok {
-			id = r.Ref
+		id := r.Ref
+		if run, ok := gitguard.RunOfRef(r.Ref); ok {
+			id = string(run)
 		}
 		out.Runs = append(out.Runs, jsonPushRun{Run: id, Status: string(r.Status), Summary: r.Summary})
-		if r.Status == gitrefs.PushRejected {
+		if r.Status == gitguard.PushRejected {
 			rejected++
 		}
 	}

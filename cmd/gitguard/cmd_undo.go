@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"context"
 	"fmt"
 	"strings"
@@ -13,8 +15,9 @@ import (
 )
 
 type undoOptions struct {
-	run, to string
-	redo    bool
+	run  record.RunID
+	to   string
+	redo bool
 	gitguard.UndoOptions
 }
 
@@ -71,14 +74,14 @@ func undoAction(c *cli.Context, e *env, redo bool) error {
 		return err
 	}
 	wantJSON(c, e)
-	o := undoOptions{run: c.String("run"), redo: redo, UndoOptions: gitguard.UndoOptions{
-		Call: c.String("call"), WholeRun: c.Bool("all"), DryRun: c.Bool("dry-run"), Globs: c.StringSlice("paths"),
+	o := undoOptions{run: record.RunID(c.String("run")), redo: redo, UndoOptions: gitguard.UndoOptions{
+		Call: record.CallID(c.String("call")), WholeRun: c.Bool("all"), DryRun: c.Bool("dry-run"), Globs: c.StringSlice("paths"),
 	}}
 	if !redo {
 		o.to = c.String("to")
 		// "undo --run ID" alone reverts the whole run ID; a run chosen
 		// through GITGUARD_RUN (inside 'gitguard run') does not.
-		if r := c.String("run"); r != "" && r != e.getenv("GITGUARD_RUN") && o.Call == "" && o.to == "" {
+		if r := record.RunID(c.String("run")); r != "" && string(r) != e.getenv("GITGUARD_RUN") && o.Call == "" && o.to == "" {
 			o.WholeRun = true
 		}
 	}
@@ -136,7 +139,7 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 		return e.printJSON(protocol.NewUndoDoc(res))
 	}
 	verb := "undid"
-	if res.UndoCall != "" && strings.HasPrefix(res.UndoCall, "redo-") {
+	if res.UndoCall != "" && strings.HasPrefix(string(res.UndoCall), "redo-") {
 		verb = "redid (undid the undo)"
 	}
 	if res.DryRun {
@@ -156,7 +159,7 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 	}
 	switch {
 	case res.DryRun || res.UndoCall == "":
-	case strings.HasPrefix(res.UndoCall, "redo-"):
+	case strings.HasPrefix(string(res.UndoCall), "redo-"):
 		e.say("recorded as call %s; 'gitguard undo' takes the agent's edits out again", res.UndoCall)
 	default:
 		e.say("recorded as call %s; 'gitguard redo' puts it back", res.UndoCall)

@@ -13,7 +13,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // This file starts the one other process gitguard starts itself: a
@@ -109,23 +108,19 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 		return err
 	}
 	defer d.Close()
-	e.say("gitguard: watching %s (pid %d); stop with Ctrl-C or 'gitguard watch stop'", g.Repo.WorkTree, os.Getpid())
+	e.say("gitguard: watching %s (pid %d); stop with Ctrl-C or 'gitguard watch stop'", g.WorkTree(), os.Getpid())
 	return d.Serve(ctx, o.idle) // nil when interrupted: stopping is what was asked
 }
 
 // serveDaemon makes g's watch daemon, binds its socket and arms its
 // watcher in the background, so that the first client is served from it
 // rather than after a walk; the caller runs Serve and closes it. It returns
-// workspace.ErrDaemonRunning when another process serves the work tree.
-func serveDaemon(ctx context.Context, e *env, g *gitguard.Guard) (*workspace.Daemon, error) {
-	reopen := func() (*workspace.Workspace, error) {
-		g2, err := e.openAt(context.WithoutCancel(ctx), g.Repo.WorkTree)
-		if err != nil {
-			return nil, err
-		}
-		return g2.WS, nil
+// gitguard.ErrDaemonRunning when another process serves the work tree.
+func serveDaemon(ctx context.Context, e *env, g *gitguard.Guard) (*gitguard.Daemon, error) {
+	reopen := func() (*gitguard.Guard, error) {
+		return e.openAt(context.WithoutCancel(ctx), g.WorkTree())
 	}
-	d := g.WS.NewDaemon(reopen)
+	d := g.NewDaemon(reopen)
 	if err := d.Listen(); err != nil {
 		d.Close()
 		return nil, err
@@ -144,14 +139,14 @@ func runWatchStatus(ctx context.Context, e *env, stop bool) error {
 		return err
 	}
 	defer g.Close()
-	st, err := g.WS.DaemonStatus(ctx, stop)
-	if errors.Is(err, workspace.ErrNoDaemon) {
+	st, err := g.WatchStatus(ctx, stop)
+	if errors.Is(err, gitguard.ErrNoDaemon) {
 		if e.json {
-			if err := e.printJSON(jsonDaemon{Version: 1, Running: false, WorkTree: g.Repo.WorkTree}); err != nil {
+			if err := e.printJSON(jsonDaemon{Version: 1, Running: false, WorkTree: g.WorkTree()}); err != nil {
 				return err
 			}
 		}
-		return &foundError{fmt.Sprintf("no watch daemon serves %s", g.Repo.WorkTree)}
+		return &foundError{fmt.Sprintf("no watch daemon serves %s", g.WorkTree())}
 	}
 	if err != nil {
 		return err
@@ -183,7 +178,7 @@ type jsonDaemon struct {
 	LastWalk string    `json:"last_walk,omitempty"`
 }
 
-func (e *env) printDaemon(st workspace.DaemonStatus, text string) error {
+func (e *env) printDaemon(st gitguard.DaemonStatus, text string) error {
 	if e.json {
 		return e.printJSON(jsonDaemon{Version: 1, Running: true, PID: st.PID, WorkTree: st.WorkTree, Since: st.Since,
 			Requests: st.Requests, Watched: st.Watched, Walks: st.Walks, LastWalk: st.LastWalk})
@@ -196,8 +191,8 @@ func (e *env) printDaemon(st workspace.DaemonStatus, text string) error {
 // in a session of its own (a terminal's signals and the end of the agent's
 // hook do not reach it), logging to .git/gitguard/watch/daemon.log, and
 // returns once it answers. A daemon already serving is left as it is.
-func spawnDaemon(ctx context.Context, g *gitguard.Guard, idle time.Duration) (workspace.DaemonStatus, error) {
-	if st, err := g.WS.DaemonStatus(ctx, false); err == nil {
+func spawnDaemon(ctx context.Context, g *gitguard.Guard, idle time.Duration) (gitguard.DaemonStatus, error) {
+	if st, err := g.WatchStatus(ctx, false); err == nil {
 		return st, nil
 	}
 	// The name gitguard was started by (git-guard under git, a test's
@@ -205,41 +200,41 @@ func spawnDaemon(ctx context.Context, g *gitguard.Guard, idle time.Duration) (wo
 	self, err := exec.LookPath(os.Args[0])
 	if err != nil {
 		if self, err = os.Executable(); err != nil {
-			return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
+			return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
 		}
 	}
-	logDir := filepath.Dir(g.WS.DaemonSocket())
+	logDir := filepath.Dir(g.WatchSocket())
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
-		return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
+		return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
 	}
 	logFile, err := os.OpenFile(filepath.Join(logDir, "daemon.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
+		return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
 	}
 	defer logFile.Close()
-	cmd := exec.Command(self, "-C", g.Repo.WorkTree, "watch", "--idle", idle.String())
+	cmd := exec.Command(self, "-C", g.WorkTree(), "watch", "--idle", idle.String())
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
+		return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if st, err := g.WS.DaemonStatus(ctx, false); err == nil {
+		if st, err := g.WatchStatus(ctx, false); err == nil {
 			return st, nil
 		}
 		select {
 		case err := <-exited:
 			// Another daemon won the race for the lock: use that one.
-			if st, serr := g.WS.DaemonStatus(ctx, false); serr == nil {
+			if st, serr := g.WatchStatus(ctx, false); serr == nil {
 				return st, nil
 			}
-			return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: it exited (%v); see %s", err, logFile.Name())
+			return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: it exited (%v); see %s", err, logFile.Name())
 		case <-ctx.Done():
-			return workspace.DaemonStatus{}, ctx.Err()
+			return gitguard.DaemonStatus{}, ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: no answer after 10s; see %s", logFile.Name())
+	return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: no answer after 10s; see %s", logFile.Name())
 }

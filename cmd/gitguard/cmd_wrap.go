@@ -15,15 +15,16 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/workspace"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // This is the one place outside internal/git that starts a process: the
 // agent the user asked gitguard to wrap.
 
 type wrapOptions struct {
-	run, call, tool   string
+	run               record.RunID
+	call              record.CallID
+	tool              string
 	noRecord, noWatch bool
 	argv              []string
 }
@@ -50,7 +51,7 @@ func newWrapCommand(e *env) *cli.Command {
 			if c.NArg() == 0 {
 				return usagef("run needs a command: gitguard run -- CMD [ARGS...]")
 			}
-			return runWrap(c.Context, e, wrapOptions{run: c.String("run"), call: c.String("call"), tool: c.String("tool"),
+			return runWrap(c.Context, e, wrapOptions{run: record.RunID(c.String("run")), call: record.CallID(c.String("call")), tool: c.String("tool"),
 				noRecord: c.Bool("no-wrap-record"), noWatch: c.Bool("no-watch"), argv: c.Args().Slice()})
 		},
 	}
@@ -77,7 +78,7 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 	if _, err := exec.LookPath(o.argv[0]); err != nil {
 		return usagef("%s: command not found", o.argv[0])
 	}
-	env := append(os.Environ(), "GITGUARD_RUN="+runID)
+	env := append(os.Environ(), "GITGUARD_RUN="+string(runID))
 	// A watch daemon follows the command's changes, so that the call's end
 	// and every gitguard process the command runs cost what changed, not a
 	// walk of the whole tree; whenever it cannot vouch for every change it
@@ -92,38 +93,38 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 					e.log.Info("watch daemon stopped serving", "err", err)
 				}
 			}()
-		case errors.Is(err, workspace.ErrDaemonRunning):
+		case errors.Is(err, gitguard.ErrDaemonRunning):
 		default:
 			e.log.Info("no watch daemon; snapshots walk the work tree", "err", err)
 		}
 	}
 	if !o.noRecord {
 		if o.call == "" {
-			run, err := g.Store.ReadRunCalls(ctx, runID)
+			run, err := g.ReadRun(ctx, runID)
 			if err != nil {
 				return err
 			}
-			o.call = fmt.Sprintf("wrap-%03d", run.Checkpoint.Seq+1)
+			o.call = record.CallID(fmt.Sprintf("wrap-%03d", run.Checkpoint.Seq+1))
 		}
 		if o.tool == "" {
 			o.tool = filepath.Base(o.argv[0])
 		}
 		if _, err := g.CallStart(ctx, runID, gitguard.CallOptions{CallID: o.call, Tool: o.tool,
-			Input: strings.Join(o.argv, " "), Idempotency: patchstore.Conditional}); err != nil {
+			Input: strings.Join(o.argv, " "), Idempotency: record.Conditional}); err != nil {
 			return err
 		}
-		env = append(env, "GITGUARD_CALL="+o.call)
+		env = append(env, "GITGUARD_CALL="+string(o.call))
 		e.say("gitguard: recording %s as call %s of run %s", o.argv[0], o.call, runID)
 	}
 	code, runErr := runChild(e, o.argv, env)
 	if !o.noRecord {
-		fo := gitguard.FinishOptions{Status: patchstore.StatusSucceeded, ExitCode: &code,
+		fo := gitguard.FinishOptions{Status: record.StatusSucceeded, ExitCode: &code,
 			Result: fmt.Sprintf("exit status %d", code)}
 		if code != 0 {
-			fo.Status = patchstore.StatusFailed
+			fo.Status = record.StatusFailed
 		}
 		if runErr != nil {
-			fo.Status, fo.Result = patchstore.StatusUncertain, runErr.Error()
+			fo.Status, fo.Result = record.StatusUncertain, runErr.Error()
 		}
 		run, err := g.CallFinish(ctx, runID, o.call, fo)
 		if err != nil {

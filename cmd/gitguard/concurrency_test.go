@@ -10,11 +10,10 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // exitOf returns the exit code of a gitguardCmd error (0 for nil, -1 when
@@ -112,26 +111,22 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	tip, err := g.Store.Refs.Read(ctx, gitrefs.RunRef("busy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Store.VerifyRun(ctx, "busy", tip); err != nil {
+	if err := g.VerifyRun(ctx, "busy"); err != nil {
 		t.Fatalf("run does not verify: %v", err)
 	}
-	run, err := g.Store.ReadRun(ctx, "busy")
+	run, err := g.ReadRun(ctx, "busy")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < workers; i++ {
 		for j := 0; j < callsEach; j++ {
 			id := fmt.Sprintf("w%d-c%d", i, j)
-			c := run.Calls[id]
+			c := run.Calls[record.CallID(id)]
 			if c == nil {
 				t.Errorf("call %s lost", id)
 				continue
 			}
-			if c.Ledger.Status != patchstore.StatusSucceeded || len(c.Patches) != 1 {
+			if c.Ledger.Status != record.StatusSucceeded || len(c.Patches) != 1 {
 				t.Errorf("call %s: status %s, %d patch(es); want succeeded with 1", id, c.Ledger.Status, len(c.Patches))
 				continue
 			}
@@ -261,22 +256,18 @@ func TestGitBesideGitguard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	tip, err := g.Store.Refs.Read(ctx, gitrefs.RunRef("side"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Store.VerifyRun(ctx, "side", tip); err != nil {
+	if err := g.VerifyRun(ctx, "side"); err != nil {
 		t.Fatalf("run does not verify after git gc and friends: %v", err)
 	}
 	// Every finished call's blobs survived git gc (they are reachable from the run ref).
-	run, err := g.Store.ReadRun(ctx, "side")
+	run, err := g.ReadRun(ctx, "side")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for id, c := range run.Calls {
 		for _, p := range c.Patches {
-			for _, h := range []git.Hash{p.BeforeHash, p.AfterHash, p.PatchRef} {
-				if !h.IsZero() && !g.DB.Has(h) {
+			for _, h := range []record.Hash{p.BeforeHash, p.AfterHash, p.PatchRef} {
+				if !h.IsZero() && !gittest.HasObject(r.Dir, h) {
 					t.Errorf("call %s: object %s of %s lost", id, h.Short(), p.Path)
 				}
 			}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
 	"bufio"
 	"context"
 	"errors"
@@ -14,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
 )
@@ -269,24 +270,21 @@ func checkRunsReadable(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	refs, err := g.Store.Refs.List(ctx)
+	runs, err := g.ListRuns(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ref := range refs {
-		id, ok := gitrefs.ParseRunRef(ref.Name)
-		if !ok {
+	for _, info := range runs {
+		if err := g.VerifyRun(ctx, info.ID); err != nil {
+			t.Errorf("run %s does not verify after the kill: %v", info.ID, err)
 			continue
 		}
-		if err := g.Store.VerifyRun(ctx, id, ref.Hash); err != nil {
-			t.Errorf("run %s does not verify after the kill: %v", id, err)
-			continue
-		}
-		run, err := g.Store.ReadRun(ctx, id)
+		run, err := g.ReadRun(ctx, info.ID)
 		if err != nil {
-			t.Errorf("run %s unreadable after the kill: %v", id, err)
+			t.Errorf("run %s unreadable after the kill: %v", info.ID, err)
 			continue
 		}
+		id := string(info.ID)
 		for _, args := range [][]string{
 			{"log", "--run", id},
 			{"show", "--run", id, run.Checkpoint.ID},
@@ -321,17 +319,13 @@ func crashOutcome(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	refs, err := g.Store.Refs.List(ctx)
+	runs, err := g.ListRuns(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ref := range refs {
-		id, ok := gitrefs.ParseRunRef(ref.Name)
-		if !ok {
-			fmt.Fprintf(&b, "ref %s\n", ref.Name)
-			continue
-		}
-		run, err := g.Store.ReadRun(ctx, id)
+	for _, info := range runs {
+		id := info.ID
+		run, err := g.ReadRun(ctx, id)
 		if err != nil {
 			t.Fatalf("read run %s: %v", id, err)
 		}
@@ -339,11 +333,11 @@ func crashOutcome(t *testing.T, dir string) string {
 		fmt.Fprintf(&b, "run %s worktree %s index %s head %s finished %v\n", id, cp.WorktreeTree, cp.IndexTree, cp.Head.Commit, cp.RunFinished)
 		var ids []string
 		for cid := range run.Calls {
-			ids = append(ids, cid)
+			ids = append(ids, string(cid))
 		}
 		sort.Strings(ids)
 		for _, cid := range ids {
-			c := run.Calls[cid]
+			c := run.Calls[record.CallID(cid)]
 			l := c.Ledger
 			fmt.Fprintf(&b, "  call %s tool %s status %s undone-by %q undoes %v paths %v patches %d\n",
 				cid, l.ToolName, l.Status, l.UndoneBy, l.Undoes, l.Paths, len(c.Patches))

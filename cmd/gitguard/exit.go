@@ -8,12 +8,8 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/config"
-	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/hooks"
-	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/workspace"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Exit codes, as documented under EXIT STATUS in every command's help.
@@ -46,7 +42,7 @@ func classify(err error) failure {
 	var (
 		usage    *usageError
 		found    *foundError
-		unmerged *workspace.UnmergedError
+		unmerged *gitguard.UnmergedError
 		refused  *gitguard.RefusedError
 	)
 	var code *exitCodeError
@@ -59,21 +55,21 @@ func classify(err error) failure {
 		return failure{err, "see 'gitguard help' or 'gitguard COMMAND --help'", exitUsage}
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		return failure{errInterrupted, "nothing was half-written; run the command again to finish", exitInterrupted}
-	case errors.Is(err, git.ErrNotFound):
+	case errors.Is(err, gitguard.ErrGitNotFound):
 		return failure{err, "install git (2.31 or newer) and make sure it is on PATH", exitUsage}
-	case errors.Is(err, git.ErrNotRepository):
+	case errors.Is(err, gitguard.ErrNotRepository):
 		return failure{err, "run gitguard inside a git work tree, or pass -C DIR", exitUsage}
-	case errors.Is(err, git.ErrBare):
+	case errors.Is(err, gitguard.ErrBare):
 		return failure{err, "gitguard guards a work tree; run it in a clone or a 'git worktree add' checkout", exitUsage}
-	case errors.Is(err, git.ErrNoWorkTree):
+	case errors.Is(err, gitguard.ErrNoWorkTree):
 		return failure{err, "run gitguard from the work tree, not from inside .git", exitUsage}
-	case errors.Is(err, workspace.ErrDaemonRunning):
+	case errors.Is(err, gitguard.ErrDaemonRunning):
 		return failure{err, "see it with 'gitguard watch status'; stop it with 'gitguard watch stop'", exitUsage}
 	case errors.As(err, &unmerged):
 		return failure{err, "snapshots of a repository with unresolved conflicts are not supported; resolve them (git status) or abort the merge, then run again", exitUsage}
-	case errors.Is(err, gitrefs.ErrBadRunID):
+	case errors.Is(err, gitguard.ErrBadRunID):
 		return failure{err, "run ids are letters, digits, '.', '_' and '-'", exitUsage}
-	case errors.Is(err, patchstore.ErrUnknownRun):
+	case errors.Is(err, gitguard.ErrUnknownRun):
 		return failure{err, "list runs with 'gitguard runs'", exitUsage}
 	case errors.Is(err, gitguard.ErrNoRun):
 		return failure{err, "start one with 'gitguard start', or pass --run ID (see 'gitguard runs')", exitUsage}
@@ -83,7 +79,7 @@ func classify(err error) failure {
 		return failure{err, "list checkpoints with 'gitguard log'", exitUsage}
 	case errors.Is(err, gitguard.ErrAmbiguous):
 		return failure{err, "qualify it with the run, or use the commit id from 'gitguard log'", exitUsage}
-	case errors.Is(err, workspace.ErrBadGlob):
+	case errors.Is(err, gitguard.ErrBadGlob):
 		return failure{err, "globs use doublestar syntax, e.g. 'src/**/*.go'", exitUsage}
 	// A refused fetch wraps ErrCorrupt: its own hint first.
 	case errors.As(err, &refused):
@@ -91,15 +87,15 @@ func classify(err error) failure {
 	// Before ErrBadPath: an unsafe path read from a checkpoint is an
 	// integrity failure (exit 3), not bad input on the command line.
 	// A missing object that a record names is an integrity failure too.
-	case errors.Is(err, patchstore.ErrCorrupt), errors.Is(err, workspace.ErrIndexFormat), errors.Is(err, odb.ErrMissing):
+	case errors.Is(err, record.ErrCorrupt), errors.Is(err, gitguard.ErrIndexFormat), errors.Is(err, gitguard.ErrMissingObject):
 		return failure{err, "the recorded data failed validation and was not used; run 'git fsck' and, if it came from a remote, do not trust it", exitIntegrity}
-	case errors.Is(err, patchstore.ErrBadPath):
+	case errors.Is(err, record.ErrBadPath):
 		return failure{err, "paths are relative to the top of the work tree and stay inside it", exitUsage}
-	case errors.Is(err, patchstore.ErrUnknownCall):
+	case errors.Is(err, gitguard.ErrUnknownCall):
 		return failure{err, "list the run's calls with 'gitguard ledger'", exitUsage}
 	case errors.Is(err, gitguard.ErrCallState):
 		return failure{err, "see the call's state with 'gitguard ledger'", exitUsage}
-	case errors.Is(err, gitguard.ErrOutsideWorkTree), errors.Is(err, workspace.ErrSymlinkParent):
+	case errors.Is(err, gitguard.ErrOutsideWorkTree), errors.Is(err, gitguard.ErrSymlinkParent):
 		return failure{err, "gitguard records and writes only paths inside the work tree, never through a symlinked folder", exitUsage}
 	case errors.Is(err, gitguard.ErrNothingToUndo):
 		return failure{err, "see what the agent changed with 'gitguard status' and the calls with 'gitguard ledger'", exitUsage}
@@ -112,9 +108,9 @@ func classify(err error) failure {
 		return failure{err, "gitguard only replaces or removes its own hook; look at the files named above (install --force chains to the current hook and keeps the saved one as a numbered backup)", exitUsage}
 	case errors.Is(err, hooks.ErrNotHookFile):
 		return failure{err, "move it out of the way, then run the command again", exitUsage}
-	case errors.Is(err, gitrefs.ErrBadRemote):
+	case errors.Is(err, gitguard.ErrBadRemote):
 		return failure{err, "give a remote name (see 'git remote -v') or a URL", exitUsage}
-	case errors.Is(err, gitrefs.ErrRemote):
+	case errors.Is(err, gitguard.ErrRemote):
 		return failure{err, "check the remote with 'git remote -v' and that 'git ls-remote REMOTE' works; nothing was changed", exitUsage}
 	case errors.Is(err, gitguard.ErrDiverged):
 		return failure{err, "your local run was kept; 'gitguard fetch --force' replaces it with the remote's (prune or push yours first to keep it)", exitFound}
@@ -124,9 +120,9 @@ func classify(err error) failure {
 		return failure{err, "give --keep N, --older-than DURATION or --run ID, or set [retention] in .gitguard.toml", exitUsage}
 	case errors.Is(err, gitguard.ErrPruneActive):
 		return failure{err, "list runs with 'gitguard runs'", exitUsage}
-	case errors.Is(err, odb.ErrChanged):
+	case errors.Is(err, gitguard.ErrFileChanged):
 		return failure{err, "a file kept changing while gitguard read it (another program is writing it); run the command again", exitBusy}
-	case errors.Is(err, patchstore.ErrBusy), errors.Is(err, gitrefs.ErrRefChanged):
+	case errors.Is(err, gitguard.ErrBusy), errors.Is(err, gitguard.ErrRefChanged):
 		return failure{err, "another gitguard process is updating this run; run the command again", exitBusy}
 	}
 	return failure{err, "this looks like a bug in gitguard; run again with GITGUARD_DEBUG=1 and report the output", exitInternal}

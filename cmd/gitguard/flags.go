@@ -4,7 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func runFlag(usage string) *cli.StringFlag {
@@ -30,7 +30,7 @@ func checkpointOptions(c *cli.Context) gitguard.CheckpointOptions {
 		StepID: c.String("step"), Label: c.String("label"),
 		MessagesRef: c.String("messages-ref"), ApprovalsRef: c.String("approvals-ref"), TraceRef: c.String("trace-ref"),
 	}
-	var b patchstore.Budget
+	var b record.Budget
 	if c.IsSet("budget-tokens") {
 		v := c.Int64("budget-tokens")
 		b.Tokens = &v
@@ -63,4 +63,14 @@ func noArgs(c *cli.Context) error {
 		return usagef("%s takes no arguments (got %q)", c.Command.Name, c.Args().First())
 	}
 	return nil
+}
+
+// runIDs types the values of a repeated --run flag; they are validated
+// where they are used.
+func runIDs(ss []string) []record.RunID {
+	ids := make([]record.RunID, len(ss))
+	for i, s := range ss {
+		ids[i] = record.RunID(s)
+	}
+	return ids
 }

@@ -13,9 +13,8 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/gittest"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // gitStdin runs git in dir with stdin and returns its trimmed stdout.
@@ -113,7 +112,7 @@ func hostileCases(outside string) []hostileCase {
 		// One entry whose path is padded to pass the record size limit.
 		var b bytes.Buffer
 		b.WriteString(`[{"path":"a.txt","toolCallId":"c1","pad":"`)
-		b.Write(bytes.Repeat([]byte("x"), patchstore.MaxRecordSize+1))
+		b.Write(bytes.Repeat([]byte("x"), record.MaxRecordSize+1))
 		b.WriteString(`"}]`)
 		return b.Bytes()
 	}
@@ -209,8 +208,7 @@ func TestHostileCheckpoints(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				tip, _ := g.Store.Refs.Read(ctx, gitrefs.RunRef(id))
-				if err := g.Store.VerifyRun(ctx, id, tip); !errors.Is(err, patchstore.ErrCorrupt) {
+				if err := g.VerifyRun(ctx, record.RunID(id)); !errors.Is(err, record.ErrCorrupt) {
 					t.Errorf("VerifyRun (as fetch runs it) accepted the forged run: %v", err)
 				}
 				g.Close()

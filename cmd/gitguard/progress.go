@@ -6,9 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/gitguard/gitguard"
 	"golang.org/x/term"
-
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // progressDelay is how long a walk runs before a progress line appears:
@@ -18,7 +17,7 @@ const progressDelay = 2 * time.Second
 // progress returns the workspace progress callback: a line on stderr,
 // rewritten in place, for walks longer than progressDelay, only when
 // stderr is a terminal and --quiet is off; nil otherwise.
-func (e *env) progress() func(workspace.Progress) {
+func (e *env) progress() func(gitguard.Progress) {
 	if e.quiet {
 		return nil
 	}
@@ -30,9 +29,9 @@ func (e *env) progress() func(workspace.Progress) {
 }
 
 // progressPrinter draws workspace progress reports on w (a terminal).
-func progressPrinter(w io.Writer) func(workspace.Progress) {
+func progressPrinter(w io.Writer) func(gitguard.Progress) {
 	shown := false
-	return func(p workspace.Progress) {
+	return func(p gitguard.Progress) {
 		if p.Done {
 			if shown {
 				fmt.Fprint(w, "\r\x1b[K")

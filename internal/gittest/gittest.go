@@ -10,12 +10,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Env returns the sealed environment for a test whose home is home.
@@ -86,6 +89,28 @@ func New(t testing.TB) *Repo {
 		}
 	})
 	return r
+}
+
+// Fixture builds the repository that testdata/repos/NAME.sh at the top of
+// the module describes, in a fresh repository (see New and Apply).
+func Fixture(t testing.TB, name string) *Repo {
+	t.Helper()
+	r := New(t)
+	r.Apply(name)
+	return r
+}
+
+// Apply runs the fixture script testdata/repos/NAME.sh with sh in the work
+// tree, in the same sealed environment; failure is fatal.
+func (r *Repo) Apply(name string) {
+	r.t.Helper()
+	_, here, _, _ := runtime.Caller(0)
+	script := filepath.Join(filepath.Dir(here), "..", "..", "testdata", "repos", name+".sh")
+	cmd := exec.Command("sh", script)
+	cmd.Dir = r.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.t.Fatalf("fixture %s: %v\n%s", name, err, out)
+	}
 }
 
 // Git runs git in the repository and returns its trimmed stdout; failure is fatal.
@@ -304,4 +329,41 @@ func (r *Repo) Chmod(path string, mode os.FileMode) {
 	if err := os.Chmod(filepath.Join(r.Dir, path), mode); err != nil {
 		r.t.Fatal(err)
 	}
+}
+
+// CheckComplete fails unless every tree and blob reachable from tree is in
+// the object database (gitlinks name commits of other repositories).
+func CheckComplete(t testing.TB, dir string, tree record.Hash) {
+	t.Helper()
+	out, err := git.Run(context.Background(), dir, "ls-tree", "-r", "-t", "-z", tree.String())
+	if err != nil {
+		t.Fatalf("tree %s is incomplete: %v", tree, err)
+	}
+	var ids []string
+	for _, rec := range strings.Split(string(out), "\x00") {
+		meta, _, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] == "commit" {
+			continue
+		}
+		ids = append(ids, f[2])
+	}
+	if len(ids) == 0 {
+		return
+	}
+	res, err := git.Cmd{Dir: dir, Args: []string{"cat-file", "--batch-check"},
+		Stdin: strings.NewReader(strings.Join(ids, "\n") + "\n")}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(res), "missing") {
+		t.Errorf("objects of tree %s missing from the database:\n%s", tree, res)
+	}
+}
+
+// HasObject reports whether `git cat-file -e` finds object h in the
+// repository at dir.
+func HasObject(dir string, h record.Hash) bool {
+	_, err := git.Run(context.Background(), dir, "cat-file", "-e", h.String())
+	return err == nil
 }

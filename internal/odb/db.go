@@ -130,6 +130,14 @@ func (db *DB) HasForWrite(h git.Hash) bool {
 	return db.st.HasEncodedObject(plumbing.Hash(h)) == nil
 }
 
+// Rescan forgets the cached pack list and open packs, so that objects a
+// git fetch just stored in a new pack are seen at once.
+func (db *DB) Rescan() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.rescanLocked()
+}
+
 // rescanLocked drops the cached pack list and open packs so that the next
 // lookup sees packs that a concurrent git gc or repack wrote (and forgets
 // the ones it deleted). db.mu must be held.

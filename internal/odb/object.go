@@ -2,11 +2,11 @@ package odb
 
 import (
 	"crypto/sha1"
-	"fmt"
 	"hash"
 	"strconv"
 
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Type is a git object type.
@@ -19,50 +19,22 @@ const (
 	TypeCommit Type = "commit"
 )
 
-// Mode is a git tree entry mode.
-type Mode uint32
+// Mode is a git tree entry mode: the record package's type, named here
+// for the plumbing that reads and writes trees.
+type Mode = record.Mode
 
 // The modes git stores in trees.
 const (
-	ModeNone    Mode = 0 // absent: no file at the path
-	ModeFile    Mode = 0o100644
-	ModeExec    Mode = 0o100755
-	ModeSymlink Mode = 0o120000
-	ModeGitlink Mode = 0o160000
-	ModeTree    Mode = 0o040000
+	ModeNone    = record.ModeNone
+	ModeFile    = record.ModeFile
+	ModeExec    = record.ModeExec
+	ModeSymlink = record.ModeSymlink
+	ModeGitlink = record.ModeGitlink
+	ModeTree    = record.ModeTree
 )
 
-// String returns the mode as git prints it (six octal digits, 000000 when absent).
-func (m Mode) String() string { return fmt.Sprintf("%06o", uint32(m)) }
-
-// IsFile reports whether m is a regular or executable file.
-func (m Mode) IsFile() bool { return m == ModeFile || m == ModeExec }
-
 // ParseMode parses an octal mode as found in trees and records.
-func ParseMode(s string) (Mode, error) {
-	v, err := strconv.ParseUint(s, 8, 32)
-	if err != nil {
-		return 0, fmt.Errorf("bad mode %q", s)
-	}
-	switch m := Mode(v); m {
-	case ModeNone, ModeFile, ModeExec, ModeSymlink, ModeGitlink, ModeTree:
-		return m, nil
-	}
-	return 0, fmt.Errorf("bad mode %q", s)
-}
-
-// MarshalText encodes the mode as six octal digits.
-func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
-
-// UnmarshalText parses six octal digits.
-func (m *Mode) UnmarshalText(b []byte) error {
-	v, err := ParseMode(string(b))
-	if err != nil {
-		return err
-	}
-	*m = v
-	return nil
-}
+func ParseMode(s string) (Mode, error) { return record.ParseMode(s) }
 
 // Hasher computes an object id incrementally; Write the content after NewHasher.
 type Hasher struct{ hash.Hash }

@@ -1,4 +1,4 @@
-package patchstore
+package record
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add([]byte("\x00\xff{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		check := func(name string, v, again any) {
-			err := decodeRecord(data, v, name)
+			err := Decode(data, v, name)
 			if err != nil {
 				if !errors.Is(err, ErrCorrupt) {
 					t.Fatalf("%s: error does not wrap ErrCorrupt: %v", name, err)
@@ -33,7 +33,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%s: accepted but cannot encode: %v", name, err)
 			}
-			if err := decodeRecord(b1, again, name); err != nil {
+			if err := Decode(b1, again, name); err != nil {
 				t.Fatalf("%s: own encoding refused: %v\n%s", name, err, b1)
 			}
 			b2, _ := json.Marshal(again)
@@ -47,16 +47,16 @@ func FuzzDecodeRecord(f *testing.F) {
 		check("before.json", &[]PathState{}, &[]PathState{})
 		// The validators run on whatever decoded, without panicking.
 		var cp Checkpoint
-		if decodeRecord(data, &cp, "checkpoint.json") == nil {
-			_ = cp.validate()
+		if Decode(data, &cp, "checkpoint.json") == nil {
+			_ = cp.Validate()
 		}
 		var le LedgerEntry
-		if decodeRecord(data, &le, "ledger.json") == nil {
-			_ = le.validate("c1")
+		if Decode(data, &le, "ledger.json") == nil {
+			_ = le.Validate("c1")
 		}
 		var ps []FilePatch
-		if decodeRecord(data, &ps, "patches.json") == nil {
-			_ = validatePatches("c1", ps)
+		if Decode(data, &ps, "patches.json") == nil {
+			_ = ValidatePatches("c1", ps)
 		}
 	})
 }

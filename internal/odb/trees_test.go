@@ -1,47 +1,32 @@
-package workspace
+package odb_test
 
 import (
 	"errors"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // treeRepo commits two states and returns their trees: a base and a second
 // state with every kind of change.
-func treeRepo(t *testing.T) (*gittest.Repo, git.Hash, git.Hash) {
+func treeRepo(t *testing.T) (*gittest.Repo, record.Hash, record.Hash) {
 	t.Helper()
-	r := gittest.New(t)
-	base(t, r)
-	r.Write("x-y", "sorts before x/ \n")
-	r.Write("x", "file that becomes a folder\n")
-	r.Write("gone/deep/f", "deleted folder\n")
-	r.Commit("one")
-	a := mustHash(t, r.Git("rev-parse", "HEAD^{tree}"))
-	r.Write("a.txt", "modified\n")
-	r.Chmod("exec.sh", 0o644)
-	r.Symlink("dir", "link")
-	r.Remove("x")
-	r.Write("x/inside", "now a folder\n")
-	r.Remove("dir/sub")
-	r.Write("dir/sub", "folder became a file\n")
-	r.Remove("gone")
-	r.Write("new/deeper/n.txt", "added\n")
-	r.Write("é name", "added\n")
-	r.Commit("two")
+	r := gittest.Fixture(t, "treediff")
+	a := mustHash(t, r.Git("rev-parse", "HEAD~1^{tree}"))
 	b := mustHash(t, r.Git("rev-parse", "HEAD^{tree}"))
 	return r, a, b
 }
 
-func mustHash(t *testing.T, s string) git.Hash {
+func mustHash(t *testing.T, s string) record.Hash {
 	t.Helper()
-	h, err := git.ParseHash(strings.TrimSpace(s))
+	h, err := record.ParseHash(strings.TrimSpace(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,20 +34,20 @@ func mustHash(t *testing.T, s string) git.Hash {
 }
 
 // gitDiff is `git diff-tree -r` of two trees as Changes, sorted by path.
-func gitDiff(t *testing.T, r *gittest.Repo, a, b git.Hash) []Change {
+func gitDiff(t *testing.T, r *gittest.Repo, a, b record.Hash) []record.Change {
 	t.Helper()
 	out := r.Git("diff-tree", "-r", "-z", "--no-renames", a.String(), b.String())
-	var changes []Change
+	var changes []record.Change
 	f := strings.Split(out, "\x00")
 	for i := 0; i+1 < len(f); i += 2 {
 		meta := strings.Fields(strings.TrimPrefix(f[i], ":"))
 		p := f[i+1]
-		c := Change{Path: p}
+		c := record.Change{Path: p}
 		if meta[4] != "A" {
-			c.Before = FileState{Path: p, Mode: mustMode(t, meta[0]), Hash: mustHash(t, meta[2])}
+			c.Before = record.FileState{Path: p, Mode: mustMode(t, meta[0]), Hash: mustHash(t, meta[2])}
 		}
 		if meta[4] != "D" {
-			c.After = FileState{Path: p, Mode: mustMode(t, meta[1]), Hash: mustHash(t, meta[3])}
+			c.After = record.FileState{Path: p, Mode: mustMode(t, meta[1]), Hash: mustHash(t, meta[3])}
 		}
 		changes = append(changes, c)
 	}
@@ -70,9 +55,9 @@ func gitDiff(t *testing.T, r *gittest.Repo, a, b git.Hash) []Change {
 	return changes
 }
 
-func mustMode(t *testing.T, s string) odb.Mode {
+func mustMode(t *testing.T, s string) record.Mode {
 	t.Helper()
-	m, err := odb.ParseMode(s)
+	m, err := record.ParseMode(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,23 +66,23 @@ func mustMode(t *testing.T, s string) odb.Mode {
 
 func TestDiffTreesMatchesGit(t *testing.T) {
 	r, a, b := treeRepo(t)
-	db := openWS(t, r.Dir).DB
+	db := openDB(t, r.Dir)
 	empty := mustHash(t, r.Git("hash-object", "-t", "tree", "-w", "/dev/null"))
 	tests := []struct {
 		name       string
-		a, b       git.Hash
-		gitA, gitB git.Hash // what git diffs; zero trees mean the empty tree
+		a, b       record.Hash
+		gitA, gitB record.Hash // what git diffs; zero trees mean the empty tree
 	}{
 		{"changes", a, b, a, b},
 		{"reverse", b, a, b, a},
 		{"same", a, a, a, a},
-		{"from nothing", git.ZeroHash, b, empty, b},
-		{"to nothing", a, git.ZeroHash, a, empty},
+		{"from nothing", record.ZeroHash, b, empty, b},
+		{"to nothing", a, record.ZeroHash, a, empty},
 		{"from the empty tree", odb.EmptyTree, a, empty, a},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := DiffTrees(db, tc.a, tc.b)
+			got, err := db.DiffTrees(tc.a, tc.b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,29 +95,29 @@ func TestDiffTreesMatchesGit(t *testing.T) {
 
 func TestLookupMatchesGit(t *testing.T) {
 	r, _, b := treeRepo(t)
-	db := openWS(t, r.Dir).DB
+	db := openDB(t, r.Dir)
 	var paths []string
-	want := map[string]FileState{}
+	want := map[string]record.FileState{}
 	for _, line := range strings.Split(r.Git("ls-tree", "-r", "-z", b.String()), "\x00") {
 		meta, p, ok := strings.Cut(line, "\t")
 		if !ok {
 			continue
 		}
 		f := strings.Fields(meta)
-		want[p] = FileState{Path: p, Mode: mustMode(t, f[0]), Hash: mustHash(t, f[2])}
+		want[p] = record.FileState{Path: p, Mode: mustMode(t, f[0]), Hash: mustHash(t, f[2])}
 		paths = append(paths, p)
 	}
 	// Absent: missing names, folders, paths through a file or a symlink.
 	paths = append(paths, "nope", "dir", "new/deeper", "a.txt/x", "link/b.txt", "dir/sub/c.txt", "")
 	for _, p := range paths {
 		t.Run(p, func(t *testing.T) {
-			got, err := Lookup(db, b, p)
+			got, err := db.Lookup(b, p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			w, ok := want[p]
 			if !ok {
-				w = FileState{Path: p}
+				w = record.FileState{Path: p}
 			}
 			if diff := cmp.Diff(w, got); diff != "" {
 				t.Errorf("Lookup(%q) (-git ls-tree +got):\n%s", p, diff)
@@ -143,7 +128,7 @@ func TestLookupMatchesGit(t *testing.T) {
 
 // gitOverlay computes with git what Overlay should give: read the base
 // into a scratch index, apply each state, write the tree.
-func gitOverlay(t *testing.T, r *gittest.Repo, base git.Hash, states []FileState) string {
+func gitOverlay(t *testing.T, r *gittest.Repo, base record.Hash, states []record.FileState) string {
 	t.Helper()
 	env := []string{"GIT_INDEX_FILE=" + t.TempDir() + "/index"}
 	r.GitEnv(env, "read-tree", base.String())
@@ -160,74 +145,86 @@ func gitOverlay(t *testing.T, r *gittest.Repo, base git.Hash, states []FileState
 
 func TestOverlayMatchesGit(t *testing.T) {
 	r, a, _ := treeRepo(t)
-	db := openWS(t, r.Dir).DB
-	blob := func(s string) git.Hash {
+	db := openDB(t, r.Dir)
+	blob := func(s string) record.Hash {
 		h, err := db.Write(odb.TypeBlob, []byte(s))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return h
 	}
-	f := func(p, content string) FileState { return FileState{Path: p, Mode: odb.ModeFile, Hash: blob(content)} }
-	gone := func(p string) FileState { return FileState{Path: p} }
+	f := func(p, content string) record.FileState {
+		return record.FileState{Path: p, Mode: record.ModeFile, Hash: blob(content)}
+	}
+	gone := func(p string) record.FileState { return record.FileState{Path: p} }
 	tests := []struct {
 		name   string
-		states []FileState
+		states []record.FileState
 	}{
 		{"nothing", nil},
-		{"modify", []FileState{f("a.txt", "new a\n")}},
-		{"modify deep", []FileState{f("dir/sub/c.txt", "new c\n")}},
-		{"add in new folders", []FileState{f("n1/n2/n3.txt", "n\n")}},
-		{"delete file", []FileState{gone("dir/b.txt")}},
-		{"delete last file of a folder", []FileState{gone("gone/deep/f")}},
-		{"delete whole folder", []FileState{gone("dir")}},
-		{"delete missing", []FileState{gone("nope/nothing")}},
-		{"exec and symlink", []FileState{
-			{Path: "a.txt", Mode: odb.ModeExec, Hash: blob("alpha\n")},
-			{Path: "ln", Mode: odb.ModeSymlink, Hash: blob("a.txt")},
+		{"modify", []record.FileState{f("a.txt", "new a\n")}},
+		{"modify deep", []record.FileState{f("dir/sub/c.txt", "new c\n")}},
+		{"add in new folders", []record.FileState{f("n1/n2/n3.txt", "n\n")}},
+		{"delete file", []record.FileState{gone("dir/b.txt")}},
+		{"delete last file of a folder", []record.FileState{gone("gone/deep/f")}},
+		{"delete whole folder", []record.FileState{gone("dir")}},
+		{"delete missing", []record.FileState{gone("nope/nothing")}},
+		{"exec and symlink", []record.FileState{
+			{Path: "a.txt", Mode: record.ModeExec, Hash: blob("alpha\n")},
+			{Path: "ln", Mode: record.ModeSymlink, Hash: blob("a.txt")},
 		}},
-		{"file replaces folder", []FileState{f("dir", "file now\n")}},
-		{"folder replaces file", []FileState{f("x/inside", "folder now\n")}},
-		{"sort order next to x-y", []FileState{f("x/a", "1"), f("x-z", "2"), f("x.a", "3")}},
-		{"many at once", []FileState{
+		{"file replaces folder", []record.FileState{f("dir", "file now\n")}},
+		{"folder replaces file", []record.FileState{f("x/inside", "folder now\n")}},
+		{"sort order next to x-y", []record.FileState{f("x/a", "1"), f("x-z", "2"), f("x.a", "3")}},
+		{"many at once", []record.FileState{
 			f("a.txt", "1"), gone("dir/sub/d.txt"), f("dir/sub/e.txt", "2"), f("lib/y.go", "3"), gone("z-last"),
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Overlay(db, a, tc.states)
+			got, err := db.Overlay(a, tc.states)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := gitOverlay(t, r, a, tc.states)
 			if got.String() != want {
-				t.Errorf("Overlay = %s, git = %s\n%s", got, want, cmp.Diff(lsTree(t, r.Dir, want), lsTree(t, r.Dir, got.String())))
+				t.Errorf("Overlay = %s, git = %s\n%s", got, want, cmp.Diff(r.Git("ls-tree", "-r", want), r.Git("ls-tree", "-r", got.String())))
 			}
-			checkComplete(t, r.Dir, got)
+			gittest.CheckComplete(t, r.Dir, got)
 		})
 	}
 }
 
 func TestOverlayErrors(t *testing.T) {
 	r, a, _ := treeRepo(t)
-	db := openWS(t, r.Dir).DB
+	db := openDB(t, r.Dir)
 	h, err := db.Write(odb.TypeBlob, []byte("x"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := func(p string) FileState { return FileState{Path: p, Mode: odb.ModeFile, Hash: h} }
+	f := func(p string) record.FileState { return record.FileState{Path: p, Mode: record.ModeFile, Hash: h} }
 	t.Run("file and folder at once", func(t *testing.T) {
-		_, err := Overlay(db, a, []FileState{f("p"), f("p/q")})
-		if !errors.Is(err, ErrPathConflict) {
-			t.Errorf("Overlay(p, p/q) error = %v, want ErrPathConflict", err)
+		_, err := db.Overlay(a, []record.FileState{f("p"), f("p/q")})
+		if !errors.Is(err, odb.ErrPathConflict) {
+			t.Errorf("Overlay(p, p/q) error = %v, want odb.ErrPathConflict", err)
 		}
 	})
 	for _, p := range []string{"", "/abs", "a//b", "trailing/"} {
 		t.Run("bad path "+p, func(t *testing.T) {
-			_, err := Overlay(db, a, []FileState{f(p)})
-			if !errors.Is(err, ErrBadPath) {
-				t.Errorf("Overlay(%q) error = %v, want ErrBadPath", p, err)
+			_, err := db.Overlay(a, []record.FileState{f(p)})
+			if !errors.Is(err, record.ErrBadPath) {
+				t.Errorf("Overlay(%q) error = %v, want record.ErrBadPath", p, err)
 			}
 		})
 	}
+}
+
+func openDB(t *testing.T, dir string) *odb.DB {
+	t.Helper()
+	db, err := odb.Open(filepath.Join(dir, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

@@ -1,0 +1,225 @@
+package conflict
+
+import (
+	"fmt"
+
+	"github.com/gitguard/gitguard/patchstore/record"
+)
+
+// Action is what undo does to one path.
+type Action string
+
+// The actions of an undo plan.
+const (
+	Restore       Action = "restore"       // write the before content and mode
+	Delete        Action = "delete"        // the agent created it
+	Recreate      Action = "recreate"      // the agent deleted it
+	Merge         Action = "merge"         // take the agent's hunks out, keep the user's
+	Conflict      Action = "conflict"      // overlapping edits: left as it is (or markers)
+	Skip          Action = "skip"          // already as before
+	Unrecoverable Action = "unrecoverable" // before content was recorded by hash only
+)
+
+// Current is a path as it is now in the work tree.
+type Current struct {
+	State record.State
+	// IsDir says a folder is there now: no recorded file state equals it.
+	IsDir bool
+	// Content is the current content in the form records use (git's clean
+	// form for converted paths); nil when absent or not a file.
+	Content []byte
+}
+
+// Class classifies a path against one patch. A folder where the patch
+// left a file is someone else's doing, so it is Conflicted.
+func (c Current) Class(before, after record.State) State {
+	if c.IsDir {
+		return Conflicted
+	}
+	return Classify(before, after, c.State)
+}
+
+// MergeFunc is a three-way merge in the manner of git merge-file: it takes
+// current, base and other, and returns the merge and the number of
+// overlapping hunks (written with conflict markers labelled as given).
+type MergeFunc func(current, base, other []byte, labels [3]string) (out []byte, conflicts int, err error)
+
+// Sources are what a plan needs from the object database: a blob's content,
+// and whether a blob is there at all.
+type Sources struct {
+	Load  func(record.Hash) ([]byte, error)
+	Has   func(record.Hash) bool
+	Merge MergeFunc
+}
+
+// Plan is what undoing a path's patches does to it.
+type Plan struct {
+	Path    string
+	State   State           // against the newest patch being undone
+	Action  Action          // what happens to the file
+	Calls   []record.CallID // the patches undone, newest first
+	Current record.State
+	Target  record.State // what undo writes (absent: delete)
+	// Content is what undo writes (nil for Skip, Delete and conflicts left
+	// as they are).
+	Content []byte
+	Reason  string
+}
+
+// Writes reports whether carrying out the plan changes the file: a
+// conflict is written only when it carries conflict markers.
+func (p *Plan) Writes() bool {
+	switch p.Action {
+	case Restore, Delete, Recreate, Merge:
+		return true
+	case Conflict:
+		return p.Content != nil
+	}
+	return false
+}
+
+// version is a path's content during planning.
+type version struct {
+	st      record.State
+	content []byte
+	loaded  bool
+}
+
+func (src Sources) load(v *version) error {
+	if v.loaded || !v.st.Exists() {
+		v.loaded = true
+		return nil
+	}
+	data, err := src.Load(v.st.Hash)
+	if err != nil {
+		return err
+	}
+	v.content, v.loaded = data, true
+	return nil
+}
+
+// PlanPath computes what reverting patches (oldest first, all of one path)
+// does to the path as it is now. Patches are reverted newest first: where
+// the path holds a patch's after state it gets the before state back; where
+// it holds the before state there is nothing to do; anything else is
+// someone else's edit, and a three-way merge (base = the agent's after,
+// ours = current, theirs = the agent's before) takes out the agent's hunks
+// and keeps theirs. Overlapping hunks leave the file as it is, unless
+// markers asks for conflict markers. Nothing is written: the caller does
+// what the plan says.
+func PlanPath(path string, patches []*record.FilePatch, cur Current, markers bool, src Sources) (Plan, error) {
+	if len(patches) == 0 {
+		return Plan{}, fmt.Errorf("plan %s: no patches", path)
+	}
+	newest := patches[len(patches)-1]
+	pl := Plan{Path: path, Current: cur.State}
+	for i := len(patches) - 1; i >= 0; i-- {
+		pl.Calls = append(pl.Calls, patches[i].ToolCallID)
+	}
+	if cur.IsDir {
+		pl.Current = record.State{}
+	}
+	pl.State = cur.Class(newest.Before(), newest.After())
+	if cur.IsDir {
+		pl.Action, pl.Reason = Conflict, "a folder is there now"
+		return pl, nil
+	}
+	now := version{st: pl.Current, content: cur.Content, loaded: cur.Content != nil || !pl.Current.Exists()}
+	merged, markersWritten := false, false
+	for i := len(patches) - 1; i >= 0; i-- {
+		p := patches[i]
+		before := version{st: p.Before()}
+		after := version{st: p.After()}
+		switch now.st {
+		case after.st:
+			if p.Oversize && before.st.Exists() && !src.Has(before.st.Hash) {
+				pl.Action, pl.Target = Unrecoverable, now.st
+				pl.Reason = "its before content was over the size limit and recorded by hash only"
+				return pl, nil
+			}
+			if err := src.load(&before); err != nil {
+				return pl, fmt.Errorf("%w: before content of %s: %w", record.ErrCorrupt, path, err)
+			}
+			now = before
+			continue
+		case before.st:
+			continue
+		}
+		// Someone else changed the file after this patch: merge.
+		why := mergeable(now.st, before.st, after.st, p)
+		if why == "" {
+			if err := src.load(&now); err != nil {
+				return pl, fmt.Errorf("read %s: %w", path, err)
+			}
+			if err := src.load(&before); err != nil {
+				return pl, err
+			}
+			if err := src.load(&after); err != nil {
+				return pl, err
+			}
+			if record.IsBinary(now.content) || record.IsBinary(before.content) || record.IsBinary(after.content) {
+				why = "binary content"
+			}
+		}
+		if why != "" {
+			pl.Action, pl.Reason, pl.Target = Conflict, why+"; left as it is", pl.Current
+			return pl, nil
+		}
+		out, n, err := src.Merge(now.content, after.content, before.content,
+			[3]string{"current", "agent (" + string(p.ToolCallID) + ")", "before " + string(p.ToolCallID)})
+		if err != nil {
+			return pl, err
+		}
+		if n > 0 && !markers {
+			pl.Action, pl.Target = Conflict, pl.Current
+			pl.Reason = fmt.Sprintf("%d overlapping hunk(s) between the agent's edit and later edits; left as it is (--conflict markers writes conflict markers)", n)
+			return pl, nil
+		}
+		markersWritten = markersWritten || n > 0
+		merged = true
+		mode := now.st.Mode
+		if now.st.Mode == after.st.Mode && before.st.Exists() {
+			mode = before.st.Mode
+		}
+		if !before.st.Exists() && len(out) == 0 {
+			now = version{loaded: true}
+		} else {
+			now = version{st: record.State{Mode: mode, Hash: record.BlobHash(out)}, content: out, loaded: true}
+		}
+	}
+	pl.Target = now.st
+	pl.Content = now.content
+	if pl.Content == nil && now.st.Exists() {
+		pl.Content = []byte{}
+	}
+	switch {
+	case markersWritten:
+		pl.Action, pl.Reason = Conflict, "overlapping hunks; conflict markers written"
+	case now.st == pl.Current:
+		pl.Action, pl.Content = Skip, nil
+	case merged:
+		pl.Action = Merge
+	case !now.st.Exists():
+		pl.Action = Delete
+	case !pl.Current.Exists():
+		pl.Action = Recreate
+	default:
+		pl.Action = Restore
+	}
+	return pl, nil
+}
+
+// mergeable says why a three-way merge is impossible ("" when it is not).
+func mergeable(cur, before, after record.State, p *record.FilePatch) string {
+	switch {
+	case p.Oversize:
+		return "over the size limit"
+	case !cur.Exists():
+		return "deleted since the agent's edit"
+	case cur.Mode == record.ModeSymlink || before.Mode == record.ModeSymlink || after.Mode == record.ModeSymlink:
+		return "a symlink"
+	case cur.Mode == record.ModeGitlink || before.Mode == record.ModeGitlink || after.Mode == record.ModeGitlink:
+		return "a submodule"
+	}
+	return ""
+}

@@ -1,0 +1,13 @@
+package gitguard
+
+import (
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore"
+)
+
+// StoreOf and DBOf give the package's external tests the parts a Guard
+// keeps to itself.
+func StoreOf(g *Guard) *patchstore.Store { return g.store }
+
+// DBOf returns the Guard's object database.
+func DBOf(g *Guard) *odb.DB { return g.db }

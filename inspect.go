@@ -1,0 +1,168 @@
+package gitguard
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+// The types the API returns, named here so that a caller needs no other
+// package of gitguard's than this one and the record types.
+type (
+	// Run is the state of a run as of one checkpoint.
+	Run = patchstore.Run
+	// RecordedCall is everything recorded about one tool call.
+	RecordedCall = patchstore.Call
+	// Entry is one checkpoint of a run's history.
+	Entry = patchstore.Entry
+	// RunInfo summarises one run for listings.
+	RunInfo = patchstore.RunInfo
+	// Snapshot is a recorded state of the workspace.
+	Snapshot = workspace.Snapshot
+	// Daemon is a watch daemon serving snapshots of one work tree.
+	Daemon = workspace.Daemon
+	// DaemonStatus is what a watch daemon reports of itself.
+	DaemonStatus = workspace.DaemonStatus
+	// WorkspaceOptions tune snapshots (see Options).
+	WorkspaceOptions = workspace.Options
+	// Progress reports how far a snapshot's walk of the work tree has come.
+	Progress = workspace.Progress
+	// UnmergedError lists the paths an unmerged index holds in conflict.
+	UnmergedError = workspace.UnmergedError
+	// PushOptions tune Push.
+	PushOptions = gitrefs.PushOptions
+	// PushResult is what happened to one run ref in a push.
+	PushResult = gitrefs.PushResult
+)
+
+// PushRejected is the status of a run ref the remote refused.
+const PushRejected = gitrefs.PushRejected
+
+// The errors callers tell apart (the CLI maps them to exit codes), from
+// the packages that return them.
+var (
+	ErrNotRepository     = git.ErrNotRepository
+	ErrBare              = git.ErrBare
+	ErrNoWorkTree        = git.ErrNoWorkTree
+	ErrGitNotFound       = git.ErrNotFound
+	ErrCorrupt           = record.ErrCorrupt
+	ErrBadPath           = record.ErrBadPath
+	ErrBadRunID          = record.ErrBadRunID
+	ErrBadCallID         = record.ErrBadCallID
+	ErrUnknownRun        = patchstore.ErrUnknownRun
+	ErrUnknownCall       = patchstore.ErrUnknownCall
+	ErrUnknownCheckpoint = patchstore.ErrUnknownCheckpoint
+	ErrBusy              = patchstore.ErrBusy
+	ErrRefChanged        = gitrefs.ErrRefChanged
+	ErrRemote            = gitrefs.ErrRemote
+	ErrBadRemote         = gitrefs.ErrBadRemote
+	ErrMissingObject     = odb.ErrMissing
+	ErrFileChanged       = odb.ErrChanged
+	ErrBadGlob           = workspace.ErrBadGlob
+	ErrIndexFormat       = workspace.ErrIndexFormat
+	ErrSymlinkParent     = workspace.ErrSymlinkParent
+	ErrDaemonRunning     = workspace.ErrDaemonRunning
+	ErrNoDaemon          = workspace.ErrNoDaemon
+)
+
+// ListRuns returns every run in the repository, newest activity first.
+func (g *Guard) ListRuns(ctx context.Context) ([]RunInfo, error) { return g.store.ListRuns(ctx) }
+
+// History returns the checkpoints of a run, newest first; at most limit
+// when limit > 0.
+func (g *Guard) History(ctx context.Context, id record.RunID, limit int) ([]Entry, error) {
+	return g.store.History(ctx, id, limit)
+}
+
+// ReadRun reads a run's newest checkpoint with the records of the named
+// calls only, or of every call when none is named.
+func (g *Guard) ReadRun(ctx context.Context, id record.RunID, calls ...record.CallID) (*Run, error) {
+	if len(calls) == 0 {
+		return g.store.ReadRun(ctx, id)
+	}
+	return g.store.ReadRunCalls(ctx, id, calls...)
+}
+
+// CountRunRefs counts the run refs in the repository.
+func (g *Guard) CountRunRefs(ctx context.Context) (int, error) {
+	refs, err := g.refs.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range refs {
+		if _, ok := gitrefs.ParseRunRef(r.Name); ok {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// CheckpointChanges diffs a checkpoint's work tree against the previous
+// checkpoint's, or against HEAD's tree for a run's first checkpoint.
+func (g *Guard) CheckpointChanges(cp *record.Checkpoint) ([]record.Change, error) {
+	var prev record.Hash
+	if !cp.Prev.IsZero() {
+		p, err := g.store.ReadRecord(cp.Prev)
+		if err != nil {
+			return nil, err
+		}
+		prev = p.WorktreeTree
+	} else if !cp.Head.Commit.IsZero() {
+		c, err := g.db.ReadCommit(cp.Head.Commit)
+		if err != nil {
+			return nil, err
+		}
+		prev = c.Tree
+	}
+	return g.db.DiffTrees(prev, cp.WorktreeTree)
+}
+
+// NewDaemon makes a watch daemon for the work tree and routes this Guard's
+// snapshots through it. reopen, if set, opens the Guard again with the
+// configuration as it is then (see workspace.Workspace.NewDaemon).
+func (g *Guard) NewDaemon(reopen func() (*Guard, error)) *Daemon {
+	var again func() (*workspace.Workspace, error)
+	if reopen != nil {
+		again = func() (*workspace.Workspace, error) {
+			g2, err := reopen()
+			if err != nil {
+				return nil, err
+			}
+			return g2.ws, nil
+		}
+	}
+	return g.ws.NewDaemon(again)
+}
+
+// WatchStatus asks the work tree's watch daemon for its status, and to
+// stop when stop is set. It returns ErrNoDaemon when none serves it.
+func (g *Guard) WatchStatus(ctx context.Context, stop bool) (DaemonStatus, error) {
+	return g.ws.DaemonStatus(ctx, stop)
+}
+
+// WatchSocket is the file name of the work tree's daemon socket.
+func (g *Guard) WatchSocket() string { return g.ws.DaemonSocket() }
+
+// RunOfRef returns the run a ref names (refs/agent-checkpoints/runs/ID), or
+// false when it names none.
+func RunOfRef(ref string) (record.RunID, bool) { return gitrefs.ParseRunRef(ref) }
+
+// VerifyRun checks a run from its tip back to its first checkpoint as
+// records fetched from elsewhere are checked (see patchstore.Store.VerifyRun).
+func (g *Guard) VerifyRun(ctx context.Context, id record.RunID) error {
+	tip, err := g.refs.Read(ctx, gitrefs.RunRef(id))
+	if err != nil {
+		return err
+	}
+	if tip.IsZero() {
+		return fmt.Errorf("run %q: %w", id, ErrUnknownRun)
+	}
+	return g.store.VerifyRun(ctx, id, tip)
+}

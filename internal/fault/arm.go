@@ -1,0 +1,67 @@
+package fault
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Arm sets Hook from a spec, a comma-separated list of POINT:N: the process
+// kills itself (SIGKILL where there are signals) the N-th time POINT is
+// reached. With logPath set, every point reached is also appended to that
+// file, one name a line, so that a test can first count the points an
+// uninterrupted command passes and then kill it at each of them. Tests use
+// it to prove crash consistency; it is not meant for users.
+func Arm(spec, logPath string) {
+	armLog(logPath)
+	if spec == "" {
+		return
+	}
+	want := map[string]int{}
+	for _, item := range strings.Split(spec, ",") {
+		name, n, _ := strings.Cut(item, ":")
+		count, err := strconv.Atoi(n)
+		if err != nil || count < 1 {
+			count = 1
+		}
+		want[name] = count
+	}
+	var mu sync.Mutex
+	seen := map[string]int{}
+	prev := Hook
+	Hook = func(point string) {
+		if prev != nil {
+			prev(point)
+		}
+		mu.Lock()
+		seen[point]++
+		hit := want[point] != 0 && seen[point] == want[point]
+		mu.Unlock()
+		if hit {
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = p.Kill()
+			}
+			select {} // never returns: the kill is on its way
+		}
+	}
+}
+
+// armLog makes every fault point append its name to the file at path
+// (nothing when path is empty). The file is opened for appending, so a kill
+// loses nothing written before it.
+func armLog(path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return // a test helper only: the count will be missing and the test says so
+	}
+	var mu sync.Mutex
+	Hook = func(point string) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = f.WriteString(point + "\n")
+	}
+}

@@ -1,0 +1,218 @@
+package odb
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gitguard/gitguard/patchstore/record"
+)
+
+// DiffTrees lists the leaf paths that differ between trees a and b (either
+// may be zero, meaning empty), sorted by path. Identical subtrees are
+// skipped by id, so the cost is proportional to what changed.
+func (db *DB) DiffTrees(a, b record.Hash) ([]record.Change, error) {
+	var out []record.Change
+	err := diffTrees(db, a, b, "", &out)
+	return out, err
+}
+
+// ReadTreeOrEmpty reads a tree; the zero id reads as the empty tree.
+func (db *DB) ReadTreeOrEmpty(h record.Hash) ([]TreeEntry, error) {
+	if h.IsZero() || h == EmptyTree {
+		return nil, nil
+	}
+	return db.ReadTree(h)
+}
+
+func diffTrees(db *DB, a, b record.Hash, prefix string, out *[]record.Change) error {
+	if a == b {
+		return nil
+	}
+	ea, err := db.ReadTreeOrEmpty(a)
+	if err != nil {
+		return err
+	}
+	eb, err := db.ReadTreeOrEmpty(b)
+	if err != nil {
+		return err
+	}
+	ma := make(map[string]TreeEntry, len(ea))
+	for _, e := range ea {
+		ma[e.Name] = e
+	}
+	mb := make(map[string]TreeEntry, len(eb))
+	for _, e := range eb {
+		mb[e.Name] = e
+	}
+	names := make([]string, 0, len(ea)+len(eb))
+	for _, e := range ea {
+		names = append(names, e.Name)
+	}
+	for _, e := range eb {
+		if _, ok := ma[e.Name]; !ok {
+			names = append(names, e.Name)
+		}
+	}
+	sort.Strings(names)
+	var changes []record.Change
+	for _, name := range names {
+		x, inA := ma[name]
+		y, inB := mb[name]
+		if inA && inB && x.Mode == y.Mode && x.Hash == y.Hash {
+			continue
+		}
+		p := prefix + name
+		var ta, tb record.Hash
+		if inA && x.Mode == record.ModeTree {
+			ta = x.Hash
+		}
+		if inB && y.Mode == record.ModeTree {
+			tb = y.Hash
+		}
+		if !ta.IsZero() || !tb.IsZero() {
+			if err := diffTrees(db, ta, tb, p+"/", &changes); err != nil {
+				return err
+			}
+		}
+		c := record.Change{Path: p}
+		if inA && x.Mode != record.ModeTree {
+			c.Before = record.FileState{Path: p, Mode: x.Mode, Hash: x.Hash}
+		}
+		if inB && y.Mode != record.ModeTree {
+			c.After = record.FileState{Path: p, Mode: y.Mode, Hash: y.Hash}
+		}
+		if c.Before.Exists() || c.After.Exists() {
+			changes = append(changes, c)
+		}
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	*out = append(*out, changes...)
+	return nil
+}
+
+// Lookup returns the state of path in tree (absent when not there).
+func (db *DB) Lookup(tree record.Hash, path string) (record.FileState, error) {
+	cur := tree
+	parts := strings.Split(path, "/")
+	for i, name := range parts {
+		entries, err := db.ReadTreeOrEmpty(cur)
+		if err != nil {
+			return record.FileState{}, err
+		}
+		var found *TreeEntry
+		for j := range entries {
+			if entries[j].Name == name {
+				found = &entries[j]
+				break
+			}
+		}
+		if found == nil {
+			return record.FileState{Path: path}, nil
+		}
+		if i == len(parts)-1 {
+			if found.Mode == record.ModeTree {
+				return record.FileState{Path: path}, nil
+			}
+			return record.FileState{Path: path, Mode: found.Mode, Hash: found.Hash}, nil
+		}
+		if found.Mode != record.ModeTree {
+			return record.FileState{Path: path}, nil
+		}
+		cur = found.Hash
+	}
+	return record.FileState{Path: path}, nil
+}
+
+// ErrPathConflict is returned by Overlay when a path would need to be both
+// a file and a folder.
+var ErrPathConflict = errors.New("path is both a file and a folder")
+
+// Overlay returns base with each of states written over it (absent states
+// delete the path), rewriting only the trees along those paths. A file put
+// where a folder was replaces the folder, and the reverse. It returns
+// ErrPathConflict when states put a file at p and something under p/, and
+// record.record.ErrBadPath for malformed paths.
+func (db *DB) Overlay(base record.Hash, states []record.FileState) (record.Hash, error) {
+	for _, s := range states {
+		for _, c := range strings.Split(s.Path, "/") {
+			if c == "" {
+				return record.ZeroHash, fmt.Errorf("overlay %q: %w", s.Path, record.ErrBadPath)
+			}
+		}
+	}
+	return overlay(db, base, "", states)
+}
+
+func overlay(db *DB, tree record.Hash, prefix string, states []record.FileState) (record.Hash, error) {
+	entries, err := db.ReadTreeOrEmpty(tree)
+	if err != nil {
+		return record.ZeroHash, err
+	}
+	idx := make(map[string]int, len(entries))
+	for i, e := range entries {
+		idx[e.Name] = i
+	}
+	sub := map[string][]record.FileState{}
+	file := map[string]bool{} // names a state puts a file at
+	var order []string
+	for _, s := range states {
+		rest := s.Path[len(prefix):]
+		name, _, nested := strings.Cut(rest, "/")
+		if nested {
+			if _, seen := sub[name]; !seen {
+				order = append(order, name)
+			}
+			sub[name] = append(sub[name], s)
+			continue
+		}
+		file[name] = s.Exists()
+		i, ok := idx[name]
+		switch {
+		case s.Exists() && ok:
+			entries[i] = TreeEntry{Name: name, Mode: s.Mode, Hash: s.Hash}
+		case s.Exists():
+			idx[name] = len(entries)
+			entries = append(entries, TreeEntry{Name: name, Mode: s.Mode, Hash: s.Hash})
+		case ok:
+			entries[i].Mode = record.ModeNone
+		}
+	}
+	for _, name := range order {
+		if file[name] {
+			for _, s := range sub[name] {
+				if s.Exists() {
+					return record.ZeroHash, fmt.Errorf("overlay %s%s and %s: %w", prefix, name, s.Path, ErrPathConflict)
+				}
+			}
+		}
+		var child record.Hash
+		i, ok := idx[name]
+		if ok && entries[i].Mode == record.ModeTree {
+			child = entries[i].Hash
+		}
+		h, err := overlay(db, child, prefix+name+"/", sub[name])
+		if err != nil {
+			return record.ZeroHash, fmt.Errorf("overlay %s%s: %w", prefix, name, err)
+		}
+		empty := h == EmptyTree
+		switch {
+		case ok && empty && entries[i].Mode == record.ModeTree:
+			entries[i].Mode = record.ModeNone
+		case ok && !empty:
+			entries[i] = TreeEntry{Name: name, Mode: record.ModeTree, Hash: h}
+		case !ok && !empty:
+			idx[name] = len(entries)
+			entries = append(entries, TreeEntry{Name: name, Mode: record.ModeTree, Hash: h})
+		}
+	}
+	kept := entries[:0]
+	for _, e := range entries {
+		if e.Mode != record.ModeNone {
+			kept = append(kept, e)
+		}
+	}
+	SortTree(kept)
+	return db.WriteTree(kept)
+}

@@ -1,0 +1,118 @@
+package patchstore
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/patchstore/record"
+)
+
+// RunInfo summarises one run for listings.
+type RunInfo struct {
+	ID          record.RunID
+	Tip         record.Hash
+	Checkpoints int
+	Last        *record.Checkpoint
+	Finished    bool
+}
+
+// ListRuns returns every run in the repository, newest activity first.
+func (s *Store) ListRuns(ctx context.Context) ([]RunInfo, error) {
+	refs, err := s.refs.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []RunInfo
+	for _, ref := range refs {
+		id, ok := gitrefs.ParseRunRef(ref.Name)
+		if !ok {
+			continue
+		}
+		cp, err := s.ReadRecord(ref.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", id, err)
+		}
+		out = append(out, RunInfo{ID: id, Tip: ref.Hash, Checkpoints: cp.Seq, Last: cp, Finished: cp.RunFinished})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Last.CreatedAt.After(out[j].Last.CreatedAt) })
+	return out, nil
+}
+
+// ReadRecord reads only the Checkpoint record of a checkpoint commit.
+func (s *Store) ReadRecord(commit record.Hash) (*record.Checkpoint, error) {
+	_, root, err := s.rootTree(commit)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range root {
+		if e.Name == "checkpoint.json" {
+			var cp record.Checkpoint
+			if err := s.readJSON(e.Hash, &cp, "checkpoint.json"); err != nil {
+				return nil, err
+			}
+			return &cp, cp.Validate()
+		}
+	}
+	return nil, fmt.Errorf("%w: commit %s is not a gitguard checkpoint (no checkpoint.json)", record.ErrCorrupt, commit.Short())
+}
+
+// Entry is one checkpoint of a run's history.
+type Entry struct {
+	Commit     record.Hash
+	Checkpoint *record.Checkpoint
+}
+
+// History returns the checkpoints of run id, newest first, following each
+// record's Prev link. It stops after limit entries when limit > 0.
+func (s *Store) History(ctx context.Context, id record.RunID, limit int) ([]Entry, error) {
+	return s.history(ctx, id, limit, nil)
+}
+
+// CheckpointAt returns the checkpoint of run id with sequence number seq,
+// reading the chain back from the tip only as far as it (sequence numbers
+// fall along the chain). It returns ErrUnknownCheckpoint when there is none.
+func (s *Store) CheckpointAt(ctx context.Context, id record.RunID, seq int) (Entry, error) {
+	hist, err := s.history(ctx, id, 0, func(cp *record.Checkpoint) bool { return cp.Seq <= seq })
+	if err != nil {
+		return Entry{}, err
+	}
+	if n := len(hist); n > 0 && hist[n-1].Checkpoint.Seq == seq {
+		return hist[n-1], nil
+	}
+	return Entry{}, fmt.Errorf("checkpoint %d of run %s: %w", seq, id, ErrUnknownCheckpoint)
+}
+
+// history reads the chain from the tip, newest first, until limit entries
+// or the first checkpoint for which stop is true (included).
+func (s *Store) history(ctx context.Context, id record.RunID, limit int, stop func(*record.Checkpoint) bool) ([]Entry, error) {
+	tip, err := s.refs.Read(ctx, gitrefs.RunRef(id))
+	if err != nil {
+		return nil, err
+	}
+	if tip.IsZero() {
+		return nil, fmt.Errorf("run %q: %w", id, ErrUnknownRun)
+	}
+	var out []Entry
+	seen := map[record.Hash]bool{}
+	for h := tip; !h.IsZero(); {
+		if seen[h] {
+			return nil, fmt.Errorf("%w: checkpoint chain of run %s loops at %s", record.ErrCorrupt, id, h.Short())
+		}
+		seen[h] = true
+		cp, err := s.ReadRecord(h)
+		if err != nil {
+			return nil, err
+		}
+		if cp.RunID != id {
+			return nil, fmt.Errorf("%w: checkpoint %s of run %s claims run %s", record.ErrCorrupt, h.Short(), id, cp.RunID)
+		}
+		out = append(out, Entry{Commit: h, Checkpoint: cp})
+		if (limit > 0 && len(out) >= limit) || (stop != nil && stop(cp)) {
+			break
+		}
+		h = cp.Prev
+	}
+	return out, nil
+}

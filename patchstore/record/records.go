@@ -1,0 +1,195 @@
+package record
+
+import (
+	"fmt"
+	"time"
+)
+
+// Budget is what the runtime reports of its remaining budget.
+type Budget struct {
+	Tokens *int64   `json:"tokens,omitempty"`
+	USD    *float64 `json:"usd,omitempty"`
+	Steps  *int64   `json:"steps,omitempty"`
+}
+
+// IsZero reports whether nothing was reported.
+func (b *Budget) IsZero() bool {
+	return b == nil || (b.Tokens == nil && b.USD == nil && b.Steps == nil)
+}
+
+// Checkpoint is the record of one checkpoint (checkpoint.json).
+type Checkpoint struct {
+	Version      int         `json:"version"`
+	ID           string      `json:"id"`  // ckpt_001, unique within the run
+	Seq          int         `json:"seq"` // 1, 2, ...
+	RunID        RunID       `json:"runId"`
+	StepID       string      `json:"stepId,omitempty"`
+	Label        string      `json:"label,omitempty"`
+	Kind         string      `json:"kind"` // see the Kind constants
+	CallID       CallID      `json:"callId,omitempty"`
+	CreatedAt    time.Time   `json:"createdAt"`
+	Prev         Hash        `json:"prev"` // previous checkpoint commit; zero for the first
+	Head         Head        `json:"head"`
+	IndexTree    Hash        `json:"indexTree"`
+	WorktreeTree Hash        `json:"worktreeTree"`
+	Partial      bool        `json:"partial,omitempty"` // worktree = previous + the call's paths only
+	ChangedPaths int         `json:"changedPaths"`      // paths differing from the previous checkpoint
+	Oversize     []FileState `json:"oversize,omitempty"`
+	Skipped      []Skipped   `json:"skipped,omitempty"`
+	MessagesRef  string      `json:"messagesRef,omitempty"`
+	ApprovalsRef string      `json:"approvalsRef,omitempty"`
+	TraceRef     string      `json:"traceRef,omitempty"`
+	Budget       *Budget     `json:"budget,omitempty"`
+	RunFinished  bool        `json:"runFinished,omitempty"`
+}
+
+// Checkpoint kinds.
+const (
+	KindSnapshot   = "snapshot"
+	KindRunStart   = "run-start"
+	KindRunFinish  = "run-finish"
+	KindCallStart  = "call-start"
+	KindCallFinish = "call-finish"
+	KindLedger     = "ledger" // a ledger-only change (plan, approve, deny)
+	KindUndo       = "undo"
+)
+
+// Status is a ledger entry's state.
+type Status string
+
+// Ledger statuses, in the order a call normally moves through them.
+const (
+	StatusPlanned   Status = "planned"
+	StatusApproved  Status = "approved"
+	StatusDenied    Status = "denied"
+	StatusStarted   Status = "started"
+	StatusSucceeded Status = "succeeded"
+	StatusFailed    Status = "failed"
+	StatusUncertain Status = "uncertain"
+)
+
+// Finished reports whether the status is terminal.
+func (s Status) Finished() bool {
+	return s == StatusSucceeded || s == StatusFailed || s == StatusUncertain || s == StatusDenied
+}
+
+// ParseStatus accepts a finish status.
+func ParseStatus(s string) (Status, error) {
+	switch st := Status(s); st {
+	case StatusPlanned, StatusApproved, StatusDenied, StatusStarted, StatusSucceeded, StatusFailed, StatusUncertain:
+		return st, nil
+	}
+	return "", fmt.Errorf("unknown status %q (want succeeded, failed or uncertain)", s)
+}
+
+// Idempotency says whether running a call twice is harmless.
+type Idempotency string
+
+// Idempotency classes.
+const (
+	Idempotent    Idempotency = "idempotent"
+	Conditional   Idempotency = "conditional"
+	NonIdempotent Idempotency = "non_idempotent"
+)
+
+// ParseIdempotency validates an idempotency class.
+func ParseIdempotency(s string) (Idempotency, error) {
+	switch i := Idempotency(s); i {
+	case Idempotent, Conditional, NonIdempotent:
+		return i, nil
+	}
+	return "", fmt.Errorf("unknown idempotency %q (want idempotent, conditional or non_idempotent)", s)
+}
+
+// ReplayPolicy is the runtime's wish for replaying a call at resume.
+type ReplayPolicy string
+
+// Replay policies.
+const (
+	ReplayAuto  ReplayPolicy = "auto"
+	ReplayAsk   ReplayPolicy = "ask"
+	ReplayNever ReplayPolicy = "never"
+)
+
+// ParseReplayPolicy validates a replay policy.
+func ParseReplayPolicy(s string) (ReplayPolicy, error) {
+	switch p := ReplayPolicy(s); p {
+	case ReplayAuto, ReplayAsk, ReplayNever:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown replay policy %q (want auto, ask or never)", s)
+}
+
+// Approval is a recorded approve or deny decision.
+type Approval struct {
+	Decision string    `json:"decision"` // approved | denied
+	By       string    `json:"by,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+	At       time.Time `json:"at"`
+}
+
+// LedgerEntry is the record of one tool call (calls/<id>/ledger.json).
+type LedgerEntry struct {
+	Version      int          `json:"version"`
+	CallID       CallID       `json:"callId"`
+	StepID       string       `json:"stepId,omitempty"`
+	ToolName     string       `json:"toolName"`
+	InputHash    string       `json:"inputHash,omitempty"`
+	Input        string       `json:"input,omitempty"` // short human summary, e.g. the command line
+	Status       Status       `json:"status"`
+	Idempotency  Idempotency  `json:"idempotency,omitempty"`
+	ReplayPolicy ReplayPolicy `json:"replayPolicy,omitempty"`
+	SideEffects  []string     `json:"sideEffects,omitempty"`
+	Compensation string       `json:"compensation,omitempty"`
+	Approval     *Approval    `json:"approval,omitempty"`
+	PlannedAt    *time.Time   `json:"plannedAt,omitempty"`
+	StartedAt    *time.Time   `json:"startedAt,omitempty"`
+	FinishedAt   *time.Time   `json:"finishedAt,omitempty"`
+	ResultRef    string       `json:"resultRef,omitempty"`
+	Result       string       `json:"result,omitempty"` // short result summary
+	ExitCode     *int         `json:"exitCode,omitempty"`
+	// Scope of the file capture: the declared paths, or empty for the whole workspace.
+	Paths []string `json:"paths,omitempty"`
+	Globs []string `json:"globs,omitempty"`
+	// BeforeTree is the work tree recorded at start (whole-workspace calls);
+	// the patch is its diff against the work tree at finish.
+	BeforeTree Hash `json:"beforeTree"`
+	// StartSeq and FinishSeq are the run's checkpoint numbers at start and
+	// finish; FinishSeq orders calls for "newest patch" and "after CKPT".
+	StartSeq  int `json:"startSeq,omitempty"`
+	FinishSeq int `json:"finishSeq,omitempty"`
+	Patches   int `json:"patches"`
+	// Undoes names the calls an undo (or redo) call reverted.
+	Undoes []CallID `json:"undoes,omitempty"`
+	// UndoneBy names the undo call that reverted this call, while in effect.
+	UndoneBy CallID `json:"undoneBy,omitempty"`
+	// UncertainReason says why a call is uncertain (e.g. found started at resume).
+	UncertainReason string `json:"uncertainReason,omitempty"`
+}
+
+// FilePatch is the record of what one call did to one path.
+type FilePatch struct {
+	Path       string    `json:"path"`
+	BeforeHash Hash      `json:"beforeHash"` // zero: the path did not exist
+	AfterHash  Hash      `json:"afterHash"`  // zero: the call deleted it
+	BeforeMode Mode      `json:"beforeMode"`
+	AfterMode  Mode      `json:"afterMode"`
+	PatchRef   Hash      `json:"patchRef"` // blob: unified diff, or a binary notice
+	Binary     bool      `json:"binary,omitempty"`
+	Oversize   bool      `json:"oversize,omitempty"` // before or after recorded by hash only
+	ToolCallID CallID    `json:"toolCallId"`
+	CreatedAt  time.Time `json:"createdAt"`
+}
+
+// Before returns the state before the call.
+func (p *FilePatch) Before() State { return State{Mode: p.BeforeMode, Hash: p.BeforeHash} }
+
+// After returns the state after the call.
+func (p *FilePatch) After() State { return State{Mode: p.AfterMode, Hash: p.AfterHash} }
+
+// PathState is a captured State of one path (calls/<id>/before.json).
+type PathState struct {
+	Path string `json:"path"`
+	State
+	Oversize bool `json:"oversize,omitempty"`
+}

@@ -1,0 +1,113 @@
+package record
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// FormatVersion is the version of every record gitguard writes. Readers
+// refuse newer versions rather than guess.
+const FormatVersion = 1
+
+// MaxRecordSize bounds any record blob read back, against hostile input.
+const MaxRecordSize = 64 << 20
+
+// ErrCorrupt is returned for records that fail validation: unreadable JSON,
+// a wrong format version, unsafe paths, missing objects.
+var ErrCorrupt = errors.New("checkpoint data is corrupt or untrusted")
+
+// ErrFormatVersion is returned (wrapped with ErrCorrupt) for records written
+// by a newer gitguard.
+var ErrFormatVersion = errors.New("record format version not supported")
+
+// Decode reads one JSON record into v, refusing oversized data and newer
+// format versions. what names the record in errors.
+func Decode(data []byte, v any, what string) error {
+	if len(data) > MaxRecordSize {
+		return fmt.Errorf("%w: %s is %d bytes, over the %d limit", ErrCorrupt, what, len(data), MaxRecordSize)
+	}
+	var probe struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &probe); err == nil && probe.Version > FormatVersion {
+		return fmt.Errorf("%w: %s: %w: version %d, this gitguard reads %d", ErrCorrupt, what, ErrFormatVersion, probe.Version, FormatVersion)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCorrupt, what, err)
+	}
+	return nil
+}
+
+// Validate checks a checkpoint record as read back.
+func (c *Checkpoint) Validate() error {
+	if c.Version != FormatVersion {
+		return fmt.Errorf("%w: checkpoint.json: %w: version %d", ErrCorrupt, ErrFormatVersion, c.Version)
+	}
+	if err := c.RunID.Validate(); err != nil {
+		return fmt.Errorf("%w: checkpoint.json: %w", ErrCorrupt, err)
+	}
+	if c.CallID != "" {
+		if err := c.CallID.Validate(); err != nil {
+			return fmt.Errorf("%w: checkpoint.json: %w", ErrCorrupt, err)
+		}
+	}
+	for _, o := range c.Oversize {
+		if err := ValidatePath(o.Path); err != nil {
+			return fmt.Errorf("%w: checkpoint.json: %w", ErrCorrupt, err)
+		}
+	}
+	return nil
+}
+
+// Validate checks the ledger entry stored under calls/<name>/.
+func (e *LedgerEntry) Validate(name CallID) error {
+	if e.Version != FormatVersion {
+		return fmt.Errorf("%w: calls/%s/ledger.json: %w: version %d", ErrCorrupt, name, ErrFormatVersion, e.Version)
+	}
+	if e.CallID != name {
+		return fmt.Errorf("%w: calls/%s/ledger.json names call %q", ErrCorrupt, name, e.CallID)
+	}
+	if err := name.Validate(); err != nil {
+		return fmt.Errorf("%w: calls/%s/ledger.json: %w", ErrCorrupt, name, err)
+	}
+	if _, err := ParseStatus(string(e.Status)); err != nil {
+		return fmt.Errorf("%w: calls/%s/ledger.json: %w", ErrCorrupt, name, err)
+	}
+	for _, p := range e.Paths {
+		if err := ValidatePath(p); err != nil {
+			return fmt.Errorf("%w: calls/%s/ledger.json: %w", ErrCorrupt, name, err)
+		}
+	}
+	for _, id := range append(e.Undoes, e.UndoneBy) {
+		if id == "" {
+			continue
+		}
+		if err := id.Validate(); err != nil {
+			return fmt.Errorf("%w: calls/%s/ledger.json: %w", ErrCorrupt, name, err)
+		}
+	}
+	return nil
+}
+
+// ValidatePatches checks the patches stored under calls/<name>/.
+func ValidatePatches(name CallID, ps []FilePatch) error {
+	for i := range ps {
+		p := &ps[i]
+		if err := ValidatePath(p.Path); err != nil {
+			return fmt.Errorf("%w: calls/%s/patches.json: %w", ErrCorrupt, name, err)
+		}
+		if p.ToolCallID != name {
+			return fmt.Errorf("%w: calls/%s/patches.json: entry for %s names call %q", ErrCorrupt, name, p.Path, p.ToolCallID)
+		}
+		for _, m := range []Mode{p.BeforeMode, p.AfterMode} {
+			if m == ModeTree {
+				return fmt.Errorf("%w: calls/%s/patches.json: %s has a folder mode", ErrCorrupt, name, p.Path)
+			}
+		}
+		if (p.BeforeMode == ModeNone) != p.BeforeHash.IsZero() || (p.AfterMode == ModeNone) != p.AfterHash.IsZero() {
+			return fmt.Errorf("%w: calls/%s/patches.json: %s: mode and hash disagree", ErrCorrupt, name, p.Path)
+		}
+	}
+	return nil
+}
