@@ -23,6 +23,12 @@ type PathStatus struct {
 	Current  record.State
 	IsDir    bool // a folder stands where the file should be
 	Oversize bool
+	// UndoneBy is the undo that took Call's change out (State is then
+	// reapplyable, or merged when that undo kept someone else's edits).
+	UndoneBy record.CallID
+	// LastUndo is the newest undo that touched the path, when newer than
+	// Call: with UndoneBy empty, the undo that left it conflicted.
+	LastUndo record.CallID
 }
 
 // StatusOptions narrow Status.
@@ -71,6 +77,13 @@ func OrderedCalls(run *patchstore.Run) []*patchstore.Call {
 	return calls
 }
 
+// newerCall reports whether a finished after b.
+func newerCall(a, b *patchstore.Call) bool {
+	fa, sa := callOrder(a)
+	fb, sb := callOrder(b)
+	return fa > fb || (fa == fb && sa > sb)
+}
+
 // newestPatches returns, per path, the newest patch among calls.
 func newestPatches(calls []*patchstore.Call) map[string]*record.FilePatch {
 	out := map[string]*record.FilePatch{}
@@ -100,7 +113,22 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 		calls = []*patchstore.Call{c}
 	}
 	rep := &StatusReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}}
-	newest := newestPatches(calls)
+	var agent, undos []*patchstore.Call
+	for _, c := range calls {
+		if isUndoCall(c) && o.Call == "" {
+			undos = append(undos, c)
+		} else {
+			agent = append(agent, c)
+		}
+	}
+	newest, undoPatch := newestPatches(agent), newestPatches(undos)
+	// The undo that last planned each path, whether or not it wrote it.
+	lastUndo := map[string]*patchstore.Call{}
+	for _, u := range undos {
+		for _, p := range u.Ledger.Paths {
+			lastUndo[p] = u
+		}
+	}
 	paths := make([]string, 0, len(newest))
 	for p := range newest {
 		paths = append(paths, p)
@@ -116,10 +144,20 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 		if now.IsDir {
 			now.State = record.State{}
 		}
+		c := run.Calls[fp.ToolCallID]
 		ps := PathStatus{
-			Path: p, Call: fp.ToolCallID, Tool: run.Calls[fp.ToolCallID].Ledger.ToolName,
+			Path: p, Call: fp.ToolCallID, Tool: c.Ledger.ToolName,
 			Before: fp.Before(), After: fp.After(), Current: now.State, IsDir: now.IsDir,
-			Oversize: fp.Oversize, State: now.Class(fp.Before(), fp.After()),
+			Oversize: fp.Oversize, State: now.Class(fp.Before(), fp.After()), UndoneBy: c.Ledger.UndoneBy,
+		}
+		if u := lastUndo[p]; u != nil && newerCall(u, c) {
+			ps.LastUndo = u.Ledger.CallID
+			// The undo that took the agent's change out kept someone
+			// else's edits, and the file is as it left it.
+			if up := undoPatch[p]; up != nil && up.ToolCallID == ps.LastUndo && ps.UndoneBy != "" &&
+				ps.State == conflict.Conflicted && !now.IsDir && up.After() == now.State {
+				ps.State = conflict.Merged
+			}
 		}
 		rep.Paths = append(rep.Paths, ps)
 	}

@@ -71,6 +71,11 @@ type UndoResult struct {
 	// Passed lists, newest first, the calls a plain undo passed over
 	// because nothing of theirs could be reverted.
 	Passed []PassedCall
+	// RemovedDirs are the folders the agent created that were left empty
+	// by the undo and removed.
+	RemovedDirs []string
+	// IndexNotes are the restored paths the index still disagrees with.
+	IndexNotes []IndexNote
 }
 
 // Undo reverts the agent's patches, newest first, keeping every edit made
@@ -178,6 +183,8 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 		it.Written = true
 		fault.Point("undo.write")
 	}
+	res.RemovedDirs = g.removeCreatedDirs(ctx, run, targets, res.Items)
+	res.IndexNotes = g.indexNotes(ctx, res.Items)
 	done, err := g.callFinish(ctx, id, undoID, FinishOptions{Result: fmt.Sprintf("%d path(s) written, %d conflict(s)", countWritten(res.Items), res.Conflicts)},
 		func(tip *patchstore.Run) {
 			// A call with a path left conflicted is still (partly) in effect:

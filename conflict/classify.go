@@ -17,11 +17,14 @@ const (
 	Reapplyable
 	// Conflicted: neither; someone else changed the path.
 	Conflicted
+	// Merged: someone else changed the path too, and a three-way merge
+	// takes (or took) the agent's hunks out and keeps theirs.
+	Merged
 )
 
-var names = [...]string{"applied", "reapplyable", "conflicted"}
+var names = [...]string{"applied", "reapplyable", "conflicted", "merged"}
 
-// String returns "applied", "reapplyable" or "conflicted".
+// String returns "applied", "reapplyable", "conflicted" or "merged".
 func (s State) String() string {
 	if int(s) < len(names) {
 		return names[s]

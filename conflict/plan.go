@@ -198,7 +198,7 @@ func PlanPath(path string, patches []*record.FilePatch, cur Current, markers boo
 	case now.st == pl.Current:
 		pl.Action, pl.Content = Skip, nil
 	case merged:
-		pl.Action = Merge
+		pl.Action, pl.State = Merge, Merged
 	case !now.st.Exists():
 		pl.Action = Delete
 	case !pl.Current.Exists():

@@ -28,7 +28,7 @@ func (w *Workspace) Capture(path string, store bool) (fs record.FileState, overs
 	// editor's save) is looked at again a few times.
 	for try := 0; ; try++ {
 		fs, oversize, err = w.capture(path, store)
-		if try == 3 || !(errors.Is(err, odb.ErrChanged) || errors.Is(err, os.ErrNotExist)) {
+		if try == 3 || (!errors.Is(err, odb.ErrChanged) && !errors.Is(err, os.ErrNotExist)) {
 			break
 		}
 	}

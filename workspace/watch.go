@@ -343,7 +343,7 @@ func (wt *Watcher) sync(ctx context.Context) error {
 // the new base.
 func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if err := wt.sync(ctx); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCannotVouch, err)
+		return nil, fmt.Errorf("%w: %w", ErrCannotVouch, err)
 	}
 	wt.mu.Lock()
 	base, broken, stamps, armedAt := wt.base, wt.broken, wt.stamps, wt.armedAt
@@ -354,7 +354,7 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: no base snapshot", ErrCannotVouch)
 	}
 	if broken != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCannotVouch, broken)
+		return nil, fmt.Errorf("%w: %w", ErrCannotVouch, broken)
 	}
 	if time.Since(armedAt) > maxBaseAge {
 		return nil, fmt.Errorf("%w: armed more than %s ago", ErrCannotVouch, maxBaseAge)
@@ -403,7 +403,7 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 		delete(over, p)
 		fs, oversize, err := wt.w.Capture(p, true)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCannotVouch, err)
+			return nil, fmt.Errorf("%w: %w", ErrCannotVouch, err)
 		}
 		switch {
 		case fs.Mode == record.ModeTree:

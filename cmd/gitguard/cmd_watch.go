@@ -230,7 +230,7 @@ func spawnDaemon(ctx context.Context, g *gitguard.Guard, idle time.Duration) (gi
 			if st, serr := g.WatchStatus(ctx, false); serr == nil {
 				return st, nil
 			}
-			return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: it exited (%v); see %s", err, logFile.Name())
+			return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: it exited (%w); see %s", err, logFile.Name())
 		case <-ctx.Done():
 			return gitguard.DaemonStatus{}, ctx.Err()
 		case <-time.After(20 * time.Millisecond):

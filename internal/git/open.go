@@ -80,8 +80,8 @@ func plainLayout(cfg Config, r *Repo) bool {
 		if !filepath.IsAbs(wt) {
 			wt = filepath.Join(r.GitDir, wt)
 		}
-		real, err := filepath.EvalSymlinks(wt)
-		if err != nil || real != r.WorkTree {
+		resolved, err := filepath.EvalSymlinks(wt)
+		if err != nil || resolved != r.WorkTree {
 			return false
 		}
 	}
@@ -168,11 +168,11 @@ func readGitfile(top, file string) string {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(top, p)
 	}
-	real, err := filepath.EvalSymlinks(p)
+	resolved, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return ""
 	}
-	return real
+	return resolved
 }
 
 // isGitDir is git's is_git_directory: HEAD, and objects and refs (or a

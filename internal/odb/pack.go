@@ -184,14 +184,14 @@ func (f *idxFile) objectAt(p *packIndexes, off int64, depth int) (Type, []byte, 
 	}
 	body, err := inflate(data[pos:end], size)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: at %d: %v", errNotHere, off, err)
+		return "", nil, fmt.Errorf("%w: at %d: %w", errNotHere, off, err)
 	}
 	if base == nil {
 		return packTypes[kind], body, nil
 	}
 	out, err := applyDelta(base, body)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: at %d: %v", errNotHere, off, err)
+		return "", nil, fmt.Errorf("%w: at %d: %w", errNotHere, off, err)
 	}
 	return baseType, out, nil
 }

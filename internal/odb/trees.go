@@ -216,3 +216,25 @@ func overlay(db *DB, tree record.Hash, prefix string, states []record.FileState)
 	SortTree(kept)
 	return db.WriteTree(kept)
 }
+
+// IsDir reports whether path names a folder (a subtree) in tree.
+func (db *DB) IsDir(tree record.Hash, path string) (bool, error) {
+	cur := tree
+	for _, name := range strings.Split(path, "/") {
+		entries, err := db.ReadTreeOrEmpty(cur)
+		if err != nil {
+			return false, err
+		}
+		found := false
+		for _, e := range entries {
+			if e.Name == name && e.Mode == record.ModeTree {
+				cur, found = e.Hash, true
+				break
+			}
+		}
+		if !found {
+			return false, nil
+		}
+	}
+	return true, nil
+}

@@ -80,7 +80,7 @@ func ParseCallID(s string) (CallID, error) {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !isAlnum(c) && !(i > 0 && strings.IndexByte("._-:@", c) >= 0) {
+		if !isAlnum(c) && (i == 0 || strings.IndexByte("._-:@", c) < 0) {
 			return "", bad("use letters, digits, and '.', '_', '-', ':', '@' after the first character")
 		}
 	}
