@@ -13,7 +13,6 @@ import (
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/patchstore/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // ErrNothingToUndo is returned when no call has file changes left to undo.
@@ -101,10 +100,12 @@ func isUndoCall(c *patchstore.Call) bool {
 }
 
 func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, redo bool) (*UndoResult, error) {
-	for _, gl := range o.Globs {
-		if !validGlob(gl) {
-			return nil, fmt.Errorf("glob %q: %w", gl, workspace.ErrBadGlob)
-		}
+	validate := o.Validate
+	if redo {
+		validate = o.ValidateRedo
+	}
+	if err := validate(); err != nil {
+		return nil, err
 	}
 	run, err := g.readRun(ctx, runID)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 func newCallCommand(e *env) *cli.Command {
@@ -35,28 +36,15 @@ func callIdentityFlags() []cli.Flag {
 	}
 }
 
-// callOptions reads the call identity and ledger flags.
-func callOptions(c *cli.Context, id record.CallID) (gitguard.CallOptions, error) {
-	o := gitguard.CallOptions{
+// callOptions reads the call identity and ledger flags; the caller adds
+// what else the command takes and validates the result.
+func callOptions(c *cli.Context, id record.CallID) gitguard.CallOptions {
+	return gitguard.CallOptions{
 		CallID: id, Tool: c.String("tool"), StepID: c.String("step"), InputHash: c.String("input-hash"),
 		Input: c.String("input"), SideEffects: c.StringSlice("side-effect"), Compensation: c.String("compensation"),
+		Idempotency: record.Idempotency(c.String("idempotency")), ReplayPolicy: record.ReplayPolicy(c.String("replay")),
 		Checkpoint: checkpointOptions(c),
 	}
-	if v := c.String("idempotency"); v != "" {
-		i, err := record.ParseIdempotency(v)
-		if err != nil {
-			return o, usagef("%v", err)
-		}
-		o.Idempotency = i
-	}
-	if v := c.String("replay"); v != "" {
-		p, err := record.ParseReplayPolicy(v)
-		if err != nil {
-			return o, usagef("%v", err)
-		}
-		o.ReplayPolicy = p
-	}
-	return o, nil
 }
 
 func newCallPlanCommand(e *env) *cli.Command {
@@ -72,8 +60,8 @@ func newCallPlanCommand(e *env) *cli.Command {
 				return usagef("call plan needs exactly one CALL_ID")
 			}
 			wantJSON(c, e)
-			o, err := callOptions(c, record.CallID(c.Args().First()))
-			if err != nil {
+			o := callOptions(c, record.CallID(c.Args().First()))
+			if err := o.Validate(); err != nil {
 				return err
 			}
 			g, err := e.open(c.Context)
@@ -139,11 +127,11 @@ func newCallStartCommand(e *env) *cli.Command {
 				return usagef("call start needs a CALL_ID")
 			}
 			wantJSON(c, e)
-			o, err := callOptions(c, record.CallID(c.Args().First()))
-			if err != nil {
+			o := callOptions(c, record.CallID(c.Args().First()))
+			o.Globs = c.StringSlice("paths")
+			if err := o.Validate(); err != nil {
 				return err
 			}
-			o.Globs = c.StringSlice("paths")
 			return runCallStart(c.Context, e, record.RunID(c.String("run")), o, c.Args().Slice()[1:])
 		},
 	}
@@ -191,6 +179,9 @@ func newCallFinishCommand(e *env) *cli.Command {
 				v := c.Int("exit-code")
 				o.ExitCode = &v
 			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
 			return runCallFinish(c.Context, e, record.RunID(c.String("run")), record.CallID(c.Args().First()), o)
 		},
 	}
@@ -209,24 +200,10 @@ func runCallFinish(ctx context.Context, e *env, runID record.RunID, callID recor
 	return e.printCall(run, callID)
 }
 
-type jsonCall struct {
-	Version    int          `json:"version"`
-	Run        record.RunID `json:"run"`
-	Checkpoint string       `json:"checkpoint"`
-	Commit     string       `json:"commit"`
-	Call       jsonLedger   `json:"call"`
-	Patches    []jsonPatch  `json:"patches"`
-}
-
 func (e *env) printCall(run *gitguard.Run, callID record.CallID) error {
 	c := run.Calls[callID]
 	if e.json {
-		out := jsonCall{Version: jsonVersion, Run: run.ID, Checkpoint: run.Checkpoint.ID, Commit: run.Commit.String(),
-			Call: toJSONLedger(c), Patches: []jsonPatch{}}
-		for _, p := range c.Patches {
-			out.Patches = append(out.Patches, toJSONPatch(p))
-		}
-		return e.printJSON(out)
+		return e.printJSON(protocol.NewCallDoc(run, callID))
 	}
 	e.printf("%s\n", run.Commit)
 	switch c.Ledger.Status {
@@ -242,25 +219,13 @@ func (e *env) printCall(run *gitguard.Run, callID record.CallID) error {
 		e.say("call %s (%s) %s in run %s at %s; %d path(s) changed", callID, c.Ledger.ToolName, c.Ledger.Status,
 			run.ID, run.Checkpoint.ID, len(c.Patches))
 		for _, p := range c.Patches {
-			e.say("  %s %s", patchLetter(p), p.Path)
+			e.say("  %s %s", protocol.PatchLetter(p), p.Path)
 		}
 	}
 	for _, sk := range run.Checkpoint.Skipped {
 		e.say("warning: %s not recorded: %s", sk.Path, sk.Reason)
 	}
 	return nil
-}
-
-func patchLetter(p record.FilePatch) string {
-	switch {
-	case !p.Before().Exists():
-		return "A"
-	case !p.After().Exists():
-		return "D"
-	case p.BeforeHash == p.AfterHash:
-		return "T"
-	}
-	return "M"
 }
 
 func init() {

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 type diffOptions struct {
@@ -36,32 +37,11 @@ func newDiffCommand(e *env) *cli.Command {
 			if c.NArg() > 1 {
 				return usagef("diff takes at most one checkpoint")
 			}
-			if c.NArg() == 1 && c.IsSet("call") {
-				return usagef("give either --call or a checkpoint, not both")
-			}
 			wantJSON(c, e)
 			return runDiff(c.Context, e, diffOptions{run: record.RunID(c.String("run")), call: record.CallID(c.String("call")),
 				since: c.Args().First(), stat: c.Bool("stat"), globs: c.StringSlice("paths")})
 		},
 	}
-}
-
-type jsonDiff struct {
-	Version int            `json:"version"`
-	Run     record.RunID   `json:"run"`
-	Files   []jsonDiffFile `json:"files"`
-}
-
-type jsonDiffFile struct {
-	Path     string          `json:"path"`
-	Before   string          `json:"before"`
-	After    string          `json:"after"`
-	Calls    []record.CallID `json:"calls"`
-	Added    int             `json:"added"`
-	Deleted  int             `json:"deleted"`
-	Binary   bool            `json:"binary,omitempty"`
-	Oversize bool            `json:"oversize,omitempty"`
-	Patch    string          `json:"patch"`
 }
 
 func runDiff(ctx context.Context, e *env, opts diffOptions) error {
@@ -82,18 +62,15 @@ func runDiff(ctx context.Context, e *env, opts diffOptions) error {
 		}
 		o.Since = &en
 	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
 	patches, err := g.Diff(ctx, runID, o)
 	if err != nil {
 		return err
 	}
 	if e.json {
-		out := jsonDiff{Version: jsonVersion, Run: runID, Files: []jsonDiffFile{}}
-		for _, p := range patches {
-			a, d := countLines(p.Text)
-			out.Files = append(out.Files, jsonDiffFile{Path: p.Path, Before: stateString(p.Before), After: stateString(p.After),
-				Calls: p.Calls, Added: a, Deleted: d, Binary: p.Binary, Oversize: p.Oversize, Patch: string(p.Text)})
-		}
-		return e.printJSON(out)
+		return e.printJSON(protocol.NewDiffDoc(runID, patches))
 	}
 	if opts.stat {
 		return printStat(e, patches)
@@ -102,23 +79,6 @@ func runDiff(ctx context.Context, e *env, opts diffOptions) error {
 		e.printf("%s", p.Text)
 	}
 	return nil
-}
-
-// countLines counts added and deleted lines of a unified diff.
-func countLines(text []byte) (added, deleted int) {
-	inHunk := false
-	for _, l := range strings.Split(string(text), "\n") {
-		switch {
-		case strings.HasPrefix(l, "@@"):
-			inHunk = true
-		case !inHunk:
-		case strings.HasPrefix(l, "+"):
-			added++
-		case strings.HasPrefix(l, "-"):
-			deleted++
-		}
-	}
-	return added, deleted
 }
 
 func printStat(e *env, patches []gitguard.NetPatch) error {
@@ -132,7 +92,7 @@ func printStat(e *env, patches []gitguard.NetPatch) error {
 			e.printf(" %-*s | Bin\n", width, p.Path)
 			continue
 		}
-		a, d := countLines(p.Text)
+		a, d := protocol.CountLines(p.Text)
 		ta, td = ta+a, td+d
 		bar := strings.Repeat("+", min(a, 40)) + strings.Repeat("-", min(d, 40))
 		e.printf(" %-*s | %d %s\n", width, p.Path, a+d, bar)

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 func newLedgerCommand(e *env) *cli.Command {
@@ -30,18 +31,6 @@ func newLedgerCommand(e *env) *cli.Command {
 	}
 }
 
-type jsonLedgerList struct {
-	Version int               `json:"version"`
-	Run     record.RunID      `json:"run"`
-	Calls   []jsonLedgerEntry `json:"calls"`
-}
-
-type jsonLedgerEntry struct {
-	jsonLedger
-	Replay  string      `json:"replay"`
-	Changes []jsonPatch `json:"changes"`
-}
-
 func runLedger(ctx context.Context, e *env, runID record.RunID) error {
 	g, err := e.open(ctx)
 	if err != nil {
@@ -53,15 +42,7 @@ func runLedger(ctx context.Context, e *env, runID record.RunID) error {
 		return err
 	}
 	if e.json {
-		out := jsonLedgerList{Version: jsonVersion, Run: run.ID, Calls: []jsonLedgerEntry{}}
-		for _, c := range calls {
-			je := jsonLedgerEntry{jsonLedger: toJSONLedger(c), Replay: string(gitguard.ReplayVerdict(c.Ledger)), Changes: []jsonPatch{}}
-			for _, p := range c.Patches {
-				je.Changes = append(je.Changes, toJSONPatch(p))
-			}
-			out.Calls = append(out.Calls, je)
-		}
-		return e.printJSON(out)
+		return e.printJSON(protocol.NewLedgerDoc(run, calls))
 	}
 	if len(calls) == 0 {
 		e.say("no calls recorded in run %s", run.ID)
@@ -114,28 +95,6 @@ func newResumeCommand(e *env) *cli.Command {
 	}
 }
 
-type jsonResume struct {
-	Version    int              `json:"version"`
-	Run        record.RunID     `json:"run"`
-	Checkpoint string           `json:"checkpoint"`
-	Commit     string           `json:"commit"`
-	LastStep   string           `json:"last_step,omitempty"`
-	Calls      []jsonResumeCall `json:"calls"`
-	Paths      []jsonPathStatus `json:"paths"`
-	Unrecorded []jsonChange     `json:"unrecorded"`
-	Budget     *jsonBudget      `json:"budget,omitempty"`
-	Brief      string           `json:"brief"`
-}
-
-type jsonResumeCall struct {
-	jsonLedger
-	Replay          string   `json:"replay"`
-	Applied         []string `json:"applied"`
-	Reapplyable     []string `json:"reapplyable"`
-	Conflicted      []string `json:"conflicted"`
-	MarkedUncertain bool     `json:"marked_uncertain,omitempty"`
-}
-
 func runResume(ctx context.Context, e *env, runID record.RunID, dry bool) error {
 	g, err := e.open(ctx)
 	if err != nil {
@@ -146,36 +105,11 @@ func runResume(ctx context.Context, e *env, runID record.RunID, dry bool) error 
 	if err != nil {
 		return err
 	}
-	brief := r.Brief()
-	if !e.json {
-		e.printf("%s", brief)
-		return nil
+	if e.json {
+		return e.printJSON(protocol.NewResumeDoc(r))
 	}
-	out := jsonResume{Version: jsonVersion, Run: r.Run, Checkpoint: r.Checkpoint.Checkpoint.ID, Commit: r.Checkpoint.Commit.String(),
-		LastStep: r.LastStep, Calls: []jsonResumeCall{}, Paths: []jsonPathStatus{}, Unrecorded: []jsonChange{}, Brief: brief}
-	for _, c := range r.Calls {
-		call := &gitguard.RecordedCall{Ledger: c.Entry}
-		out.Calls = append(out.Calls, jsonResumeCall{jsonLedger: toJSONLedger(call), Replay: string(c.Replay),
-			Applied: nonNil(c.Applied), Reapplyable: nonNil(c.Absent), Conflicted: nonNil(c.Changed), MarkedUncertain: c.MarkedUncertain})
-	}
-	for _, p := range r.Paths {
-		out.Paths = append(out.Paths, jsonPathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool,
-			Before: stateString(p.Before), After: stateString(p.After), Current: stateString(p.Current), Oversize: p.Oversize})
-	}
-	for _, c := range r.Unrecorded {
-		out.Unrecorded = append(out.Unrecorded, jsonChange{Path: c.Path, Status: changeStatus(c), Before: c.Before.Hash.String(), After: c.After.Hash.String()})
-	}
-	if b := r.Budget; !b.IsZero() {
-		out.Budget = &jsonBudget{Tokens: b.Tokens, USD: b.USD, Steps: b.Steps}
-	}
-	return e.printJSON(out)
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
+	e.printf("%s", r.Brief())
+	return nil
 }
 
 func newCompensateCommand(e *env) *cli.Command {
@@ -200,10 +134,10 @@ func newCompensateCommand(e *env) *cli.Command {
 }
 
 type jsonCompensate struct {
-	Version int          `json:"version"`
-	Run     record.RunID `json:"run"`
-	Note    string       `json:"note"`
-	Calls   []jsonLedger `json:"calls"`
+	Version int                   `json:"version"`
+	Run     record.RunID          `json:"run"`
+	Note    string                `json:"note"`
+	Calls   []protocol.CallRecord `json:"calls"`
 }
 
 const compensateNote = "gitguard undo reverts file changes only; the external effects below are not undone by it"
@@ -231,9 +165,9 @@ func runCompensate(ctx context.Context, e *env, runID record.RunID, since string
 		return err
 	}
 	if e.json {
-		out := jsonCompensate{Version: jsonVersion, Run: id, Note: compensateNote, Calls: []jsonLedger{}}
+		out := jsonCompensate{Version: jsonVersion, Run: id, Note: compensateNote, Calls: []protocol.CallRecord{}}
 		for _, c := range comps {
-			out.Calls = append(out.Calls, toJSONLedger(&gitguard.RecordedCall{Ledger: c.Entry}))
+			out.Calls = append(out.Calls, protocol.NewCallRecord(&gitguard.RecordedCall{Ledger: c.Entry}))
 		}
 		return e.printJSON(out)
 	}

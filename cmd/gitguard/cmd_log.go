@@ -11,6 +11,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 type logOptions struct {
@@ -79,9 +80,9 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 		all = all[:opts.limit]
 	}
 	if e.json {
-		out := jsonLog{Version: jsonVersion, Checkpoints: []jsonCheckpoint{}}
+		out := jsonLog{Version: jsonVersion, Checkpoints: []protocol.CheckpointDoc{}}
 		for _, en := range all {
-			out.Checkpoints = append(out.Checkpoints, toJSONCheckpoint(en))
+			out.Checkpoints = append(out.Checkpoints, protocol.NewCheckpointDoc(en))
 		}
 		return e.printJSON(out)
 	}
@@ -104,8 +105,8 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 }
 
 type jsonLog struct {
-	Version     int              `json:"version"`
-	Checkpoints []jsonCheckpoint `json:"checkpoints"`
+	Version     int                      `json:"version"`
+	Checkpoints []protocol.CheckpointDoc `json:"checkpoints"`
 }
 
 func dash(s string) string {
@@ -153,10 +154,10 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 		return err
 	}
 	if e.json {
-		out := toJSONCheckpoint(en)
-		out.Changes = []jsonChange{}
+		out := protocol.NewCheckpointDoc(en)
+		out.Changes = []protocol.Change{}
 		for _, c := range changes {
-			out.Changes = append(out.Changes, jsonChange{Path: c.Path, Status: changeStatus(c),
+			out.Changes = append(out.Changes, protocol.Change{Path: c.Path, Status: changeStatus(c),
 				Before: c.Before.Hash.String(), After: c.After.Hash.String()})
 		}
 		return e.printJSON(out)
@@ -229,14 +230,4 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 	return nil
 }
 
-func changeStatus(c record.Change) string {
-	switch {
-	case !c.Before.Exists():
-		return "A"
-	case !c.After.Exists():
-		return "D"
-	case c.Before.Hash == c.After.Hash || (c.Before.Mode == record.ModeSymlink) != (c.After.Mode == record.ModeSymlink):
-		return "T"
-	}
-	return "M"
-}
+func changeStatus(c record.Change) string { return gitguard.ChangeLetter(c) }

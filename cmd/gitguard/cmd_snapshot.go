@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 type snapshotOptions struct {
@@ -53,7 +54,7 @@ func runSnapshot(ctx context.Context, e *env, opts snapshotOptions) error {
 func (e *env) printRecorded(run *gitguard.Run, _ bool) error {
 	entry := gitguard.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}
 	if e.json {
-		return e.printJSON(toJSONCheckpoint(entry))
+		return e.printJSON(protocol.NewCheckpointDoc(entry))
 	}
 	cp := run.Checkpoint
 	e.printf("%s\n", run.Commit)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 type statusOptions struct {
@@ -41,33 +42,6 @@ func newStatusCommand(e *env) *cli.Command {
 	}
 }
 
-type jsonStatus struct {
-	Version    int              `json:"version"`
-	Run        record.RunID     `json:"run"`
-	Checkpoint string           `json:"checkpoint"`
-	Paths      []jsonPathStatus `json:"paths"`
-	Unrecorded []jsonChange     `json:"unrecorded"`
-}
-
-type jsonPathStatus struct {
-	Path     string        `json:"path"`
-	State    string        `json:"state"`
-	Call     record.CallID `json:"call"`
-	Tool     string        `json:"tool,omitempty"`
-	Before   string        `json:"before"`
-	After    string        `json:"after"`
-	Current  string        `json:"current"`
-	Oversize bool          `json:"oversize,omitempty"`
-}
-
-// stateString renders a state as "MODE HASH", or "absent".
-func stateString(s record.State) string {
-	if !s.Exists() {
-		return "absent"
-	}
-	return s.Mode.String() + " " + s.Hash.String()
-}
-
 func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	g, err := e.open(ctx)
 	if err != nil {
@@ -79,21 +53,7 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		return err
 	}
 	if e.json {
-		out := jsonStatus{Version: jsonVersion, Run: rep.Run, Checkpoint: rep.Checkpoint.Checkpoint.ID,
-			Paths: []jsonPathStatus{}, Unrecorded: []jsonChange{}}
-		for _, p := range rep.Paths {
-			cur := stateString(p.Current)
-			if p.IsDir {
-				cur = "folder"
-			}
-			out.Paths = append(out.Paths, jsonPathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool,
-				Before: stateString(p.Before), After: stateString(p.After), Current: cur, Oversize: p.Oversize})
-		}
-		for _, c := range rep.Unrecorded {
-			out.Unrecorded = append(out.Unrecorded, jsonChange{Path: c.Path, Status: changeStatus(c),
-				Before: c.Before.Hash.String(), After: c.After.Hash.String()})
-		}
-		return e.printJSON(out)
+		return e.printJSON(protocol.NewStatusDoc(rep))
 	}
 	e.printf("run %s at %s\n", rep.Run, rep.Checkpoint.Checkpoint.ID)
 	if len(rep.Paths) == 0 {

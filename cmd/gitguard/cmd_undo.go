@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 type undoOptions struct {
@@ -91,38 +92,7 @@ func undoAction(c *cli.Context, e *env, redo bool) error {
 	default:
 		return usagef("--conflict takes refuse or markers, not %q", c.String("conflict"))
 	}
-	n := 0
-	for _, set := range []bool{o.Call != "", o.to != "", o.WholeRun} {
-		if set {
-			n++
-		}
-	}
-	if n > 1 {
-		return usagef("give at most one of --call, --to and --all")
-	}
 	return runUndo(c.Context, e, o)
-}
-
-type jsonUndo struct {
-	Version   int             `json:"version"`
-	Run       record.RunID    `json:"run"`
-	DryRun    bool            `json:"dry_run"`
-	Undone    []record.CallID `json:"undone_calls"`
-	UndoCall  record.CallID   `json:"undo_call,omitempty"`
-	Commit    string          `json:"checkpoint_commit,omitempty"`
-	Conflicts int             `json:"conflicts"`
-	Paths     []jsonUndoItem  `json:"paths"`
-}
-
-type jsonUndoItem struct {
-	Path    string          `json:"path"`
-	State   string          `json:"state"`
-	Action  string          `json:"action"`
-	Calls   []record.CallID `json:"calls"`
-	Current string          `json:"current"`
-	Target  string          `json:"target"`
-	Written bool            `json:"written"`
-	Reason  string          `json:"reason,omitempty"`
 }
 
 func runUndo(ctx context.Context, e *env, o undoOptions) error {
@@ -142,9 +112,12 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 		}
 		o.To = &en
 	}
-	do := g.Undo
+	validate, do := o.Validate, g.Undo
 	if o.redo {
-		do = g.Redo
+		validate, do = o.ValidateRedo, g.Redo
+	}
+	if err := validate(); err != nil {
+		return err
 	}
 	res, err := do(ctx, o.run, o.UndoOptions)
 	if res != nil {
@@ -156,23 +129,14 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 		return err
 	}
 	if res.Conflicts > 0 {
-		return &foundError{fmt.Sprintf("%d path(s) conflicted: your edits overlap the agent's; resolve them by hand (see the list above)", res.Conflicts)}
+		return &foundError{(&protocol.ConflictsError{Paths: res.Conflicts}).Error()}
 	}
 	return nil
 }
 
 func printUndo(e *env, res *gitguard.UndoResult) error {
 	if e.json {
-		out := jsonUndo{Version: jsonVersion, Run: res.Run, DryRun: res.DryRun, Undone: res.Undone, UndoCall: res.UndoCall,
-			Conflicts: res.Conflicts, Paths: []jsonUndoItem{}}
-		if !res.Commit.IsZero() {
-			out.Commit = res.Commit.String()
-		}
-		for _, it := range res.Items {
-			out.Paths = append(out.Paths, jsonUndoItem{Path: it.Path, State: it.State.String(), Action: string(it.Action),
-				Calls: it.Calls, Current: stateString(it.Current), Target: stateString(it.Target), Written: it.Written, Reason: it.Reason})
-		}
-		return e.printJSON(out)
+		return e.printJSON(protocol.NewUndoDoc(res))
 	}
 	verb := "undid"
 	if res.UndoCall != "" && strings.HasPrefix(string(res.UndoCall), "redo-") {
