@@ -120,6 +120,9 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	for _, c := range targets {
 		res.Undone = append(res.Undone, c.Ledger.CallID)
 	}
+	for _, pc := range passed {
+		res.Conflicts += len(pc.Left)
+	}
 	writes := 0
 	for _, it := range items {
 		if it.Action == ActionConflict || it.Action == ActionUnrecoverable {
@@ -334,18 +337,11 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 			passed = append(passed, pc)
 		}
 	}
-	what := "no agent call with file changes is in effect"
 	if len(passed) > 0 {
-		var b strings.Builder
-		for _, pc := range passed {
-			for _, it := range pc.Left {
-				fmt.Fprintf(&b, "; %s of %s: %s", it.Path, pc.Call, it.Reason)
-			}
-		}
-		what = "what the agent changed and is still in place conflicts with later edits" + b.String() +
-			" (--conflict markers writes conflict markers to resolve by hand)"
+		// Nothing can be reverted, and something is left: say what.
+		return nil, nil, passed, nil
 	}
-	return nil, nil, passed, fmt.Errorf("%w: %s", ErrNothingToUndo, what)
+	return nil, nil, nil, fmt.Errorf("%w: no agent call with file changes is in effect", ErrNothingToUndo)
 }
 
 // PassedCall is a call plain undo passed over: every path it could touch

@@ -247,7 +247,7 @@ func opUndo(x *exchange, redo bool) (any, error) {
 		return nil, err
 	}
 	if err == nil && res.Conflicts > 0 {
-		err = &ConflictsError{Paths: res.Conflicts}
+		err = &ConflictsError{Paths: res.Conflicts, DryRun: res.DryRun}
 	}
 	return NewUndoDoc(res), err
 }

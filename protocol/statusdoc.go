@@ -24,6 +24,11 @@ type PathStatus struct {
 	After    string        `json:"after"`
 	Current  string        `json:"current"`
 	Oversize bool          `json:"oversize,omitempty"`
+	// UndoneBy is the undo that took Call's change out; LastUndo the
+	// newest undo that planned the path (one that left it conflicted,
+	// when UndoneBy is empty).
+	UndoneBy record.CallID `json:"undone_by,omitempty"`
+	LastUndo record.CallID `json:"last_undo,omitempty"`
 }
 
 // NewStatusDoc is the document of rep.
@@ -48,7 +53,8 @@ func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
 		cur = "folder"
 	}
 	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool,
-		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize}
+		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize,
+		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo}
 }
 
 // StateString renders a file state as "MODE HASH", or "absent".

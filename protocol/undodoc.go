@@ -18,6 +18,27 @@ type UndoDoc struct {
 	Commit    string          `json:"checkpoint_commit,omitempty"`
 	Conflicts int             `json:"conflicts"`
 	Paths     []UndoItem      `json:"paths"`
+	// Recorded is false when nothing was written and no undo call
+	// recorded: a dry run, or a plan that changes no file.
+	Recorded bool `json:"recorded"`
+	// Passed lists the calls a plain undo passed over: every path of
+	// theirs conflicts with later edits.
+	Passed      []PassedCall `json:"passed_over,omitempty"`
+	RemovedDirs []string     `json:"removed_dirs,omitempty"`
+	IndexNotes  []IndexNote  `json:"index_notes,omitempty"`
+}
+
+// PassedCall is a call plain undo passed over, and its paths left.
+type PassedCall struct {
+	Call  record.CallID `json:"call"`
+	Paths []UndoItem    `json:"paths"`
+}
+
+// IndexNote is a restored path the index disagrees with, and the git
+// command that makes it agree (undo never writes the index).
+type IndexNote struct {
+	Path string `json:"path"`
+	Fix  string `json:"fix"`
 }
 
 // UndoItem is one path of an UndoDoc.
@@ -39,21 +60,43 @@ func NewUndoDoc(res *gitguard.UndoResult) UndoDoc {
 	if !res.Commit.IsZero() {
 		out.Commit = res.Commit.String()
 	}
+	out.Recorded = res.UndoCall != "" && !res.DryRun
 	for _, it := range res.Items {
-		out.Paths = append(out.Paths, UndoItem{Path: it.Path, State: it.State.String(), Action: string(it.Action),
-			Calls: it.Calls, Current: StateString(it.Current), Target: StateString(it.Target), Written: it.Written, Reason: it.Reason})
+		out.Paths = append(out.Paths, undoItem(it))
+	}
+	for _, pc := range res.Passed {
+		p := PassedCall{Call: pc.Call}
+		for _, it := range pc.Left {
+			p.Paths = append(p.Paths, undoItem(it))
+		}
+		out.Passed = append(out.Passed, p)
+	}
+	out.RemovedDirs = res.RemovedDirs
+	for _, n := range res.IndexNotes {
+		out.IndexNotes = append(out.IndexNotes, IndexNote{Path: n.Path, Fix: n.Fix})
 	}
 	return out
+}
+
+func undoItem(it gitguard.UndoItem) UndoItem {
+	return UndoItem{Path: it.Path, State: it.State.String(), Action: string(it.Action),
+		Calls: it.Calls, Current: StateString(it.Current), Target: StateString(it.Target), Written: it.Written, Reason: it.Reason}
 }
 
 // ConflictsError reports an undo that left paths conflicted: the user's
 // edits overlap the agent's. It is a finding (exit code 1), not a failure;
 // the undo's document lists the paths.
 type ConflictsError struct {
-	Paths int // paths left conflicted or written with markers
+	Paths  int  // paths left conflicted or written with markers
+	DryRun bool // the undo only planned
 }
 
 // Error says how many paths were left and what to do.
 func (e *ConflictsError) Error() string {
-	return fmt.Sprintf("%d path(s) conflicted: your edits overlap the agent's; resolve them by hand (see the list above)", e.Paths)
+	verb := "left"
+	if e.DryRun {
+		verb = "would be left"
+	}
+	return fmt.Sprintf("%d path(s) %s as they are: your edits overlap the agent's there (see the list above); "+
+		"--conflict markers writes conflict markers to resolve by hand", e.Paths, verb)
 }

@@ -50,7 +50,11 @@ func runDiff(ctx context.Context, e *env, opts diffOptions) error {
 		return err
 	}
 	defer g.Close()
-	runID, err := g.ResolveRun(ctx, opts.run, false)
+	resolve := func() (record.RunID, error) { return g.ResolveRun(ctx, opts.run, false) }
+	if opts.call != "" {
+		resolve = func() (record.RunID, error) { return g.ResolveCallRun(ctx, opts.run, opts.call) }
+	}
+	runID, err := resolve()
 	if err != nil {
 		return err
 	}

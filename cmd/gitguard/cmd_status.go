@@ -13,30 +13,35 @@ import (
 )
 
 type statusOptions struct {
-	run record.RunID
+	run      record.RunID
+	exitZero bool
 	gitguard.StatusOptions
 }
 
 func newStatusCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "status",
-		Usage:     "classify every path the run touched: applied, reapplyable, conflicted",
-		UsageText: "gitguard status [--run ID] [--call ID] [--no-unrecorded]",
-		Description: "For every path the run's calls touched, compares the current file with the newest\n" +
-			"patch for it: applied (current = the agent's after), reapplyable (current = before),\n" +
-			"conflicted (neither: someone else changed it). Only touched paths are hashed.\n" +
-			"It also lists changes since the newest checkpoint that no call recorded\n" +
-			"(unrecorded), which walks the work tree; --no-unrecorded skips that walk.",
+		Usage:     "classify every path the run touched: applied, reapplyable, conflicted, merged",
+		UsageText: "gitguard status [--run ID] [--call ID] [--no-unrecorded] [--exit-zero]",
+		Description: "For every path the run's agent calls touched, compares the current file with the\n" +
+			"newest agent patch for it: applied (current = the agent's after), reapplyable\n" +
+			"(current = before), conflicted (neither: someone else changed it), merged (an undo\n" +
+			"took the agent's hunks out and kept someone else's). A path an undo touched names\n" +
+			"that undo. Only touched paths are hashed. It also lists changes since the newest\n" +
+			"checkpoint that no call recorded (unrecorded), which walks the work tree;\n" +
+			"--no-unrecorded skips that walk. Exits 1 when conflicted paths remain\n" +
+			"(--exit-zero: 0 all the same).",
 		Flags: []cli.Flag{runFlag("the run `ID`"), jsonFlag,
 			&cli.StringFlag{Name: "call", Usage: "only the paths of call `ID`, against its own patch"},
 			&cli.BoolFlag{Name: "no-unrecorded", Usage: "do not walk the work tree for unrecorded changes"},
+			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when conflicted paths remain"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
 			}
 			wantJSON(c, e)
-			return runStatus(c.Context, e, statusOptions{run: record.RunID(c.String("run")), StatusOptions: gitguard.StatusOptions{
+			return runStatus(c.Context, e, statusOptions{run: record.RunID(c.String("run")), exitZero: c.Bool("exit-zero"), StatusOptions: gitguard.StatusOptions{
 				Call: record.CallID(c.String("call")), Unrecorded: !c.Bool("no-unrecorded") && record.CallID(c.String("call")) == ""}})
 		},
 	}
@@ -48,12 +53,30 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		return err
 	}
 	defer g.Close()
+	if opts.Call != "" {
+		if opts.run, err = g.ResolveCallRun(ctx, opts.run, opts.Call); err != nil {
+			return err
+		}
+	}
 	rep, err := g.Status(ctx, opts.run, opts.StatusOptions)
 	if err != nil {
 		return err
 	}
+	conflicted := 0
+	for _, p := range rep.Paths {
+		if p.State == gitguard.Conflicted {
+			conflicted++
+		}
+	}
+	var found error
+	if conflicted > 0 && !opts.exitZero {
+		found = &foundError{fmt.Sprintf("%d path(s) conflicted: someone else changed what the agent wrote; undo keeps their edits (see 'gitguard undo --dry-run')", conflicted)}
+	}
 	if e.json {
-		return e.printJSON(protocol.NewStatusDoc(rep))
+		if err := e.printJSON(protocol.NewStatusDoc(rep)); err != nil {
+			return err
+		}
+		return found
 	}
 	e.printf("run %s at %s\n", rep.Run, rep.Checkpoint.Checkpoint.ID)
 	if len(rep.Paths) == 0 {
@@ -61,7 +84,14 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	for _, p := range rep.Paths {
-		fmt.Fprintf(tw, "  %s\t%s\t%s (%s)\n", p.State, p.Path, p.Call, p.Tool)
+		line := fmt.Sprintf("  %s\t%s\t%s (%s)", p.State, p.Path, p.Call, p.Tool)
+		switch {
+		case p.UndoneBy != "":
+			line += fmt.Sprintf("\tundone by %s", p.UndoneBy)
+		case p.LastUndo != "":
+			line += fmt.Sprintf("\tleft by %s", p.LastUndo)
+		}
+		fmt.Fprintln(tw, line)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -72,5 +102,5 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 			e.printf("  %s %s\n", changeStatus(c), c.Path)
 		}
 	}
-	return nil
+	return found
 }

@@ -25,18 +25,23 @@ func newUndoCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "undo",
 		Usage:     "revert the agent's edits, keeping yours",
-		UsageText: "gitguard undo [--call ID | --to CKPT | --run ID | --all] [--dry-run] [--conflict refuse|markers] [--paths GLOB]",
-		Description: "Reverts the agent's file patches, newest first: by default the newest call with\n" +
-			"file changes still in effect; --call one call; --to every patch after checkpoint\n" +
-			"CKPT; --run ID alone (or --all) the whole run. Per path: applied -> the before\n" +
+		UsageText: "gitguard undo [--run ID] [--call ID | --to CKPT | --all] [--dry-run] [--conflict refuse|markers] [--paths GLOB]",
+		Description: "Reverts the agent's file patches, newest first: by default the newest call that\n" +
+			"still has a change undo can take out (a call whose paths all overlap your later\n" +
+			"edits is passed over and reported, so repeating undo walks back through the run);\n" +
+			"--call one call (found in any run when --run is not given); --to every patch after\n" +
+			"checkpoint CKPT; --all the whole run. --run ID only selects the run. Per path: applied -> the before\n" +
 			"content and mode come back (a file the agent created is deleted, one it deleted\n" +
 			"is recreated); reapplyable -> nothing to do; conflicted (you edited it too) -> a\n" +
 			"three-way merge that takes the agent's hunks out and keeps yours. Where hunks\n" +
 			"overlap the file is left as it is and reported (exit 1) unless --conflict markers.\n" +
 			"Binary and symlink conflicts are always left alone. Before writing, the current\n" +
 			"state of every planned path is recorded, so 'gitguard redo' puts back exactly what\n" +
-			"undo changed. Undo writes only the planned paths, never the index, HEAD or branches.",
-		Flags: []cli.Flag{runFlag("the run `ID`; given alone, undo all of it"), jsonFlag,
+			"undo changed; an undo that would change nothing records nothing. Folders the agent\n" +
+			"created and the undo left empty are removed. Undo writes only the planned paths,\n" +
+			"never the index, HEAD or branches; where the index still holds the agent's git add\n" +
+			"or git rm it prints the git command that makes it agree.",
+		Flags: []cli.Flag{runFlag("select run `ID` (--all undoes all of it)"), jsonFlag,
 			&cli.StringFlag{Name: "call", Usage: "undo call `ID`"},
 			&cli.StringFlag{Name: "to", Usage: "undo every patch recorded after checkpoint `CKPT`"},
 			&cli.BoolFlag{Name: "all", Usage: "undo the whole run"},
@@ -55,8 +60,10 @@ func newRedoCommand(e *env) *cli.Command {
 		Name:      "redo",
 		Usage:     "put back what the newest undo changed",
 		UsageText: "gitguard redo [--call UNDO_ID] [--run ID] [--dry-run]",
-		Description: "Undoes the newest undo still in effect (or undo call UNDO_ID from 'gitguard ledger'),\n" +
-			"restoring exactly the paths it changed. Edits made since the undo are kept as undo keeps them.",
+		Description: "Undoes the newest undo that changed a file and is still in effect (or undo call\n" +
+			"UNDO_ID from 'gitguard ledger'), restoring exactly the paths it changed; says\n" +
+			"'nothing to redo' when there is none. Edits made since the undo are kept as undo\n" +
+			"keeps them.",
 		Flags: []cli.Flag{runFlag("the run `ID`"), jsonFlag,
 			&cli.StringFlag{Name: "call", Usage: "redo undo call `ID`"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan and write nothing"},
@@ -79,11 +86,6 @@ func undoAction(c *cli.Context, e *env, redo bool) error {
 	}}
 	if !redo {
 		o.to = c.String("to")
-		// "undo --run ID" alone reverts the whole run ID; a run chosen
-		// through GITGUARD_RUN (inside 'gitguard run') does not.
-		if r := record.RunID(c.String("run")); r != "" && string(r) != e.getenv("GITGUARD_RUN") && o.Call == "" && o.to == "" {
-			o.WholeRun = true
-		}
 	}
 	switch c.String("conflict") {
 	case "refuse":
@@ -101,6 +103,11 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 		return err
 	}
 	defer g.Close()
+	if o.Call != "" && !o.redo {
+		if o.run, err = g.ResolveCallRun(ctx, o.run, o.Call); err != nil {
+			return err
+		}
+	}
 	if o.to != "" {
 		runID, err := g.ResolveRun(ctx, o.run, false)
 		if err != nil {
@@ -129,7 +136,7 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 		return err
 	}
 	if res.Conflicts > 0 {
-		return &foundError{(&protocol.ConflictsError{Paths: res.Conflicts}).Error()}
+		return &foundError{(&protocol.ConflictsError{Paths: res.Conflicts, DryRun: res.DryRun}).Error()}
 	}
 	return nil
 }
@@ -138,14 +145,23 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 	if e.json {
 		return e.printJSON(protocol.NewUndoDoc(res))
 	}
+	for _, pc := range res.Passed {
+		for _, it := range pc.Left {
+			e.printf("passed over %s: %s left as it is (%s)\n", pc.Call, it.Path, it.Reason)
+		}
+	}
 	verb := "undid"
-	if res.UndoCall != "" && strings.HasPrefix(string(res.UndoCall), "redo-") {
+	switch {
+	case res.DryRun:
+		verb = "would undo"
+	case res.UndoCall == "":
+		verb = "changed nothing undoing"
+	case strings.HasPrefix(string(res.UndoCall), "redo-"):
 		verb = "redid (undid the undo)"
 	}
-	if res.DryRun {
-		verb = "would undo"
+	if len(res.Undone) > 0 {
+		e.printf("%s %v in run %s\n", verb, res.Undone, res.Run)
 	}
-	e.printf("%s %v in run %s\n", verb, res.Undone, res.Run)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	for _, it := range res.Items {
 		line := fmt.Sprintf("  %s\t%s\t%s", it.Action, it.Path, it.State)
@@ -157,8 +173,16 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, d := range res.RemovedDirs {
+		e.printf("removed the empty folder %s the agent created\n", d)
+	}
+	for _, n := range res.IndexNotes {
+		e.printf("%s: the index still holds the agent's change; '%s' makes it agree\n", n.Path, n.Fix)
+	}
 	switch {
-	case res.DryRun || res.UndoCall == "":
+	case res.DryRun:
+	case res.UndoCall == "":
+		e.say("nothing was written or recorded; 'gitguard undo --call ID' picks another call, --conflict markers writes conflict markers")
 	case strings.HasPrefix(string(res.UndoCall), "redo-"):
 		e.say("recorded as call %s; 'gitguard undo' takes the agent's edits out again", res.UndoCall)
 	default:
