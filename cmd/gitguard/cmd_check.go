@@ -89,8 +89,11 @@ func runCheck(ctx context.Context, e *env, runID record.RunID, staged bool) erro
 		}
 	}
 	if !out.Clean {
-		msg := fmt.Sprintf("%d path(s) drifted from checkpoint %s of run %s; record them with 'gitguard snapshot' if they are yours",
+		msg := fmt.Sprintf("%d path(s) drifted from checkpoint %s of run %s; if they are yours, 'gitguard snapshot' records them",
 			len(out.Drift), out.Checkpoint, out.Run)
+		if staged {
+			msg += " (or 'git commit --no-verify' commits without this check)"
+		}
 		if e.json {
 			msg = ""
 		}
