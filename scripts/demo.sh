@@ -15,11 +15,11 @@ git add main.go && git commit -qm init
 say() { printf '\n# %s\n' "$*"; }
 step() { printf '$ %s\n' "$*"; "$@"; }
 
-say "The agent's tool call, recorded around its edit:"
-step gitguard -q start --run demo
-step gitguard -q call start c1 --tool write_file -- main.go
+say "The agent's edit, recorded as call c1 (gitguard call start c1 ... ; call finish c1):"
+gitguard -q start --run demo
+gitguard -q call start c1 --tool write_file -- main.go
 printf 'package main\n\nfunc main() {\n\tprintln("hello, agent")\n}\n\n// helpers\n' >main.go
-step gitguard -q call finish c1
+gitguard -q call finish c1
 step gitguard diff --call c1
 
 say "You add a note to the same file; status calls it conflicted (you changed it too):"
