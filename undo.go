@@ -314,8 +314,26 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 		}
 		return targets, items, nil, nil
 	}
-	var passed []PassedCall
 	all := OrderedCalls(run)
+	// An undo killed midway is finished first: running undo again is how
+	// it completes (its start recorded what redo restores).
+	for i := len(all) - 1; i >= 0; i-- {
+		u := all[i]
+		if u.Ledger.ToolName != ToolUndo || u.Ledger.Status != record.StatusStarted {
+			continue
+		}
+		var targets []*patchstore.Call
+		for _, id := range u.Ledger.Undoes {
+			if c := run.Calls[id]; c != nil {
+				targets = append(targets, c)
+			}
+		}
+		if len(targets) > 0 {
+			items, err := g.plan(ctx, targets, o)
+			return targets, items, nil, err
+		}
+	}
+	var passed []PassedCall
 	for i := len(all) - 1; i >= 0; i-- {
 		c := all[i]
 		if len(c.Patches) == 0 || c.Ledger.UndoneBy != "" || isUndoCall(c) {
