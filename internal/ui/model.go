@@ -1,0 +1,639 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/patchstore"
+)
+
+// DefaultPoll is how often the view checks the run and the work tree.
+const DefaultPoll = 2 * time.Second
+
+// Options configure the view.
+type Options struct {
+	// Run is the run to open; empty opens the active run, or the most
+	// recently active one.
+	Run string
+	// Color turns colour on; states are words either way.
+	Color bool
+	// Markers starts with conflict markers on (m toggles them).
+	Markers bool
+	// Poll is the interval of the change check: zero means DefaultPoll,
+	// a negative value turns polling off.
+	Poll time.Duration
+}
+
+// mode is what the keys act on.
+type mode int
+
+const (
+	modeList    mode = iota // the calls
+	modeConfirm             // a write waits for y or n
+	modeFilter              // typing a path filter
+	modeHelp                // the help screen
+	modeRuns                // the run picker
+)
+
+// detail is what is known of one call, loaded lazily.
+type detail struct {
+	insp        *gitguard.CallInspection
+	plan        []gitguard.UndoItem
+	hasPlan     bool
+	planMarkers bool
+	err         error
+}
+
+// Model is the rewind view. It is a bubbletea model; Run drives it.
+type Model struct {
+	ctx   context.Context
+	b     *backend
+	opts  Options
+	st    styles
+	keys  keyMap
+	help  help.Model
+	input textinput.Model
+	vp    viewport.Model
+
+	width, height int
+
+	run     string
+	runs    []gitguard.RunSummary
+	tip     git.Hash
+	calls   []*patchstore.Call // newest first
+	shown   []int              // indexes into calls that pass the filter
+	sel     int                // index into shown
+	top     int                // first row of shown on screen
+	loading bool
+
+	details map[string]*detail
+	pending map[string]bool // inspections in flight (no plan)
+	planned map[string]bool // plans in flight
+
+	markers bool
+	filter  string
+	focus   bool // the detail pane has the arrows
+	mode    mode
+	runSel  int
+
+	confirm  *confirmation
+	writing  bool
+	quitting bool
+	status   string   // the last result or error, shown in place
+	isErr    bool     // status is an error
+	result   []string // the last write's per-path report
+	detailOf string   // call whose detail the viewport holds
+}
+
+// New returns the view on g. The caller keeps g open until the program
+// driving the model has returned and Close was called.
+func New(ctx context.Context, g *gitguard.Guard, o Options) *Model {
+	if o.Poll == 0 {
+		o.Poll = DefaultPoll
+	}
+	m := &Model{ctx: ctx, b: &backend{g: g}, opts: o, st: newStyles(o.Color), keys: newKeyMap(),
+		help: help.New(), input: textinput.New(), vp: viewport.New(), width: 80, height: 24,
+		run: o.Run, loading: true, markers: o.Markers,
+		details: map[string]*detail{}, pending: map[string]bool{}, planned: map[string]bool{}}
+	m.help.Styles = m.st.help
+	m.input.Prompt = "filter (glob or text, enter to apply, esc to clear): "
+	m.input.CharLimit = 256
+	m.layout()
+	return m
+}
+
+// Close waits for the command in flight and refuses later ones: after it
+// returns the Guard may be closed.
+func (m *Model) Close() { m.b.close() }
+
+// Init starts reading the run and the poll.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.b.loadLedger(m.ctx, m.run), tick(m.opts.Poll))
+}
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, m.ensure()
+	case ledgerMsg:
+		return m, m.gotLedger(msg)
+	case inspectedMsg:
+		m.gotInspected(msg)
+		return m, m.ensure()
+	case polledMsg:
+		return m, m.gotPoll(msg)
+	case tickMsg:
+		if m.writing || m.loading || m.run == "" {
+			return m, tick(m.opts.Poll)
+		}
+		return m, m.b.poll(m.ctx, m.visibleCalls())
+	case confirmMsg:
+		if m.confirm == msg.c {
+			m.syncDetail()
+		}
+		return m, nil
+	case wroteMsg:
+		return m, m.gotWrite(msg)
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) gotLedger(msg ledgerMsg) tea.Cmd {
+	m.loading = false
+	if msg.runs != nil {
+		m.runs = msg.runs
+	}
+	if msg.err != nil {
+		m.setErr(msg.err)
+		return nil
+	}
+	keep := m.selectedID()
+	if msg.run != m.run {
+		keep = ""
+		m.filter = ""
+	}
+	m.run, m.tip, m.calls = msg.run, msg.tip, msg.calls
+	m.details = map[string]*detail{}
+	m.pending, m.planned = map[string]bool{}, map[string]bool{}
+	m.applyFilter(keep)
+	m.detailOf = ""
+	return m.ensure()
+}
+
+func (m *Model) gotInspected(msg inspectedMsg) {
+	for id, in := range msg.found {
+		d := m.detailFor(id)
+		if msg.plan {
+			delete(m.planned, id)
+			d.plan, d.hasPlan, d.planMarkers = in.Plan, true, msg.markers
+		} else {
+			delete(m.pending, id)
+		}
+		d.insp, d.err = in, nil
+	}
+	for id, err := range msg.errs {
+		delete(m.pending, id)
+		delete(m.planned, id)
+		m.detailFor(id).err = err
+	}
+	m.syncDetail()
+}
+
+// gotPoll reloads the run when it moved and drops what changed on disk.
+func (m *Model) gotPoll(msg polledMsg) tea.Cmd {
+	next := tick(m.opts.Poll)
+	if msg.err != nil {
+		return next
+	}
+	m.runs = msg.runs
+	for _, r := range msg.runs {
+		if r.ID == m.run && r.Tip != m.tip && !m.loading && !m.writing {
+			m.loading = true
+			return tea.Batch(m.b.loadLedger(m.ctx, m.run), next)
+		}
+	}
+	for id, in := range msg.found {
+		d := m.details[id]
+		if d == nil || d.insp == nil || sameStates(d.insp, in) {
+			continue
+		}
+		d.insp, d.hasPlan = in, false
+		if id == m.detailOf {
+			m.detailOf = ""
+		}
+	}
+	return tea.Batch(m.ensure(), next)
+}
+
+func sameStates(a, b *gitguard.CallInspection) bool {
+	if len(a.Patches) != len(b.Patches) {
+		return false
+	}
+	for i := range a.Patches {
+		if a.Patches[i].Path != b.Patches[i].Path || a.Patches[i].Current != b.Patches[i].Current {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Model) gotWrite(msg wroteMsg) tea.Cmd {
+	m.writing = false
+	m.mode = modeList
+	m.confirm = nil
+	m.result = nil
+	if msg.err != nil {
+		m.setErr(msg.err)
+		if m.quitting {
+			return tea.Quit
+		}
+		return nil
+	}
+	m.status, m.isErr = describeResult(msg.c, msg.res), false
+	m.result = resultLines(msg.res)
+	if m.quitting {
+		return tea.Quit
+	}
+	m.loading = true
+	return m.b.loadLedger(m.ctx, m.run)
+}
+
+func (m *Model) setErr(err error) {
+	m.status, m.isErr = errorText(err), true
+}
+
+// errorText is an error with a next step where one is known.
+func errorText(err error) string {
+	switch {
+	case errors.Is(err, gitguard.ErrNoRun):
+		return "no run recorded here yet; start one with 'gitguard start' (or an agent hook)"
+	case errors.Is(err, gitguard.ErrNothingToUndo):
+		return err.Error()
+	case errors.Is(err, errRunMoved):
+		return err.Error()
+	}
+	return "error: " + err.Error()
+}
+
+func (m *Model) detailFor(id string) *detail {
+	d := m.details[id]
+	if d == nil {
+		d = &detail{}
+		m.details[id] = d
+	}
+	return d
+}
+
+func (m *Model) selected() *patchstore.Call {
+	if m.sel < 0 || m.sel >= len(m.shown) {
+		return nil
+	}
+	return m.calls[m.shown[m.sel]]
+}
+
+func (m *Model) selectedID() string {
+	if c := m.selected(); c != nil {
+		return c.Ledger.CallID
+	}
+	return ""
+}
+
+// applyFilter recomputes the rows and keeps call keep selected if shown.
+func (m *Model) applyFilter(keep string) {
+	m.shown = m.shown[:0]
+	m.sel = 0
+	for i, c := range m.calls {
+		if !matchesFilter(m.filter, c) {
+			continue
+		}
+		if c.Ledger.CallID == keep {
+			m.sel = len(m.shown)
+		}
+		m.shown = append(m.shown, i)
+	}
+	m.scrollTo()
+}
+
+// listRows is the height of the call list.
+func (m *Model) listRows() int {
+	n := (m.height - 5) * 2 / 5
+	if n < 1 {
+		n = 1
+	}
+	return n
+}
+
+// detailRows is the height of the detail pane.
+func (m *Model) detailRows() int {
+	n := m.height - 5 - m.listRows()
+	if n < 1 {
+		n = 1
+	}
+	return n
+}
+
+func (m *Model) layout() {
+	m.vp.SetWidth(max(m.width, 1))
+	m.vp.SetHeight(m.detailRows())
+	m.help.SetWidth(m.width)
+	m.input.SetWidth(max(m.width-len(m.input.Prompt)-1, 10))
+	m.scrollTo()
+	m.detailOf = ""
+	m.syncDetail()
+}
+
+// scrollTo keeps the selection on screen.
+func (m *Model) scrollTo() {
+	rows := m.listRows()
+	if m.sel < m.top {
+		m.top = m.sel
+	}
+	if m.sel >= m.top+rows {
+		m.top = m.sel - rows + 1
+	}
+	if m.top > len(m.shown)-rows {
+		m.top = max(len(m.shown)-rows, 0)
+	}
+	if m.top < 0 {
+		m.top = 0
+	}
+}
+
+// visibleCalls are the calls on screen.
+func (m *Model) visibleCalls() []*patchstore.Call {
+	var out []*patchstore.Call
+	for i := m.top; i < len(m.shown) && i < m.top+m.listRows(); i++ {
+		out = append(out, m.calls[m.shown[i]])
+	}
+	return out
+}
+
+// ensure starts loading what the screen shows and is not known yet: the
+// states of the calls on screen, and the selected call's undo plan.
+func (m *Model) ensure() tea.Cmd {
+	if m.loading || m.writing {
+		return nil
+	}
+	var need []*patchstore.Call
+	for _, c := range m.visibleCalls() {
+		id := c.Ledger.CallID
+		if d := m.details[id]; (d == nil || (d.insp == nil && d.err == nil)) && !m.pending[id] {
+			m.pending[id] = true
+			need = append(need, c)
+		}
+	}
+	var cmds []tea.Cmd
+	if len(need) > 0 {
+		cmds = append(cmds, m.b.inspect(m.ctx, need, false, false))
+	}
+	if c := m.selected(); c != nil && len(c.Patches) > 0 {
+		id := c.Ledger.CallID
+		d := m.details[id]
+		stale := d == nil || !d.hasPlan || d.planMarkers != m.markers
+		if stale && (d == nil || d.err == nil) && !m.planned[id] {
+			m.planned[id] = true
+			cmds = append(cmds, m.b.inspect(m.ctx, []*patchstore.Call{c}, true, m.markers))
+		}
+	}
+	m.syncDetail()
+	return tea.Batch(cmds...)
+}
+
+// move changes the selection by delta rows.
+func (m *Model) move(delta int) tea.Cmd {
+	if len(m.shown) == 0 {
+		return nil
+	}
+	m.sel = min(max(m.sel+delta, 0), len(m.shown)-1)
+	m.scrollTo()
+	m.result = nil
+	m.vp.GotoTop()
+	return m.ensure()
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	if msg.String() == "ctrl+c" {
+		return m.quit()
+	}
+	switch m.mode {
+	case modeHelp:
+		m.mode = modeList
+		return nil
+	case modeConfirm:
+		return m.confirmKey(msg)
+	case modeFilter:
+		return m.filterKey(msg)
+	case modeRuns:
+		return m.runsKey(msg)
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.mode = modeHelp
+	case key.Matches(msg, k.Focus):
+		m.focus = !m.focus
+	case key.Matches(msg, k.Up):
+		if m.focus {
+			m.vp.ScrollUp(1)
+			return nil
+		}
+		return m.move(-1)
+	case key.Matches(msg, k.Down):
+		if m.focus {
+			m.vp.ScrollDown(1)
+			return nil
+		}
+		return m.move(1)
+	case key.Matches(msg, k.PageUp):
+		if m.focus {
+			m.vp.PageUp()
+			return nil
+		}
+		return m.move(-m.listRows())
+	case key.Matches(msg, k.PageDown):
+		if m.focus {
+			m.vp.PageDown()
+			return nil
+		}
+		return m.move(m.listRows())
+	case key.Matches(msg, k.Top):
+		return m.move(-len(m.shown))
+	case key.Matches(msg, k.Bottom):
+		return m.move(len(m.shown))
+	case key.Matches(msg, k.ScrollDown):
+		m.vp.HalfPageDown()
+	case key.Matches(msg, k.ScrollUp):
+		m.vp.HalfPageUp()
+	case key.Matches(msg, k.Markers):
+		m.markers = !m.markers
+		m.status, m.isErr = "conflict markers "+onOff(m.markers)+": overlapping edits are "+markerEffect(m.markers), false
+		m.detailOf = ""
+		return m.ensure()
+	case key.Matches(msg, k.Filter):
+		m.mode = modeFilter
+		m.input.SetValue(m.filter)
+		m.input.CursorEnd()
+		m.input.Focus() // its blink command is dropped: the cursor stays steady
+	case key.Matches(msg, k.Runs):
+		m.mode = modeRuns
+		m.runSel = 0
+		for i, r := range m.runs {
+			if r.ID == m.run {
+				m.runSel = i
+			}
+		}
+	case key.Matches(msg, k.Undo):
+		return m.ask(undoCall)
+	case key.Matches(msg, k.UndoTo):
+		return m.ask(undoTo)
+	case key.Matches(msg, k.Redo):
+		return m.ask(redo)
+	}
+	return nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func markerEffect(on bool) string {
+	if on {
+		return "written with conflict markers"
+	}
+	return "left as they are"
+}
+
+// quit leaves, after the write in flight if there is one.
+func (m *Model) quit() tea.Cmd {
+	if m.writing {
+		m.quitting = true
+		m.status, m.isErr = "finishing the write before quitting…", false
+		return nil
+	}
+	return tea.Quit
+}
+
+// ask starts a confirmation: it checks the key makes sense for the
+// selected call, then asks for the dry run to show.
+func (m *Model) ask(kind writeKind) tea.Cmd {
+	c := m.selected()
+	if m.loading || m.writing {
+		return nil
+	}
+	if c == nil && kind != redo {
+		m.status, m.isErr = "no call selected", true
+		return nil
+	}
+	conf := &confirmation{kind: kind, run: m.run, call: c, opts: gitguard.UndoOptions{Markers: m.markers}}
+	if why := refuse(kind, c); why != "" {
+		m.status, m.isErr = why, true
+		return nil
+	}
+	switch kind {
+	case undoCall:
+		conf.opts.Call = c.Ledger.CallID
+	case redo:
+		if c != nil && c.Ledger.ToolName == gitguard.ToolUndo && c.Ledger.UndoneBy == "" {
+			conf.opts.Call = c.Ledger.CallID
+		} else if c != nil && c.Ledger.UndoneBy != "" && !strings.HasPrefix(c.Ledger.UndoneBy, "redo-") {
+			conf.opts.Call = c.Ledger.UndoneBy
+		}
+	}
+	m.confirm = conf
+	m.mode = modeConfirm
+	m.status, m.result = "", nil
+	m.syncDetail()
+	return m.b.dryRun(m.ctx, conf)
+}
+
+// refuse says why a key does not apply to call c ("" when it does).
+func refuse(kind writeKind, c *patchstore.Call) string {
+	if kind == redo || c == nil {
+		return ""
+	}
+	l := c.Ledger
+	switch {
+	case l.ToolName == gitguard.ToolUndo || l.ToolName == gitguard.ToolRedo:
+		return fmt.Sprintf("%s is an undo itself; r redoes it (puts back what it took out)", l.CallID)
+	case len(c.Patches) == 0:
+		return fmt.Sprintf("%s changed no file: nothing to undo", l.CallID)
+	case kind == undoCall && l.UndoneBy != "":
+		return fmt.Sprintf("%s is already undone (by %s); r puts it back", l.CallID, l.UndoneBy)
+	case kind == undoTo && l.FinishSeq < 2:
+		return fmt.Sprintf("%s has not finished; u undoes it alone", l.CallID)
+	}
+	return ""
+}
+
+func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
+	c := m.confirm
+	switch {
+	case key.Matches(msg, m.keys.Yes):
+		if c == nil || !c.ready || c.err != nil || m.writing {
+			return nil
+		}
+		if c.kind == redo && len(c.plan.Undone) > 0 {
+			c.opts.Call = c.plan.Undone[0] // the undo shown, not a newer one
+		}
+		m.writing = true
+		m.status, m.isErr = "writing…", false
+		return m.b.write(m.ctx, c)
+	case key.Matches(msg, m.keys.No):
+		if m.writing {
+			return nil
+		}
+		m.mode, m.confirm = modeList, nil
+		m.status, m.isErr = "cancelled: nothing was written", false
+		m.detailOf = ""
+		m.syncDetail()
+	}
+	return nil
+}
+
+func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "enter":
+		m.filter = strings.TrimSpace(m.input.Value())
+	case "esc":
+		m.filter = ""
+	default:
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		_ = cmd // cursor blink: not wanted
+		return nil
+	}
+	m.input.Blur()
+	m.mode = modeList
+	m.applyFilter(m.selectedID())
+	m.result = nil
+	m.detailOf = ""
+	if m.filter != "" {
+		m.status, m.isErr = fmt.Sprintf("%d of %d calls touch a path matching %q", len(m.shown), len(m.calls), m.filter), false
+	} else {
+		m.status = ""
+	}
+	return m.ensure()
+}
+
+func (m *Model) runsKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		m.runSel = max(m.runSel-1, 0)
+	case key.Matches(msg, k.Down):
+		m.runSel = min(m.runSel+1, len(m.runs)-1)
+	case key.Matches(msg, k.Enter):
+		m.mode = modeList
+		if m.runSel < 0 || m.runSel >= len(m.runs) {
+			return nil
+		}
+		m.run = m.runs[m.runSel].ID
+		m.loading, m.status, m.result = true, "", nil
+		m.calls, m.shown = nil, nil
+		return m.b.loadLedger(m.ctx, m.run)
+	case key.Matches(msg, k.Back), msg.String() == "q", key.Matches(msg, k.Runs):
+		m.mode = modeList
+	}
+	return nil
+}

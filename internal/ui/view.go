@@ -1,0 +1,416 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore"
+)
+
+// View draws the screen: a header, the calls, the selected call's detail
+// (or a confirmation), a status line and the keys. Every line fits the
+// width and the whole fits the height.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.WindowTitle = "gitguard ui"
+	return v
+}
+
+func (m *Model) render() string {
+	var lines []string
+	switch m.mode {
+	case modeHelp:
+		lines = m.helpLines()
+	case modeRuns:
+		lines = m.runLines()
+	default:
+		lines = append(lines, m.headerLine(), m.st.header.Render(m.columns()))
+		lines = append(lines, m.listLines()...)
+		lines = append(lines, m.detailTitle())
+		lines = append(lines, strings.Split(m.vp.View(), "\n")...)
+		lines = append(lines, m.statusLine(), m.help.ShortHelpView(m.keys.ShortHelp()))
+	}
+	return m.fit(lines)
+}
+
+// fit cuts lines to the width and the count to the height.
+func (m *Model) fit(lines []string) string {
+	if len(lines) > m.height {
+		lines = lines[:m.height]
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > m.width {
+			lines[i] = ansi.Truncate(l, m.width, "…")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *Model) headerLine() string {
+	run := m.run
+	if run == "" {
+		run = "(none)"
+	}
+	state := ""
+	for _, r := range m.runs {
+		if r.ID == m.run {
+			switch {
+			case r.Active:
+				state = " (active)"
+			case r.Finished:
+				state = " (finished)"
+			}
+		}
+	}
+	s := fmt.Sprintf("gitguard ui · run %s%s · %d calls", clean(run), state, len(m.calls))
+	if m.filter != "" {
+		s += fmt.Sprintf(" · %d shown, filter %q", len(m.shown), m.filter)
+	}
+	s += " · markers " + onOff(m.markers)
+	return m.st.title.Render(s)
+}
+
+// Column widths of a call row.
+const (
+	colTime   = 8
+	colTool   = 14
+	colStatus = 10
+	colCounts = 12
+)
+
+func (m *Model) columns() string {
+	paths := max(m.width-2-colTime-1-colTool-1-colStatus-1-colCounts, 5)
+	return fmt.Sprintf("  %-*s %-*s %-*s %-*s%*s", colTime, "TIME", colTool, "TOOL", colStatus, "STATUS", paths, "PATHS", colCounts, "+ADD -DEL")
+}
+
+func (m *Model) listLines() []string {
+	rows := m.listRows()
+	var out []string
+	switch {
+	case m.loading && len(m.calls) == 0:
+		out = append(out, "  reading the run…")
+	case len(m.calls) == 0 && m.run != "":
+		out = append(out, "  no calls recorded in this run yet")
+	case len(m.shown) == 0 && m.filter != "":
+		out = append(out, fmt.Sprintf("  no call touched a path matching %q (/ then esc clears the filter)", m.filter))
+	}
+	for i := m.top; i < len(m.shown) && i < m.top+rows; i++ {
+		out = append(out, m.row(m.calls[m.shown[i]], i == m.sel))
+	}
+	for len(out) < rows {
+		out = append(out, "")
+	}
+	return out
+}
+
+// row draws one call: marker, time, tool, status, paths with their state,
+// line counts. Paths come from the ledger; states and counts once loaded.
+func (m *Model) row(c *patchstore.Call, selected bool) string {
+	pathsW := max(m.width-2-colTime-1-colTool-1-colStatus-1-colCounts, 5)
+	marker := "  "
+	if selected {
+		marker = "> "
+	}
+	d := m.details[c.Ledger.CallID]
+	paths, counts := m.rowPaths(c, d), "…"
+	if d != nil && d.insp != nil {
+		counts = fmt.Sprintf("+%d -%d", d.insp.Added, d.insp.Removed)
+	} else if d != nil && d.err != nil {
+		counts = "error"
+	} else if len(c.Patches) == 0 {
+		counts = ""
+	}
+	status := callStatus(c)
+	line := fmt.Sprintf("%s%-*s %-*s %s%s %s%*s", marker, colTime, callTime(c), colTool, cut(clean(c.Ledger.ToolName), colTool),
+		m.st.word(status), strings.Repeat(" ", max(colStatus-len(status), 0)),
+		padCut(paths, pathsW), colCounts, counts)
+	if selected {
+		return m.st.selected.Render(line)
+	}
+	return line
+}
+
+// rowPaths is "path state", then "+N more" for the others.
+func (m *Model) rowPaths(c *patchstore.Call, d *detail) string {
+	if len(c.Patches) == 0 {
+		return "-"
+	}
+	first := clean(c.Patches[0].Path)
+	if d != nil && d.insp != nil && len(d.insp.Patches) > 0 {
+		p := d.insp.Patches[0]
+		first = clean(p.Path) + " " + m.st.word(pathState(p, planItem(d, p.Path)))
+	}
+	if n := len(c.Patches) - 1; n > 0 {
+		first += fmt.Sprintf(" +%d more", n)
+	}
+	return first
+}
+
+func planItem(d *detail, path string) *gitguard.UndoItem {
+	if d == nil || !d.hasPlan {
+		return nil
+	}
+	for i := range d.plan {
+		if d.plan[i].Path == path {
+			return &d.plan[i]
+		}
+	}
+	return nil
+}
+
+// cut shortens s to w cells.
+func cut(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// padCut cuts or pads s to exactly w cells.
+func padCut(s string, w int) string {
+	s = cut(s, w)
+	return s + strings.Repeat(" ", max(w-ansi.StringWidth(s), 0))
+}
+
+func (m *Model) detailTitle() string {
+	var s string
+	switch {
+	case m.mode == modeConfirm:
+		s = "── confirm "
+	case m.selected() != nil:
+		c := m.selected()
+		s = fmt.Sprintf("── %s · %s · %s ", clean(c.Ledger.CallID), clean(c.Ledger.ToolName), callStatus(c))
+		if m.focus {
+			s += "· arrows scroll (tab: back to calls) "
+		}
+	default:
+		s = "── "
+	}
+	return m.st.dim.Render(s + strings.Repeat("─", max(m.width-ansi.StringWidth(s), 0)))
+}
+
+func (m *Model) statusLine() string {
+	switch {
+	case m.mode == modeFilter:
+		return m.input.View()
+	case m.status != "" && m.isErr:
+		return m.st.err.Render(clean(m.status))
+	case m.status != "":
+		return m.st.ok.Render(clean(m.status))
+	case m.loading:
+		return "reading the run…"
+	}
+	return ""
+}
+
+// syncDetail puts the selected call's detail (or the confirmation, or the
+// last result) into the viewport when it changed.
+func (m *Model) syncDetail() {
+	var lines []string
+	switch {
+	case m.mode == modeConfirm && m.confirm != nil:
+		lines = m.confirmLines()
+	case m.result != nil:
+		lines = m.result
+	default:
+		lines = m.detailLines()
+	}
+	offset := m.vp.YOffset()
+	m.vp.SetContentLines(lines)
+	m.vp.SetYOffset(offset)
+}
+
+func (m *Model) detailLines() []string {
+	c := m.selected()
+	if c == nil {
+		return nil
+	}
+	l := c.Ledger
+	out := []string{m.st.meta.Render(fmt.Sprintf("started %s  finished %s  status %s", stamp(l.StartedAt), stamp(l.FinishedAt), callStatus(c)))}
+	if l.UndoneBy != "" {
+		out = append(out, fmt.Sprintf("undone by %s (r puts it back)", clean(l.UndoneBy)))
+	}
+	if len(l.Undoes) > 0 {
+		out = append(out, fmt.Sprintf("undoes %s", clean(strings.Join(l.Undoes, ", "))))
+	}
+	if l.Input != "" {
+		out = append(out, "input: "+clean(l.Input))
+	}
+	if l.Result != "" {
+		out = append(out, "result: "+clean(l.Result))
+	}
+	if len(c.Patches) == 0 {
+		return append(out, "no file changes recorded for this call")
+	}
+	d := m.details[l.CallID]
+	switch {
+	case d != nil && d.err != nil:
+		return append(out, m.st.err.Render("error: "+clean(d.err.Error())))
+	case d == nil || d.insp == nil:
+		return append(out, "reading the call…")
+	}
+	out = append(out, m.st.header.Render(fmt.Sprintf("%-13s %-24s %s", "STATE", "PATH", "UNDO WOULD")))
+	for _, p := range d.insp.Patches {
+		it := planItem(d, p.Path)
+		what := "(working it out…)"
+		if it != nil {
+			what = actionText(*it)
+		}
+		word := pathState(p, it)
+		out = append(out, fmt.Sprintf("%s%s %-24s %s", m.st.word(word), strings.Repeat(" ", max(13-len(word), 0)), clean(p.Path), clean(what)))
+	}
+	for _, p := range d.insp.Patches {
+		out = append(out, "")
+		out = append(out, m.diffLines(p)...)
+	}
+	return out
+}
+
+// diffLines colour a patch as git diff does.
+func (m *Model) diffLines(p gitguard.CallPatch) []string {
+	text := strings.TrimSuffix(string(p.Text), "\n")
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		c := clean(l)
+		switch {
+		case strings.HasPrefix(l, "diff --git"), strings.HasPrefix(l, "index "), strings.HasPrefix(l, "--- "),
+			strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "new file"), strings.HasPrefix(l, "deleted file"),
+			strings.HasPrefix(l, "old mode"), strings.HasPrefix(l, "new mode"):
+			out = append(out, m.st.meta.Render(c))
+		case strings.HasPrefix(l, "@@"):
+			out = append(out, m.st.hunk.Render(c))
+		case strings.HasPrefix(l, "+"):
+			out = append(out, m.st.add.Render(c))
+		case strings.HasPrefix(l, "-"):
+			out = append(out, m.st.del.Render(c))
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// stamp is a time as hh:mm:ss UTC, or "-".
+func stamp(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.UTC().Format(time.TimeOnly)
+}
+
+func (m *Model) confirmLines() []string {
+	c := m.confirm
+	var title string
+	switch c.kind {
+	case undoCall:
+		title = fmt.Sprintf("Undo call %s (%s)?", clean(c.call.Ledger.CallID), clean(c.call.Ledger.ToolName))
+	case undoTo:
+		title = fmt.Sprintf("Undo %s and every newer call still in effect?", clean(c.call.Ledger.CallID))
+	case redo:
+		title = "Redo: put back what the undo took out?"
+	}
+	out := []string{m.st.title.Render(title)}
+	switch {
+	case !c.ready:
+		return append(out, "working out what it would do (nothing is written yet)…")
+	case c.err != nil:
+		return append(out, m.st.err.Render(clean(errorText(c.err))), "", "esc: back")
+	}
+	calls := c.plan.Undone
+	if c.kind == redo {
+		out = append(out, fmt.Sprintf("Undoes %s, which undid %s.", clean(strings.Join(calls, ", ")), clean(strings.Join(m.undoneBy(calls), ", "))))
+	} else {
+		out = append(out, fmt.Sprintf("Calls: %s", clean(strings.Join(calls, ", "))))
+	}
+	writes := 0
+	for _, it := range c.plan.Items {
+		if it.Action == gitguard.ActionRestore || it.Action == gitguard.ActionDelete || it.Action == gitguard.ActionRecreate ||
+			it.Action == gitguard.ActionMerge || (it.Action == gitguard.ActionConflict && c.opts.Markers) {
+			writes++
+		}
+	}
+	out = append(out, fmt.Sprintf("It would write %d path(s); nothing else is touched, and it is recorded so it can be reversed:", writes))
+	for _, it := range c.plan.Items {
+		out = append(out, fmt.Sprintf("  %-13s %-24s %s", it.State, clean(it.Path), clean(actionText(it))))
+	}
+	if c.plan.Conflicts > 0 {
+		out = append(out, m.st.err.Render(fmt.Sprintf("%d path(s) conflict: your edits overlap the agent's there; they stay as they are%s.",
+			c.plan.Conflicts, map[bool]string{true: " (markers on: written with conflict markers)", false: ""}[c.opts.Markers])))
+	}
+	return append(out, "", m.st.title.Render("y: yes, write it    n or esc: no"))
+}
+
+// undoneBy lists the calls the given undo calls reverted.
+func (m *Model) undoneBy(undos []string) []string {
+	var out []string
+	for _, c := range m.calls {
+		for _, u := range undos {
+			if c.Ledger.CallID == u {
+				out = append(out, c.Ledger.Undoes...)
+			}
+		}
+	}
+	return out
+}
+
+func (m *Model) helpLines() []string {
+	k := func(keys, what string) string { return fmt.Sprintf("  %-15s %s", keys, what) }
+	return []string{
+		m.st.title.Render("gitguard ui: the calls of a run, newest first"),
+		k("↑/k  ↓/j", "select a newer / an older call"),
+		k("pgup  pgdn", "a page up / down;  home/g end/G: newest / oldest"),
+		k("tab", "arrows scroll the diff instead (tab again: back)"),
+		k("ctrl+d  ctrl+u", "scroll the diff half a page down / up"),
+		k("u", "undo the selected call, keeping your edits (asks first)"),
+		k("U", "undo the selected call and every newer one (asks first)"),
+		k("r", "redo: put back what an undo took out (asks first)"),
+		k("m", "conflict markers on/off where your edits overlap"),
+		k("/", "filter calls by path: a glob (src/**) or text; esc clears"),
+		k("R", "switch run;  ?: this help;  q or ctrl+c: quit"),
+		"",
+		m.st.title.Render("Path states, against the call's own change"),
+		k("applied", "the change is in place: undo restores the before"),
+		k("reapplyable", "the file is as before the call: nothing to undo"),
+		k("conflicted", "changed since by someone else: undo merges or leaves it"),
+		k("merged", "undo would merge: the agent's hunks go, yours stay"),
+		k("unrecoverable", "its before content was too big to keep"),
+		"",
+		"Every write asks first and is recorded as a call, so r reverses it.",
+		"Press any key to go back.",
+	}
+}
+
+func (m *Model) runLines() []string {
+	out := []string{m.st.title.Render("Runs, most recently active first (enter: open, esc: back)"), ""}
+	if len(m.runs) == 0 {
+		out = append(out, "  no runs recorded")
+	}
+	rows := max(m.height-3, 1)
+	top := max(m.runSel-rows+1, 0)
+	for i := top; i < len(m.runs) && i < top+rows; i++ {
+		r := m.runs[i]
+		marker := "  "
+		if i == m.runSel {
+			marker = "> "
+		}
+		state := "open"
+		switch {
+		case r.Active:
+			state = "active"
+		case r.Finished:
+			state = "finished"
+		}
+		line := fmt.Sprintf("%s%-40s %-8s %5d checkpoints  %s", marker, clean(r.ID), state, r.Checkpoints, r.LastAt.UTC().Format("2006-01-02 15:04"))
+		if i == m.runSel {
+			line = m.st.selected.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
