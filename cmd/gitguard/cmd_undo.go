@@ -21,7 +21,7 @@ func newUndoCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "undo",
 		Usage:     "revert the agent's edits, keeping yours",
-		UsageText: "gitguard undo [--call ID | --to CKPT | --run ID | --all] [--dry-run] [--conflict refuse|markers] [--paths GLOB]",
+		UsageText: "gitguard undo [--call ID | --to CKPT | --run ID | --all] [--dry-run] [--conflict refuse|markers] [--paths GLOB]\n   gitguard undo -i [--run ID]   (the terminal view: gitguard ui)",
 		Description: "Reverts the agent's file patches, newest first: by default the newest call with\n" +
 			"file changes still in effect; --call one call; --to every patch after checkpoint\n" +
 			"CKPT; --run ID alone (or --all) the whole run. Per path: applied -> the before\n" +
@@ -39,8 +39,12 @@ func newUndoCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan and write nothing"},
 			&cli.StringFlag{Name: "conflict", Value: "refuse", Usage: "on overlapping hunks: refuse (leave the file) or markers"},
 			&cli.StringSliceFlag{Name: "paths", Usage: "only paths matching `GLOB` (doublestar, repeatable)"},
+			&cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "choose what to undo in a terminal view (gitguard ui)"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("interactive") {
+				return undoInteractive(c, e)
+			}
 			return undoAction(c, e, false)
 		},
 	}
@@ -63,6 +67,24 @@ func newRedoCommand(e *env) *cli.Command {
 			return undoAction(c, e, true)
 		},
 	}
+}
+
+// undoInteractive is "undo -i": the terminal view, which takes --run and
+// --conflict; the other ways of choosing calls are its keys.
+func undoInteractive(c *cli.Context, e *env) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	for _, f := range []string{"call", "to", "all", "dry-run", "paths", "json"} {
+		if c.IsSet(f) {
+			return usagef("undo -i chooses calls in the view; --%s does not go with it", f)
+		}
+	}
+	o, err := uiFlags(c)
+	if err != nil {
+		return err
+	}
+	return runUI(c.Context, e, o)
 }
 
 func undoAction(c *cli.Context, e *env, redo bool) error {

@@ -82,7 +82,7 @@ func actionText(it gitguard.UndoItem) string {
 	case gitguard.ActionRecreate:
 		s = "recreate (the agent deleted it)"
 	case gitguard.ActionMerge:
-		s = "merge: take the agent's hunks out, keep yours"
+		s = "merge: the agent's hunks go, yours stay"
 	case gitguard.ActionConflict:
 		s = "conflict, nothing written"
 	case gitguard.ActionSkip:

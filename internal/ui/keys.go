@@ -26,7 +26,7 @@ func newKeyMap() keyMap {
 		ScrollDown: b([]string{"ctrl+d", "space"}, "ctrl+d/space", "scroll the diff down"),
 		ScrollUp:   b([]string{"ctrl+u", "b"}, "ctrl+u/b", "scroll the diff up"),
 		Undo:       b([]string{"u"}, "u", "undo"),
-		UndoTo:     b([]string{"U"}, "U", "undo to here"),
+		UndoTo:     b([]string{"U"}, "U", "to here"),
 		Redo:       b([]string{"r"}, "r", "redo"),
 		Markers:    b([]string{"m"}, "m", "markers"),
 		Filter:     b([]string{"/"}, "/", "filter"),
@@ -42,7 +42,7 @@ func newKeyMap() keyMap {
 
 // ShortHelp is the one-line key summary at the bottom of the screen.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Undo, k.UndoTo, k.Redo, k.Markers, k.Filter, k.Runs, k.Focus, k.Help, k.Quit}
+	return []key.Binding{k.Undo, k.UndoTo, k.Redo, k.Markers, k.Filter, k.Runs, k.Help, k.Quit}
 }
 
 // FullHelp is the help screen, in columns.

@@ -164,6 +164,11 @@ func planItem(d *detail, path string) *gitguard.UndoItem {
 	return nil
 }
 
+// padPath pads a path to w cells; a longer one is kept whole (it wraps).
+func padPath(p string, w int) string {
+	return p + strings.Repeat(" ", max(w-ansi.StringWidth(p), 0))
+}
+
 // cut shortens s to w cells.
 func cut(s string, w int) string {
 	if ansi.StringWidth(s) <= w {
@@ -221,8 +226,17 @@ func (m *Model) syncDetail() {
 	default:
 		lines = m.detailLines()
 	}
+	// Long lines wrap rather than lose their end (a reason, a path).
+	var wrapped []string
+	for _, l := range lines {
+		if ansi.StringWidth(l) <= m.width {
+			wrapped = append(wrapped, l)
+			continue
+		}
+		wrapped = append(wrapped, strings.Split(ansi.Wrap(l, max(m.width, 1), ""), "\n")...)
+	}
 	offset := m.vp.YOffset()
-	m.vp.SetContentLines(lines)
+	m.vp.SetContentLines(wrapped)
 	m.vp.SetYOffset(offset)
 }
 
@@ -255,7 +269,11 @@ func (m *Model) detailLines() []string {
 	case d == nil || d.insp == nil:
 		return append(out, "reading the call…")
 	}
-	out = append(out, m.st.header.Render(fmt.Sprintf("%-13s %-24s %s", "STATE", "PATH", "UNDO WOULD")))
+	pathW := 4
+	for _, p := range d.insp.Patches {
+		pathW = max(pathW, min(ansi.StringWidth(clean(p.Path)), 30))
+	}
+	out = append(out, m.st.header.Render(fmt.Sprintf("%-13s %s UNDO WOULD", "STATE", padCut("PATH", pathW))))
 	for _, p := range d.insp.Patches {
 		it := planItem(d, p.Path)
 		what := "(working it out…)"
@@ -263,7 +281,7 @@ func (m *Model) detailLines() []string {
 			what = actionText(*it)
 		}
 		word := pathState(p, it)
-		out = append(out, fmt.Sprintf("%s%s %-24s %s", m.st.word(word), strings.Repeat(" ", max(13-len(word), 0)), clean(p.Path), clean(what)))
+		out = append(out, fmt.Sprintf("%s%s %s %s", m.st.word(word), strings.Repeat(" ", max(13-len(word), 0)), padPath(clean(p.Path), pathW), clean(what)))
 	}
 	for _, p := range d.insp.Patches {
 		out = append(out, "")
@@ -277,7 +295,7 @@ func (m *Model) diffLines(p gitguard.CallPatch) []string {
 	text := strings.TrimSuffix(string(p.Text), "\n")
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
-		c := clean(l)
+		c := cut(clean(l), m.width) // a diff line is cut, not wrapped: its +/- column stays readable
 		switch {
 		case strings.HasPrefix(l, "diff --git"), strings.HasPrefix(l, "index "), strings.HasPrefix(l, "--- "),
 			strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "new file"), strings.HasPrefix(l, "deleted file"),
@@ -335,9 +353,9 @@ func (m *Model) confirmLines() []string {
 			writes++
 		}
 	}
-	out = append(out, fmt.Sprintf("It would write %d path(s); nothing else is touched, and it is recorded so it can be reversed:", writes))
+	out = append(out, fmt.Sprintf("It writes %d path(s) and nothing else; r can reverse it.", writes))
 	for _, it := range c.plan.Items {
-		out = append(out, fmt.Sprintf("  %-13s %-24s %s", it.State, clean(it.Path), clean(actionText(it))))
+		out = append(out, fmt.Sprintf("  %-12s %s: %s", it.State, clean(it.Path), clean(actionText(it))))
 	}
 	if c.plan.Conflicts > 0 {
 		out = append(out, m.st.err.Render(fmt.Sprintf("%d path(s) conflict: your edits overlap the agent's there; they stay as they are%s.",
