@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -41,11 +40,9 @@ func requireTmux(t *testing.T) string {
 // buildGitguard builds this command into a temporary folder.
 func buildGitguard(t *testing.T) string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		if goTool, err = exec.LookPath("go"); err != nil {
-			t.Fatalf("no go command to build gitguard with: %v", err)
-		}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command to build gitguard with: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "gitguard")
 	cmd := exec.Command(goTool, "build", "-o", bin, ".")
