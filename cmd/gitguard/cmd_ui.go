@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/gitguard/gitguard/internal/ui"
 )
@@ -63,8 +63,8 @@ func uiFlags(c *cli.Context) (uiOptions, error) {
 func runUI(ctx context.Context, e *env, o uiOptions) error {
 	in, inOK := e.stdin.(*os.File)
 	out, outOK := e.stdout.(*os.File)
-	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
-		return usagef("gitguard ui needs a terminal; in scripts use 'gitguard ledger', 'diff' and 'undo --dry-run'")
+	if !inOK || !outOK {
+		return errNoTerminal
 	}
 	g, err := e.open(ctx)
 	if err != nil {
@@ -72,8 +72,14 @@ func runUI(ctx context.Context, e *env, o uiOptions) error {
 	}
 	defer g.Close()
 	color := e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
-	return ui.Run(ctx, g, in, out, ui.Options{Run: o.run, Color: color, Markers: o.markers})
+	err = ui.Run(ctx, g, in, out, ui.Options{Run: o.run, Color: color, Markers: o.markers})
+	if errors.Is(err, ui.ErrNoTerminal) {
+		return errNoTerminal
+	}
+	return err
 }
+
+var errNoTerminal = usagef("gitguard ui needs a terminal; in scripts use 'gitguard ledger', 'diff' and 'undo --dry-run'")
 
 func init() {
 	commandSets = append(commandSets, func(e *env) []*cli.Command {

@@ -93,7 +93,6 @@ type Model struct {
 	status   string   // the last result or error, shown in place
 	isErr    bool     // status is an error
 	result   []string // the last write's per-path report
-	detailOf string   // call whose detail the viewport holds
 }
 
 // New returns the view on g. The caller keeps g open until the program
@@ -172,7 +171,6 @@ func (m *Model) gotLedger(msg ledgerMsg) tea.Cmd {
 	m.details = map[string]*detail{}
 	m.pending, m.planned = map[string]bool{}, map[string]bool{}
 	m.applyFilter(keep)
-	m.detailOf = ""
 	return m.ensure()
 }
 
@@ -214,9 +212,6 @@ func (m *Model) gotPoll(msg polledMsg) tea.Cmd {
 			continue
 		}
 		d.insp, d.hasPlan = in, false
-		if id == m.detailOf {
-			m.detailOf = ""
-		}
 	}
 	return tea.Batch(m.ensure(), next)
 }
@@ -334,7 +329,6 @@ func (m *Model) layout() {
 	m.help.SetWidth(m.width)
 	m.input.SetWidth(max(m.width-len(m.input.Prompt)-1, 10))
 	m.scrollTo()
-	m.detailOf = ""
 	m.syncDetail()
 }
 
@@ -465,7 +459,6 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Markers):
 		m.markers = !m.markers
 		m.status, m.isErr = "conflict markers "+onOff(m.markers)+": overlapping edits are "+markerEffect(m.markers), false
-		m.detailOf = ""
 		return m.ensure()
 	case key.Matches(msg, k.Filter):
 		m.mode = modeFilter
@@ -585,7 +578,6 @@ func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.mode, m.confirm = modeList, nil
 		m.status, m.isErr = "cancelled: nothing was written", false
-		m.detailOf = ""
 		m.syncDetail()
 	}
 	return nil
@@ -607,7 +599,6 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.mode = modeList
 	m.applyFilter(m.selectedID())
 	m.result = nil
-	m.detailOf = ""
 	if m.filter != "" {
 		m.status, m.isErr = fmt.Sprintf("%d of %d calls touch a path matching %q", len(m.shown), len(m.calls), m.filter), false
 	} else {
