@@ -56,6 +56,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	installFaults(os.Getenv("GITGUARD_FAULT"))
 	defer startProfile(os.Getenv, stderr)()
 	app := newApp(e)
+	args = helpTopicArgs(app, args)
 	var err error
 	if name, ok := unknownCommand(app, args); ok {
 		err = usagef("unknown command %q", name)

@@ -6,43 +6,25 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// newHelpCommand makes "gitguard help CMD [SUB]" print the help that
-// "gitguard CMD [SUB] --help" prints.
-func newHelpCommand(e *env) *cli.Command {
-	return &cli.Command{
-		Name:      "help",
-		Usage:     "show the help of a command",
-		UsageText: "gitguard help [COMMAND [SUBCOMMAND]]",
-		Hidden:    true,
-		Action: func(c *cli.Context) error {
-			args := c.Args().Slice()
-			if len(args) == 0 {
-				return cli.ShowAppHelp(c)
-			}
-			cmds := c.App.Commands
-			var cmd *cli.Command
-			for _, a := range args {
-				next := findCommand(cmds, a)
-				if next == nil || next.Hidden {
-					return usagef("no help for %q: no such command (gitguard --help lists them)", strings.Join(args, " "))
-				}
-				cmd, cmds = next, next.Subcommands
-			}
-			if cmd.HelpName == "" {
-				cmd.HelpName = c.App.Name + " " + strings.Join(args, " ")
-			}
-			tmpl := cli.CommandHelpTemplate
-			if len(cmd.Subcommands) > 0 {
-				tmpl = cli.SubcommandHelpTemplate
-			}
-			cli.HelpPrinter(e.stdout, tmpl, cmd)
-			return nil
-		},
+// helpTopicArgs turns "gitguard help [CMD [SUB...]]" into
+// "gitguard [CMD [SUB...]] --help", as git does for "git help CMD". (A
+// command named help would make urfave/cli drop the -h flag.)
+func helpTopicArgs(app *cli.App, args []string) []string {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return args
+		}
+		if strings.HasPrefix(a, "-") {
+			i += flagArity(app.Flags, a) - 1
+			continue
+		}
+		if a != "help" {
+			return args
+		}
+		out := append([]string{}, args[:i]...)
+		out = append(out, args[i+1:]...)
+		return append(out, "--help")
 	}
-}
-
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command {
-		return []*cli.Command{newHelpCommand(e)}
-	})
+	return args
 }

@@ -36,9 +36,10 @@ type inspectedMsg struct {
 	markers bool
 }
 
-// confirmMsg carries the dry run of a write waiting for confirmation.
+// confirmMsg carries the dry run of the write asked for.
 type confirmMsg struct {
-	c *confirmation
+	asked *confirmation // the confirmation on screen when it was asked
+	c     *confirmation // the same, with its plan
 }
 
 // wroteMsg carries the result of a confirmed write.
@@ -153,30 +154,32 @@ type confirmation struct {
 	ready bool
 }
 
-// dryRun asks Undo or Redo what the confirmation would do, writing nothing.
+// dryRun asks Undo or Redo what the confirmation would do, writing
+// nothing. It works on a copy: the view keeps drawing c meanwhile.
 func (b *backend) dryRun(ctx context.Context, c *confirmation) tea.Cmd {
+	d := *c
 	return func() tea.Msg {
-		c.err = b.do(func(g *gitguard.Guard) error {
-			if c.kind == undoTo {
-				seq := c.call.Ledger.FinishSeq - 1
-				en, err := g.ResolveCheckpoint(ctx, c.run, fmt.Sprintf("ckpt_%03d", seq))
+		d.err = b.do(func(g *gitguard.Guard) error {
+			if d.kind == undoTo {
+				seq := d.call.Ledger.FinishSeq - 1
+				en, err := g.ResolveCheckpoint(ctx, d.run, fmt.Sprintf("ckpt_%03d", seq))
 				if err != nil {
 					return err
 				}
-				c.opts.To = &en
+				d.opts.To = &en
 			}
-			o := c.opts
+			o := d.opts
 			o.DryRun = true
 			var err error
-			if c.kind == redo {
-				c.plan, err = g.Redo(ctx, c.run, o)
+			if d.kind == redo {
+				d.plan, err = g.Redo(ctx, d.run, o)
 			} else {
-				c.plan, err = g.Undo(ctx, c.run, o)
+				d.plan, err = g.Undo(ctx, d.run, o)
 			}
 			return err
 		})
-		c.ready = true
-		return confirmMsg{c: c}
+		d.ready = true
+		return confirmMsg{asked: c, c: &d}
 	}
 }
 

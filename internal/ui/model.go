@@ -141,7 +141,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.b.poll(m.ctx, m.visibleCalls())
 	case confirmMsg:
-		if m.confirm == msg.c {
+		if m.confirm == msg.asked { // not cancelled meanwhile
+			m.confirm = msg.c
 			m.syncDetail()
 		}
 		return m, nil
