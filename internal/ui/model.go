@@ -209,10 +209,13 @@ func (m *Model) gotPoll(msg polledMsg) tea.Cmd {
 	}
 	for id, in := range msg.found {
 		d := m.details[id]
-		if d == nil || d.insp == nil || sameStates(d.insp, in) {
-			continue
+		switch {
+		case d == nil:
+		case d.err != nil: // a read that failed (a gc, a lock) works now
+			d.insp, d.err, d.hasPlan = in, nil, false
+		case d.insp != nil && !sameStates(d.insp, in):
+			d.insp, d.hasPlan = in, false
 		}
-		d.insp, d.hasPlan = in, false
 	}
 	return tea.Batch(m.ensure(), next)
 }

@@ -425,3 +425,24 @@ func TestLazyReads(t *testing.T) {
 		t.Fatal("selecting the oldest call did not read it")
 	}
 }
+
+func TestHugeDiffIsCapped(t *testing.T) {
+	h := openRepo(t)
+	var b strings.Builder
+	for i := 0; i < maxDiffLines+500; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	h.call("big", "big.txt", b.String())
+	h.open(Options{})
+	content := h.m.vp.GetContent()
+	if !strings.Contains(content, "more lines ('gitguard diff --call big' prints them all)") {
+		t.Fatalf("no cap notice in a %d-line diff", maxDiffLines+500)
+	}
+	if n := strings.Count(content, "\n"); n > maxDiffLines+50 {
+		t.Fatalf("%d lines drawn for one patch", n)
+	}
+	if !strings.Contains(h.selectedRow(), fmt.Sprintf("+%d -0", maxDiffLines+500)) {
+		t.Fatalf("counts are of the whole patch, not the lines drawn: %q", h.selectedRow())
+	}
+	checkFits(t, h.screen(), 80, 24)
+}

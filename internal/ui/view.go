@@ -285,16 +285,25 @@ func (m *Model) detailLines() []string {
 	}
 	for _, p := range d.insp.Patches {
 		out = append(out, "")
-		out = append(out, m.diffLines(p)...)
+		out = append(out, m.diffLines(l.CallID, p)...)
 	}
 	return out
 }
 
+// maxDiffLines bounds the lines of one patch drawn, so a huge file does
+// not make every redraw slow.
+const maxDiffLines = 3000
+
 // diffLines colour a patch as git diff does.
-func (m *Model) diffLines(p gitguard.CallPatch) []string {
+func (m *Model) diffLines(callID string, p gitguard.CallPatch) []string {
 	text := strings.TrimSuffix(string(p.Text), "\n")
+	lines := strings.Split(text, "\n")
+	var more int
+	if len(lines) > maxDiffLines {
+		lines, more = lines[:maxDiffLines], len(lines)-maxDiffLines
+	}
 	var out []string
-	for _, l := range strings.Split(text, "\n") {
+	for _, l := range lines {
 		c := cut(clean(l), m.width) // a diff line is cut, not wrapped: its +/- column stays readable
 		switch {
 		case strings.HasPrefix(l, "diff --git"), strings.HasPrefix(l, "index "), strings.HasPrefix(l, "--- "),
@@ -310,6 +319,9 @@ func (m *Model) diffLines(p gitguard.CallPatch) []string {
 		default:
 			out = append(out, c)
 		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("… %d more lines ('gitguard diff --call %s' prints them all)", more, clean(callID)))
 	}
 	return out
 }
