@@ -380,7 +380,7 @@ func (m *Model) ensure() tea.Cmd {
 	if len(need) > 0 {
 		cmds = append(cmds, m.b.inspect(m.ctx, need, false, false))
 	}
-	if c := m.selected(); c != nil && len(c.Patches) > 0 {
+	if c := m.selected(); c != nil && len(c.Patches) > 0 && !isUndo(c) {
 		id := c.Ledger.CallID
 		d := m.details[id]
 		stale := d == nil || !d.hasPlan || d.planMarkers != m.markers
@@ -544,6 +544,11 @@ func (m *Model) ask(kind writeKind) tea.Cmd {
 	return m.b.dryRun(m.ctx, conf)
 }
 
+// isUndo says whether c is an undo or a redo recorded by gitguard.
+func isUndo(c *patchstore.Call) bool {
+	return c.Ledger.ToolName == gitguard.ToolUndo || c.Ledger.ToolName == gitguard.ToolRedo
+}
+
 // refuse says why a key does not apply to call c ("" when it does).
 func refuse(kind writeKind, c *patchstore.Call) string {
 	if kind == redo || c == nil {
@@ -551,7 +556,7 @@ func refuse(kind writeKind, c *patchstore.Call) string {
 	}
 	l := c.Ledger
 	switch {
-	case l.ToolName == gitguard.ToolUndo || l.ToolName == gitguard.ToolRedo:
+	case isUndo(c):
 		return fmt.Sprintf("%s is an undo itself; r redoes it (puts back what it took out)", l.CallID)
 	case len(c.Patches) == 0:
 		return fmt.Sprintf("%s changed no file: nothing to undo", l.CallID)

@@ -82,6 +82,14 @@ func TestUndoMiddleCallKeepsUserEdit(t *testing.T) {
 	// Undoing it again is refused with the way back.
 	h.keys("u")
 	h.wantScreen("c2 is already undone (by undo-")
+	// The undo is the newest call; it is redone with r, not undone with u.
+	h.keys("home")
+	h.wantScreen("── undo-", "(an undo: r puts back what it took out)")
+	h.keys("u")
+	h.wantScreen("is an undo itself; r redoes it")
+	if h.m.mode == modeConfirm {
+		t.Fatal("u on an undo call asked to write")
+	}
 	h.checkInvariant1()
 	h.r.Git("fsck", "--strict")
 }

@@ -277,7 +277,12 @@ func (m *Model) detailLines() []string {
 	for _, p := range d.insp.Patches {
 		it := planItem(d, p.Path)
 		what := "(working it out…)"
-		if it != nil {
+		switch {
+		case isUndo(c) && l.UndoneBy == "" && l.ToolName == gitguard.ToolUndo:
+			what = "(an undo: r puts back what it took out)"
+		case isUndo(c):
+			what = "(recorded by gitguard)"
+		case it != nil:
 			what = actionText(*it)
 		}
 		word := pathState(p, it)
@@ -436,7 +441,8 @@ func (m *Model) runLines() []string {
 		case r.Finished:
 			state = "finished"
 		}
-		line := fmt.Sprintf("%s%-40s %-8s %5d checkpoints  %s", marker, clean(r.ID), state, r.Checkpoints, r.LastAt.UTC().Format("2006-01-02 15:04"))
+		idW := max(m.width-2-1-8-1-11-2-16, 8)
+		line := fmt.Sprintf("%s%s %-8s %5d ckpts  %s", marker, padCut(clean(r.ID), idW), state, r.Checkpoints, r.LastAt.UTC().Format("2006-01-02 15:04"))
 		if i == m.runSel {
 			line = m.st.selected.Render(line)
 		}
