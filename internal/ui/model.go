@@ -551,10 +551,19 @@ func isUndo(c *patchstore.Call) bool {
 
 // refuse says why a key does not apply to call c ("" when it does).
 func refuse(kind writeKind, c *patchstore.Call) string {
-	if kind == redo || c == nil {
+	if c == nil {
 		return ""
 	}
 	l := c.Ledger
+	if kind == redo {
+		switch {
+		case l.ToolName == gitguard.ToolRedo:
+			return fmt.Sprintf("%s is a redo; to take those edits out again, select the call and press u", l.CallID)
+		case l.ToolName == gitguard.ToolUndo && l.UndoneBy != "":
+			return fmt.Sprintf("%s was already put back (by %s)", l.CallID, l.UndoneBy)
+		}
+		return ""
+	}
 	switch {
 	case isUndo(c):
 		return fmt.Sprintf("%s is an undo itself; r redoes it (puts back what it took out)", l.CallID)

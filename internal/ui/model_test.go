@@ -145,6 +145,16 @@ func TestRedoPutsTheUndoBack(t *testing.T) {
 	if st := h.ledger(); st["c2"] != "succeeded" {
 		t.Fatalf("after redo c2 is %q", st["c2"])
 	}
+	// The redo and the redone undo are not redone again.
+	h.keys("home")
+	h.wantScreen("── redo-")
+	h.keys("r")
+	h.wantScreen("is a redo; to take those edits out again, select the call and press u")
+	h.keys("down", "r")
+	h.wantScreen("was already put back (by redo-")
+	if h.m.mode == modeConfirm {
+		t.Fatal("r on a redone undo asked to write")
+	}
 	h.checkInvariant1()
 }
 
