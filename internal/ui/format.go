@@ -93,7 +93,8 @@ func actionText(it gitguard.UndoItem) string {
 		s = string(it.Action)
 	}
 	if it.Reason != "" {
-		s += ": " + it.Reason
+		// The view's key, not the CLI flag, turns markers on here.
+		s += ": " + strings.ReplaceAll(it.Reason, "--conflict markers writes conflict markers", "m turns conflict markers on")
 	}
 	return s
 }

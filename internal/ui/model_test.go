@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/internal/gittest"
 )
 
 func TestOpensNewestFirstAndNavigates(t *testing.T) {
@@ -463,4 +464,32 @@ func TestHugeDiffIsCapped(t *testing.T) {
 		t.Fatalf("counts are of the whole patch, not the lines drawn: %q", h.selectedRow())
 	}
 	checkFits(t, h.screen(), 80, 24)
+}
+
+// TestSurvivesGitGC: the view keeps its Guard open for as long as it runs;
+// a git gc meanwhile packs and prunes the loose objects it read from.
+func TestSurvivesGitGC(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.r.Git("gc", "-q", "--prune=now")
+	// gc itself expires the old (fixed-date) reflog entries: compare from here.
+	s, err := gittest.UserState(h.r.Dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.state = s
+	h.call("c4", "a.txt", "after gc\n") // moves the run: the next poll rereads it
+	h.send(tickMsg{})
+	h.wantScreen("· 4 calls")
+	h.keys("end")
+	h.wantScreen("── c1")
+	if !strings.Contains(h.m.vp.GetContent(), "+four") {
+		t.Fatalf("c1's diff after gc:\n%s", h.m.vp.GetContent())
+	}
+	h.keys("home", "down", "down", "u")
+	h.wantScreen("Undo call c2")
+	h.keys("y")
+	if got := h.r.Read("b.txt"); got != bUserOnly {
+		t.Fatalf("undo after gc: b.txt = %q", got)
+	}
+	h.checkInvariant1()
 }
