@@ -62,6 +62,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	gitguard.ArmFaults(os.Getenv("GITGUARD_FAULT"), os.Getenv("GITGUARD_FAULT_LOG"))
 	defer startProfile(os.Getenv, stderr)()
 	app := newApp(e)
+	args = helpTopicArgs(app, args)
 	err := unknownCommand(app, args)
 	if err == nil {
 		var argv []string
@@ -165,7 +166,7 @@ func extraCommands(e *env) []*cli.Command {
 // commandOrder is the order of commands in help: the run, its calls and
 // what to do with them, then git integration.
 var commandOrder = []string{"start", "snapshot", "finish", "log", "show", "runs", "call", "status", "diff",
-	"undo", "redo", "ledger", "resume", "compensate", "run", "init", "hook", "serve", "check", "push", "fetch",
+	"undo", "redo", "ui", "ledger", "resume", "compensate", "run", "init", "hook", "serve", "check", "push", "fetch",
 	"prune", "watch", "completion", "version"}
 
 func commandRank(name string) int {

@@ -25,7 +25,7 @@ func newUndoCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "undo",
 		Usage:     "revert the agent's edits, keeping yours",
-		UsageText: "gitguard undo [--run RUN] [--call CALL | --to CKPT | --all] [--dry-run] [--conflict refuse|markers] [--paths GLOB]",
+		UsageText: "gitguard undo [--run RUN] [--call CALL | --to CKPT | --all] [--dry-run] [--conflict refuse|markers] [--paths GLOB]\n   gitguard undo -i [--run RUN]   (the terminal view: gitguard ui)",
 		Description: "Reverts the agent's file patches, newest first: by default the newest call that\n" +
 			"still has a change undo can take out (a call whose paths all overlap your later\n" +
 			"edits is passed over and reported, so repeating undo walks back through the run);\n" +
@@ -48,8 +48,12 @@ func newUndoCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan and write nothing"},
 			&cli.StringFlag{Name: "conflict", Value: "refuse", Usage: "on overlapping hunks: refuse (leave the file) or markers"},
 			&cli.StringSliceFlag{Name: "paths", Usage: "only paths matching `GLOB` (doublestar, repeatable)"},
+			&cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "choose what to undo in a terminal view (gitguard ui)"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("interactive") {
+				return undoInteractive(c, e)
+			}
 			return undoAction(c, e, false)
 		},
 	}
@@ -74,6 +78,24 @@ func newRedoCommand(e *env) *cli.Command {
 			return undoAction(c, e, true)
 		},
 	}
+}
+
+// undoInteractive is "undo -i": the terminal view, which takes --run and
+// --conflict; the other ways of choosing calls are its keys.
+func undoInteractive(c *cli.Context, e *env) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	for _, f := range []string{"call", "to", "all", "dry-run", "paths", "json"} {
+		if c.IsSet(f) {
+			return usagef("undo -i chooses calls in the view; --%s does not go with it", f)
+		}
+	}
+	o, err := uiFlags(c)
+	if err != nil {
+		return err
+	}
+	return runUI(c.Context, e, o)
 }
 
 func undoAction(c *cli.Context, e *env, redo bool) error {
