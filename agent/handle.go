@@ -167,6 +167,16 @@ func (h *handler) pre(ctx context.Context, g *gitguard.Guard, co gitguard.CallOp
 			return nil
 		}
 	}
+	if run != nil && run.Checkpoint.RunFinished {
+		// A later turn (or a resumed session) continues its run; it becomes
+		// the active run again unless another one is.
+		if active, err := g.ActiveRun(); err == nil && active == "" {
+			if _, err := g.StartRun(ctx, ev.RunID, gitguard.CheckpointOptions{Label: ev.Agent + " session continues",
+				MessagesRef: ev.MessagesRef}); err != nil {
+				return err
+			}
+		}
+	}
 	if ev.Whole && h.o.StartDaemon != nil && !g.DaemonRunning(ctx) {
 		if err := h.o.StartDaemon(ctx, g); err != nil {
 			h.o.Log.Warn(ev.Agent+": no watch daemon; whole-workspace captures walk the tree", "err", err)

@@ -81,13 +81,24 @@ func newHookAgentCommand(e *env, s *agentSpec) *cli.Command {
 	}
 }
 
-// errUnknownEvent marks an event or tool the adapter does not know, when
-// failing closed.
-var errUnknownEvent = errors.New("not recorded")
+// unknownEventError is an event or tool the adapter does not know: a
+// warning, or, failing closed, a refusal.
+type unknownEventError struct{ msg string }
+
+func (e *unknownEventError) Error() string { return e.msg }
 
 func runHookAgent(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions) error {
 	err := handleAgentEvent(ctx, e, s, o)
 	if err == nil {
+		return nil
+	}
+	var unknown *unknownEventError
+	if errors.As(err, &unknown) {
+		if o.failClosed {
+			fmt.Fprintf(e.stderr, "gitguard: %s; the tool use is blocked because gitguard fails closed (GITGUARD_FAIL_CLOSED)\n", unknown.msg)
+			return &exitCodeError{exitUsage}
+		}
+		fmt.Fprintf(e.stderr, "gitguard: warning: %s\n", unknown.msg)
 		return nil
 	}
 	f := classify(err)
@@ -101,11 +112,7 @@ func runHookAgent(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions)
 		}
 		return &exitCodeError{exitUsage} // 2: the agent blocks the tool use
 	}
-	if errors.Is(err, errUnknownEvent) {
-		fmt.Fprintf(e.stderr, "gitguard: warning: %s\n", f.err)
-	} else {
-		fmt.Fprintf(e.stderr, "gitguard: warning: %s; this tool use is not protected by gitguard\n", f.err)
-	}
+	fmt.Fprintf(e.stderr, "gitguard: warning: %s; this tool use is not protected by gitguard\n", f.err)
 	if f.hint != "" {
 		fmt.Fprintf(e.stderr, "\thint: %s\n", f.hint)
 	}
@@ -119,7 +126,7 @@ func handleAgentEvent(ctx context.Context, e *env, s *agentSpec, o hookAgentOpti
 	}
 	if ev.Warning != "" {
 		// Said once, here; an event with a warning records nothing.
-		return fmt.Errorf("%s: %w", ev.Warning, errUnknownEvent)
+		return &unknownEventError{ev.Warning}
 	}
 	ao := agent.Options{Open: e.openAt, Dir: e.dir, Log: e.log}
 	if !o.noWatch && e.getenv("GITGUARD_NO_DAEMON") != "1" {
