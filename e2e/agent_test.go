@@ -19,7 +19,10 @@ func runAgent(t testing.TB, ws *workspace, m *model, env []string, name string, 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(cliBin, name), args...)
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(cliBin, name)
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = ws.dir, env
 	cmd.Stdin = strings.NewReader("")
 	cmd.WaitDelay = 10 * time.Second

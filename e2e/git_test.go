@@ -46,3 +46,5 @@ func runCmd(dir string, env []string, stdin []byte, name string, args ...string)
 	}
 	return out.String(), nil
 }
+
+func joinLines(lines []string) string { return strings.Join(lines, "\n") }
