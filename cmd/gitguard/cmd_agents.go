@@ -7,10 +7,11 @@ import (
 	"github.com/gitguard/gitguard/agent/claudecode"
 	"github.com/gitguard/gitguard/agent/codex"
 	"github.com/gitguard/gitguard/agent/gemini"
+	"github.com/gitguard/gitguard/agent/opencode"
 )
 
 // agentSpecs are the agent adapters the CLI offers, in the order of help.
-var agentSpecs = []*agentSpec{claudeCodeSpec(), codexSpec(), geminiSpec()}
+var agentSpecs = []*agentSpec{claudeCodeSpec(), codexSpec(), geminiSpec(), opencodeSpec()}
 
 func claudeCodeSpec() *agentSpec {
 	return &agentSpec{
@@ -105,5 +106,32 @@ func geminiSpec() *agentSpec {
 		fragment:       gemini.Fragment,
 		install:        gemini.Init,
 		next:           "Gemini CLI picks it up in its next session (it asks once before running a new project hook)",
+	}
+}
+
+func opencodeSpec() *agentSpec {
+	return &agentSpec{
+		name: "opencode", title: opencode.Name,
+		hookUsage: "record an opencode tool use (run by the plugin 'gitguard init opencode' writes)",
+		hookDescription: "Reads one event of gitguard's opencode plugin (JSON) on stdin and records it:\n" +
+			"the session is run oc-<sessionID>, each tool use is a call named after its\n" +
+			"callID. write, edit and multiedit capture the one file they name; patch and\n" +
+			"apply_patch the files their patch names; bash the whole workspace.\n" +
+			"session.idle (the end of a turn) and session.deleted finish the run. Set it up\n" +
+			"with 'gitguard init opencode --write'; undo one tool use with\n" +
+			"'gitguard undo --call CALL_ID' (the ids are in 'gitguard ledger').",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return opencode.Read(r, opencode.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the opencode plugin that records each tool use",
+		initDescription: "Prints the opencode plugin that runs 'gitguard hook opencode' on\n" +
+			"tool.execute.before, tool.execute.after, session.idle and session.deleted. With\n" +
+			"--write it is written to .opencode/plugin/gitguard.js at the top of the work tree\n" +
+			"(an older gitguard plugin there is replaced; a file of yours is never touched).\n" +
+			"--mcp also adds the gitguard MCP server under \"mcp\" in opencode.json.",
+		defaultCommand: opencode.HookCommand,
+		fragment:       opencode.Fragment,
+		install:        opencode.Init,
+		next:           "opencode loads it when it next starts",
 	}
 }
