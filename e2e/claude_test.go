@@ -61,9 +61,9 @@ func TestClaudeCode(t *testing.T) {
 // hooked. An Edit whose old_string is missing fails Claude Code's input
 // validation, which runs before any hook: the model gets the error and no
 // hook event is sent, so there is no call (and no change) to record.
-func claudeRecorded(s step) string {
+func claudeRecorded(s step) (tool, status string) {
 	if s.tool == "Read" || s.name == stepBadEdit {
-		return ""
+		return "", ""
 	}
-	return s.tool
+	return s.tool, ""
 }

@@ -34,8 +34,10 @@ func codexVocab() vocab {
 }
 
 // codexConfig is $CODEX_HOME/config.toml: the scripted server as the model
-// provider, no approvals, no sandbox, nothing sent elsewhere.
-func codexConfig(url string) string {
+// provider, no approvals, no sandbox, nothing sent elsewhere, and the work
+// tree trusted (as answering Codex's trust prompt does): Codex loads a
+// project's .codex/config.toml, hooks included, only in a trusted project.
+func codexConfig(url, project string) string {
 	return fmt.Sprintf(`model = %q
 model_provider = "e2e"
 approval_policy = "never"
@@ -51,7 +53,10 @@ stream_max_retries = 0
 
 [analytics]
 enabled = false
-`, codexModel, url)
+
+[projects.%q]
+trust_level = "trusted"
+`, codexModel, url, project)
 }
 
 func codexEnv(ws *workspace) []string {
@@ -68,7 +73,7 @@ func runCodex(t testing.TB, ws *workspace, m *model, wrap bool) {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(codexConfig(srv.URL)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(codexConfig(srv.URL, ws.dir)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	args := []string{"exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust",
@@ -100,5 +105,21 @@ func TestCodex(t *testing.T) {
 	verifySession(t, ws, m, true, codexRecorded)
 }
 
-// codexRecorded is the tool gitguard records for a step.
-func codexRecorded(s step) string { return s.tool }
+// codexRecorded is what gitguard records for a step; Codex's hooks name
+// exec_command "Bash". What Codex 0.171 sends limits the status:
+//   - PostToolUse of Bash carries an empty tool_response, no exit status, so
+//     a command that exits 3 can only be recorded as succeeded;
+//   - an apply_patch that does not apply gets PreToolUse and no PostToolUse,
+//     so the call must be closed when the session stops: failed or
+//     uncertain, never left started.
+func codexRecorded(s step) (tool, status string) {
+	switch {
+	case s.tool == "exec_command" && s.fails:
+		return "Bash", "succeeded"
+	case s.tool == "exec_command":
+		return "Bash", ""
+	case s.fails:
+		return s.tool, "failed|uncertain"
+	}
+	return s.tool, ""
+}

@@ -84,5 +84,8 @@ func TestGemini(t *testing.T) {
 	verifySession(t, ws, m, false, geminiRecorded)
 }
 
-// geminiRecorded is the tool gitguard records for a step.
-func geminiRecorded(s step) string { return s.tool }
+// geminiRecorded is what gitguard records for a step: every tool use under
+// its own name. A failed replace reports its error in AfterTool's
+// tool_response; a shell command's exit status is in its output
+// ("Exit Code: 3", returnDisplay "Command exited with code: 3").
+func geminiRecorded(s step) (tool, status string) { return s.tool, "" }

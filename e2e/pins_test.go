@@ -17,6 +17,6 @@ type npmPin struct {
 // 'gitguard run --', the whole session as one call.
 var hooked = map[string]bool{
 	"claude-code": true,
-	"codex":       false,
-	"gemini":      false,
+	"codex":       true,
+	"gemini":      true,
 }

@@ -4,9 +4,10 @@ import "testing"
 
 // verifySession runs every check on a finished scripted session: each call's
 // before and after against git, its diff, undo keeping the user's edit, redo,
-// user state and fsck. recorded names the tool gitguard records for a step;
-// "" means the step is not recorded (a read-only tool).
-func verifySession(t *testing.T, ws *workspace, m *model, byID bool, recorded func(step) string) {
+// user state and fsck. recorded says what gitguard records for a step: the
+// tool name ("" when the step is not recorded, a read-only tool) and the
+// status (see expectation).
+func verifySession(t *testing.T, ws *workspace, m *model, byID bool, recorded func(step) (tool, status string)) {
 	t.Helper()
 	truth := m.results(t)
 	if t.Failed() {
@@ -20,8 +21,8 @@ func verifySession(t *testing.T, ws *workspace, m *model, byID bool, recorded fu
 		if s.fails && !truth[i].isError {
 			t.Errorf("step %q is scripted to fail, but the agent sent its result back as a success: %s", s.name, truth[i].result)
 		}
-		if tool := recorded(s); tool != "" {
-			want = append(want, expectation{step: s, truth: truth[i], tool: tool})
+		if tool, status := recorded(s); tool != "" {
+			want = append(want, expectation{step: s, truth: truth[i], tool: tool, status: status})
 		}
 	}
 	ids := checkCalls(t, ws, run, want, byID)
