@@ -47,14 +47,15 @@ type model struct {
 	truth   []callTruth
 	edited  []bool
 	sentAt  []time.Time
-	gaps    []time.Duration // from the end of a tool call answer to the next request
+	gaps    []time.Duration // per step: from the end of its tool call answer to the next request
 	log     []string
 	toolReq int // main-loop requests seen
 }
 
 func newModel(t testing.TB, dir string, steps []step) *model {
 	return &model{t: t, dir: dir, steps: steps, final: "All done.",
-		truth: make([]callTruth, len(steps)), edited: make([]bool, len(steps)), sentAt: make([]time.Time, len(steps))}
+		truth: make([]callTruth, len(steps)), edited: make([]bool, len(steps)), sentAt: make([]time.Time, len(steps)),
+		gaps: make([]time.Duration, len(steps))}
 }
 
 func (m *model) logf(format string, args ...any) {
@@ -75,7 +76,7 @@ func (m *model) turn(n int, id func(int) string, lastResult string, lastErr bool
 		tr.after = m.states(m.steps[n-1].paths)
 		tr.isError, tr.result, tr.done = lastErr, lastResult, true
 		if !m.sentAt[n-1].IsZero() {
-			m.gaps = append(m.gaps, time.Since(m.sentAt[n-1]))
+			m.gaps[n-1] = time.Since(m.sentAt[n-1])
 		}
 	}
 	if n >= len(m.steps) {
@@ -148,6 +149,8 @@ func (m *model) results(t testing.TB) []callTruth {
 	return append([]callTruth(nil), m.truth...)
 }
 
+// toolGaps returns, per step, the time from the model's tool call to the
+// agent's next request: the tool, the hooks around it and the CLI's own work.
 func (m *model) toolGaps() []time.Duration {
 	m.mu.Lock()
 	defer m.mu.Unlock()

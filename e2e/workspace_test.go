@@ -21,7 +21,7 @@ type workspace struct {
 	userState string
 }
 
-func newWorkspace(t *testing.T) *workspace {
+func newWorkspace(t testing.TB) *workspace {
 	t.Helper()
 	root := t.TempDir()
 	ws := &workspace{dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
