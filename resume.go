@@ -75,6 +75,8 @@ type Resume struct {
 	Paths      []PathStatus
 	Unrecorded []workspace.Change
 	Budget     *patchstore.Budget
+	// HeadMoves are the calls during which HEAD moved (the agent committed).
+	HeadMoves []HeadMove
 }
 
 // ResumeOptions tune Resume.
@@ -126,7 +128,8 @@ func (g *Guard) Resume(ctx context.Context, runID string, o ResumeOptions) (*Res
 		return nil, err
 	}
 	r := &Resume{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
-		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget}
+		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget,
+		HeadMoves: status.HeadMoves}
 	// "Completed through" is the step of the newest call that finished,
 	// not of a call still in flight when the run stopped.
 	best := 0
@@ -276,6 +279,9 @@ func (r *Resume) Brief() string {
 			s += fmt.Sprintf(" Its recorded compensation: %s.", e.Compensation)
 		}
 		fmt.Fprintf(&b, "- %s\n", s)
+	}
+	for _, m := range r.HeadMoves {
+		fmt.Fprintf(&b, "- %s\n", m.Sentence())
 	}
 	for _, p := range r.Paths {
 		if p.State == conflict.Conflicted {

@@ -40,6 +40,8 @@ type StatusReport struct {
 	Checkpoint patchstore.Entry
 	Paths      []PathStatus
 	Unrecorded []workspace.Change
+	// HeadMoves are the calls during which HEAD moved (the agent committed).
+	HeadMoves []HeadMove
 }
 
 // callOrder sorts calls oldest first: by the checkpoint that finished them,
@@ -100,7 +102,8 @@ func (g *Guard) Status(ctx context.Context, runID string, o StatusOptions) (*Sta
 		}
 		calls = []*patchstore.Call{c}
 	}
-	rep := &StatusReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}}
+	rep := &StatusReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
+		HeadMoves: g.headMovesOf(ctx, calls)}
 	newest := newestPatches(calls)
 	paths := make([]string, 0, len(newest))
 	for p := range newest {

@@ -74,6 +74,9 @@ type UndoResult struct {
 	Items     []UndoItem
 	Conflicts int // paths left conflicted (or written with markers)
 	DryRun    bool
+	// HeadMoves are the undone calls during which HEAD moved: undo reverts
+	// their file changes in the work tree and leaves the commits alone.
+	HeadMoves []HeadMove
 }
 
 // Undo reverts the agent's patches, newest first, keeping every edit made
@@ -112,7 +115,7 @@ func (g *Guard) undo(ctx context.Context, runID string, o UndoOptions, redo bool
 	if err != nil {
 		return nil, err
 	}
-	res := &UndoResult{Run: id, DryRun: o.DryRun}
+	res := &UndoResult{Run: id, DryRun: o.DryRun, HeadMoves: g.headMovesOf(ctx, targets)}
 	for _, c := range targets {
 		res.Undone = append(res.Undone, c.Ledger.CallID)
 	}

@@ -124,6 +124,8 @@ type jsonResume struct {
 	Unrecorded []jsonChange     `json:"unrecorded"`
 	Budget     *jsonBudget      `json:"budget,omitempty"`
 	Brief      string           `json:"brief"`
+	// AgentCommits are the calls during which the agent committed.
+	AgentCommits []jsonHeadMove `json:"agent_commits,omitempty"`
 }
 
 type jsonResumeCall struct {
@@ -167,6 +169,7 @@ func runResume(ctx context.Context, e *env, runID string, dry bool) error {
 	if b := r.Budget; !b.IsZero() {
 		out.Budget = &jsonBudget{Tokens: b.Tokens, USD: b.USD, Steps: b.Steps}
 	}
+	out.AgentCommits = toJSONHeadMoves(r.HeadMoves)
 	return e.printJSON(out)
 }
 

@@ -47,6 +47,8 @@ type jsonStatus struct {
 	Checkpoint string           `json:"checkpoint"`
 	Paths      []jsonPathStatus `json:"paths"`
 	Unrecorded []jsonChange     `json:"unrecorded"`
+	// AgentCommits are the calls during which the agent committed.
+	AgentCommits []jsonHeadMove `json:"agent_commits,omitempty"`
 }
 
 type jsonPathStatus struct {
@@ -93,6 +95,7 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 			out.Unrecorded = append(out.Unrecorded, jsonChange{Path: c.Path, Status: changeStatus(c),
 				Before: c.Before.Hash.String(), After: c.After.Hash.String()})
 		}
+		out.AgentCommits = toJSONHeadMoves(rep.HeadMoves)
 		return e.printJSON(out)
 	}
 	e.printf("run %s at %s\n", rep.Run, rep.Checkpoint.Checkpoint.ID)
@@ -106,6 +109,7 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printHeadMoves(e, rep.HeadMoves, false)
 	if len(rep.Unrecorded) > 0 {
 		e.printf("unrecorded (changed since %s, no call recorded it):\n", rep.Checkpoint.Checkpoint.ID)
 		for _, c := range rep.Unrecorded {

@@ -109,6 +109,8 @@ type jsonUndo struct {
 	Commit    string         `json:"checkpoint_commit,omitempty"`
 	Conflicts int            `json:"conflicts"`
 	Paths     []jsonUndoItem `json:"paths"`
+	// AgentCommits are the undone calls during which the agent committed.
+	AgentCommits []jsonHeadMove `json:"agent_commits,omitempty"`
 }
 
 type jsonUndoItem struct {
@@ -169,6 +171,7 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 			out.Paths = append(out.Paths, jsonUndoItem{Path: it.Path, State: it.State.String(), Action: string(it.Action),
 				Calls: it.Calls, Current: stateString(it.Current), Target: stateString(it.Target), Written: it.Written, Reason: it.Reason})
 		}
+		out.AgentCommits = toJSONHeadMoves(res.HeadMoves)
 		return e.printJSON(out)
 	}
 	verb := "undid"
@@ -190,6 +193,7 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printHeadMoves(e, res.HeadMoves, !res.DryRun)
 	switch {
 	case res.DryRun || res.UndoCall == "":
 	case strings.HasPrefix(res.UndoCall, "redo-"):
