@@ -214,7 +214,8 @@ func checkUndoRedo(t *testing.T, ws *workspace, run string, ids map[string]strin
 
 	ws.gitguard(t, "undo", "--run", run, "--call", sub)
 	tr := truth[stepSubfolder]
-	for _, p := range []string{"src/util/util.go", "obsolete.txt"} {
+	subPaths := []string{"src/util/util.go", "src/util/with space.txt", "obsolete.txt"}
+	for _, p := range subPaths {
 		if got := fileState(t, ws.dir, p); got != tr.before[p] {
 			t.Errorf("after undo --call %s %s is %s, want its before state %s", sub, p, got, tr.before[p])
 		}
@@ -223,7 +224,7 @@ func checkUndoRedo(t *testing.T, ws *workspace, run string, ids map[string]strin
 		t.Logf("note: undo left the empty folder src/ (git does not track folders)")
 	}
 	ws.gitguard(t, "redo", "--run", run)
-	for _, p := range []string{"src/util/util.go", "obsolete.txt"} {
+	for _, p := range subPaths {
 		if got := fileState(t, ws.dir, p); got != tr.after[p] {
 			t.Errorf("after redo %s is %s, want its after state %s", p, got, tr.after[p])
 		}

@@ -30,6 +30,10 @@ func codexVocab() vocab {
 		shell: func(command string) step {
 			return step{tool: "exec_command", args: map[string]any{"cmd": command}}
 		},
+		moveAndDelete: func() step {
+			return step{tool: "apply_patch", custom: patch("*** Update File: LICENSE\n*** Move to: docs/LICENSE.txt\n@@\n-MIT\n+MIT License\n" +
+				"*** Delete File: NOTICE\n")}
+		},
 	}
 }
 

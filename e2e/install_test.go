@@ -90,7 +90,20 @@ func installCLIs(ctx context.Context, logf func(string, ...any)) (string, error)
 	if err := os.Rename(tmp, dir); err != nil && !installed(bin) {
 		return "", err
 	}
+	pruneOtherPins(root, filepath.Base(dir), logf)
 	return bin, nil
+}
+
+// pruneOtherPins removes the installs of earlier pins (about 1 GB each).
+func pruneOtherPins(root, keep string, logf func(string, ...any)) {
+	old, _ := filepath.Glob(filepath.Join(root, "npm-*"))
+	for _, d := range old {
+		if filepath.Base(d) != keep {
+			if err := os.RemoveAll(d); err != nil {
+				logf("could not remove the old install %s: %v", d, err)
+			}
+		}
+	}
 }
 
 // installed reports whether every pinned CLI's executable is in bin.

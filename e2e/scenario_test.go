@@ -15,6 +15,8 @@ var initialFiles = map[string]string{
 	"VERSION":      "v1\n",
 	"CHANGELOG":    "- v1: first\n",
 	"obsolete.txt": "to be removed\n",
+	"LICENSE":      "MIT\n",
+	"NOTICE":       "notice\n",
 	"main.go":      "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n",
 }
 
@@ -33,6 +35,9 @@ type vocab struct {
 	edit  func(path, old, new string) step
 	shell func(command string) step
 	read  func(path string) step
+	// moveAndDelete renames LICENSE to docs/LICENSE.txt and deletes NOTICE in
+	// one tool use (nil: the shell does it).
+	moveAndDelete func() step
 }
 
 // Step names the checks refer to.
@@ -40,7 +45,8 @@ const (
 	stepWrite     = "write a new file"
 	stepEdit      = "edit README.md"
 	stepSed       = "sed -i VERSION"
-	stepSubfolder = "create a file in a subfolder and rm another"
+	stepSubfolder = "create files in a subfolder and rm another"
+	stepMove      = "move a file and delete another"
 	stepBadEdit   = "an edit that fails"
 	stepBadShell  = "a shell command that edits and fails"
 )
@@ -63,8 +69,14 @@ func scenario(v vocab) []step {
 	s := v.shell("sed -i 's/v1/v2/' VERSION")
 	s.userEdit = func(dir string) error { return appendFile(filepath.Join(dir, "README.md"), userLine) }
 	add(stepSed, s, "VERSION", "README.md")
-	add(stepSubfolder, v.shell("mkdir -p src/util && printf 'package util\\n' > src/util/util.go && rm obsolete.txt"),
-		"src/util/util.go", "obsolete.txt")
+	add(stepSubfolder, v.shell("mkdir -p src/util && printf 'package util\\n' > src/util/util.go && "+
+		"echo spaced > 'src/util/with space.txt' && rm obsolete.txt"),
+		"src/util/util.go", "src/util/with space.txt", "obsolete.txt")
+	mv := v.shell("mkdir -p docs && mv LICENSE docs/LICENSE.txt && rm NOTICE")
+	if v.moveAndDelete != nil {
+		mv = v.moveAndDelete()
+	}
+	add(stepMove, mv, "LICENSE", "docs/LICENSE.txt", "NOTICE")
 	bad := v.edit("main.go", "no such text in main.go", "anything")
 	bad.fails = true
 	add(stepBadEdit, bad, "main.go")
