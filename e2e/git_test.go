@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"testing"
 )
 
 // gitRun runs the real git in dir with stdin and returns its output.
@@ -23,15 +22,6 @@ func gitRun(dir string, stdin []byte, args ...string) (string, error) {
 	return out.String(), nil
 }
 
-func mustGit(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	out, err := gitRun(dir, nil, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // runCmd runs name in dir with exactly env and returns its stdout.
 func runCmd(dir string, env []string, stdin []byte, name string, args ...string) (string, error) {
 	cmd := exec.Command(name, args...)
@@ -46,5 +36,3 @@ func runCmd(dir string, env []string, stdin []byte, name string, args ...string)
 	}
 	return out.String(), nil
 }
-
-func joinLines(lines []string) string { return strings.Join(lines, "\n") }
