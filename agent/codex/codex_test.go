@@ -314,3 +314,45 @@ func sorted(s []string) []string {
 	}
 	return out
 }
+
+func FuzzPatchPaths(f *testing.F) {
+	f.Add(patchText)
+	f.Add("*** Add File: a\n*** Move to: \n")
+	f.Fuzz(func(t *testing.T, patch string) {
+		paths, ok := codex.PatchPaths(patch)
+		if ok != (len(paths) > 0) {
+			t.Fatalf("ok = %v with %d paths", ok, len(paths))
+		}
+		seen := map[string]bool{}
+		for _, p := range paths {
+			if p == "" || p != strings.TrimSpace(p) || strings.ContainsAny(p, "\n") || seen[p] {
+				t.Fatalf("bad path %q in %q", p, paths)
+			}
+			seen[p] = true
+			if !strings.Contains(patch, p) {
+				t.Fatalf("path %q not in the patch", p)
+			}
+		}
+	})
+}
+
+// Odd names in a patch: a leading dash, spaces, non-ASCII, a path into .git.
+func TestCodexPatchOddNames(t *testing.T) {
+	e := agenttest.New(t, map[string]string{"-n.txt": "dash\n"})
+	patch := "*** Begin Patch\n*** Update File: -n.txt\n@@\n-dash\n+DASH\n*** Add File: dir with space/ünï.txt\n+u\n*** Add File: .git/hooks/pre-commit\n+evil\n*** End Patch"
+	e.Hook(read, tool("s1", codex.PreToolUse, "apply_patch", "c1", patch, nil))
+	e.Repo.Write("-n.txt", "DASH\n")
+	e.Repo.Write("dir with space/ünï.txt", "u\n")
+	e.Hook(read, tool("s1", codex.PostToolUse, "apply_patch", "c1", patch, nil))
+	c := e.Call("cx-s1", "c1")
+	if diff := cmp.Diff([]string{"-n.txt", "dir with space/ünï.txt"}, sorted(c.Ledger.Paths)); diff != "" {
+		t.Errorf("scope (-want +got; .git is never a call's path):\n%s", diff)
+	}
+	e.CheckPatch(c, "-n.txt", agenttest.S("dash\n"))
+	e.CheckPatch(c, "dir with space/ünï.txt", nil)
+	e.Undo("cx-s1", "c1")
+	if e.File("-n.txt") != "dash\n" || e.File("dir with space/ünï.txt") != "" {
+		t.Errorf("undo: %q %q", e.File("-n.txt"), e.File("dir with space/ünï.txt"))
+	}
+	e.CheckUserState()
+}
