@@ -338,12 +338,8 @@ func (h *handler) endOthers(ctx context.Context, g *gitguard.Guard) error {
 // started for the run stops, and the run gets its last checkpoint. A
 // session that recorded nothing has no run.
 func (h *handler) endRun(ctx context.Context, g *gitguard.Guard, runID, label string) error {
-	if h.daemonMarked(g, runID) {
-		if _, err := g.StopDaemon(ctx); err != nil {
-			h.o.Log.Warn(h.ev.Agent+": could not stop the watch daemon", "err", err)
-		}
-		_ = os.Remove(daemonMarker(g))
-	}
+	// The daemon stops after the run's last snapshot, which it serves.
+	defer h.stopDaemon(ctx, g, runID)
 	run, err := readRunIfAny(ctx, g, runID, "")
 	if err != nil || run == nil {
 		return err
@@ -372,6 +368,17 @@ func (h *handler) endRun(ctx context.Context, g *gitguard.Guard, runID, label st
 	}
 	_, err = g.FinishRun(ctx, runID, gitguard.CheckpointOptions{Label: label, MessagesRef: h.ev.MessagesRef})
 	return err
+}
+
+// stopDaemon stops the watch daemon when this adapter started it for run.
+func (h *handler) stopDaemon(ctx context.Context, g *gitguard.Guard, runID string) {
+	if !h.daemonMarked(g, runID) {
+		return
+	}
+	if _, err := g.StopDaemon(ctx); err != nil {
+		h.o.Log.Warn(h.ev.Agent+": could not stop the watch daemon", "err", err)
+	}
+	_ = os.Remove(daemonMarker(g))
 }
 
 // The daemon marker names the run whose hook started the watch daemon, so
