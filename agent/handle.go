@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/gitguard/gitguard"
@@ -345,22 +346,29 @@ func (h *handler) endRun(ctx context.Context, g *gitguard.Guard, runID, label st
 		return err
 	}
 	p := &Pairing{Dir: pairingDir(g), Run: runID}
-	open, err := p.Drain()
-	if err != nil {
+	if _, err := p.Drain(); err != nil { // the session's pairs end with it
 		return err
 	}
-	for _, id := range open {
-		c := run.Calls[id]
-		if c == nil || c.Ledger.Status != patchstore.StatusStarted {
-			continue
+	// Calls still started when the session ends never got their after
+	// event (a paired call whose after event never came; a Codex
+	// apply_patch that did not apply, which gets no PostToolUse): they are
+	// finished as uncertain, with what they changed, never left started.
+	// An interrupted undo or redo is left for 'gitguard undo' to finish.
+	var leftOpen []string
+	for id, c := range run.Calls {
+		if c.Ledger.Status == patchstore.StatusStarted && c.Ledger.ToolName != gitguard.ToolUndo && c.Ledger.ToolName != gitguard.ToolRedo {
+			leftOpen = append(leftOpen, id)
 		}
+	}
+	sort.Strings(leftOpen)
+	for _, id := range leftOpen {
 		if _, err := g.CallFinish(ctx, runID, id, gitguard.FinishOptions{Status: patchstore.StatusUncertain,
 			Result: "the session ended before the tool's after event arrived"}); err != nil {
 			return err
 		}
 		h.warnf("call %s never got its after event; finished as uncertain", id)
 	}
-	if run.Checkpoint.RunFinished && len(open) == 0 {
+	if run.Checkpoint.RunFinished && len(leftOpen) == 0 {
 		return nil
 	}
 	if label == "" {

@@ -356,3 +356,20 @@ func TestCodexPatchOddNames(t *testing.T) {
 	}
 	e.CheckUserState()
 }
+
+// An apply_patch that does not apply gets a PreToolUse and no PostToolUse
+// from Codex: Stop finishes it as uncertain, never leaves it started.
+func TestCodexCallWithoutPostEndsUncertain(t *testing.T) {
+	e := agenttest.New(t, map[string]string{"a.txt": "a\n"})
+	patch := "*** Begin Patch\n*** Update File: a.txt\n@@\n-zzz\n+y\n*** End Patch"
+	e.Hook(read, tool("s1", codex.PreToolUse, "apply_patch", "c1", patch, nil))
+	_, res := e.Hook(read, payload("s1", codex.Stop, nil))
+	c := e.Call("cx-s1", "c1")
+	if c.Ledger.Status != patchstore.StatusUncertain || len(c.Patches) != 0 {
+		t.Errorf("call without PostToolUse: %s, %d patches", c.Ledger.Status, len(c.Patches))
+	}
+	if len(res.Warnings) != 1 || !e.Run("cx-s1").Checkpoint.RunFinished {
+		t.Errorf("warnings %q, run finished %v", res.Warnings, e.Run("cx-s1").Checkpoint.RunFinished)
+	}
+	e.CheckUserState()
+}

@@ -3,6 +3,8 @@ package gemini
 import (
 	"encoding/json"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/agent"
@@ -144,6 +146,17 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 		ev.Finish = gitguard.FinishOptions{Status: patchstore.StatusSucceeded}
 		if msg, failed := agent.ToolResponseError(p.ToolResponse); failed {
 			ev.Finish = gitguard.FinishOptions{Status: patchstore.StatusFailed, Result: agent.Summarize(msg)}
+		}
+		if ev.Whole {
+			if code, signal := shellExit(p.ToolResponse); code != nil || signal != "" {
+				ev.Finish.Status, ev.Finish.ExitCode = patchstore.StatusFailed, code
+				if ev.Finish.Result == "" && code != nil {
+					ev.Finish.Result = "exit code " + strconv.Itoa(*code)
+				}
+				if signal != "" {
+					ev.Finish.Result = strings.TrimPrefix(ev.Finish.Result+"; terminated by signal "+signal, "; ")
+				}
+			}
 		}
 	}
 	return ev, nil

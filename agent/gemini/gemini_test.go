@@ -275,3 +275,30 @@ func TestGeminiInit(t *testing.T) {
 		t.Errorf("symlink: %v", err)
 	}
 }
+
+func TestGeminiShellExitCode(t *testing.T) {
+	e := agenttest.New(t, map[string]string{"a.txt": "a\n"})
+	for i, tc := range []struct {
+		content string
+		status  patchstore.Status
+		exit    int
+	}{
+		{"Output: (empty)\nExit Code: 3\nProcess Group PGID: 4242", patchstore.StatusFailed, 3},
+		{"Output: build ok\nProcess Group PGID: 4242", patchstore.StatusSucceeded, 0},
+		// The command's own output may say anything.
+		{"Output: Exit Code: 1\nlooks bad\nProcess Group PGID: 1", patchstore.StatusSucceeded, 0},
+		{"Output: (empty)\nSignal: 9", patchstore.StatusFailed, 0},
+	} {
+		shell := map[string]any{"command": "step " + string(rune('a'+i))}
+		_, r := e.Hook(read, before("run_shell_command", shell))
+		e.Hook(read, after("run_shell_command", shell, map[string]any{"llmContent": tc.content, "returnDisplay": ""}))
+		c := e.Call("gm-"+sid, r.Call)
+		if c.Ledger.Status != tc.status {
+			t.Errorf("%q: status %s, want %s", tc.content, c.Ledger.Status, tc.status)
+		}
+		if tc.exit != 0 && (c.Ledger.ExitCode == nil || *c.Ledger.ExitCode != tc.exit) {
+			t.Errorf("%q: exit code %v", tc.content, c.Ledger.ExitCode)
+		}
+	}
+	e.CheckUserState()
+}
