@@ -54,7 +54,7 @@ func TestClaudeCode(t *testing.T) {
 	ws.gitguard(t, "init", "claude-code", "--write")
 	m := newModel(t, ws.dir, scenario(claudeVocab(ws.dir)))
 	runClaude(t, ws, m)
-	verifySession(t, ws, m, true, claudeRecorded)
+	verifySession(t, ws, m, expect{byID: true, recorded: claudeRecorded})
 }
 
 // claudeRecorded is the tool gitguard records for a step. Read is not

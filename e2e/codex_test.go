@@ -106,7 +106,7 @@ func TestCodex(t *testing.T) {
 	ws.gitguard(t, "init", "codex", "--write")
 	m := newModel(t, ws.dir, steps)
 	runCodex(t, ws, m, false)
-	verifySession(t, ws, m, true, codexRecorded)
+	verifySession(t, ws, m, expect{byID: true, recorded: codexRecorded})
 }
 
 // codexRecorded is what gitguard records for a step; Codex's hooks name

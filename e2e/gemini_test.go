@@ -81,7 +81,7 @@ func TestGemini(t *testing.T) {
 	ws.gitguard(t, "init", "gemini", "--write")
 	m := newModel(t, ws.dir, steps)
 	runGemini(t, ws, m, false)
-	verifySession(t, ws, m, false, geminiRecorded)
+	verifySession(t, ws, m, expect{recorded: geminiRecorded})
 }
 
 // geminiRecorded is what gitguard records for a step: every tool use under

@@ -84,8 +84,15 @@ func installCLIs(ctx context.Context, logf func(string, ...any)) (string, error)
 		return "", fmt.Errorf("npm %s: %w\n%s", strings.Join(args, " "), err, out)
 	}
 	logf("installed %s in %s", strings.Join(args[5:], " "), time.Since(start).Round(time.Second))
-	if !installed(filepath.Join(tmp, "node_modules", ".bin")) {
+	if !binsInstalled(filepath.Join(tmp, "node_modules", ".bin")) {
 		return "", fmt.Errorf("npm install finished but an agent CLI is missing in %s", tmp)
+	}
+	if err := installOpencodePluginDeps(ctx, npm, filepath.Join(tmp, opencodePluginDeps), filepath.Join(tmp, opencodeNpmCache)); err != nil {
+		return "", err
+	}
+	if !installed(bin) {
+		// An install of these pins left incomplete (by an older suite).
+		os.RemoveAll(dir)
 	}
 	if err := os.Rename(tmp, dir); err != nil && !installed(bin) {
 		return "", err
@@ -106,8 +113,47 @@ func pruneOtherPins(root, keep string, logf func(string, ...any)) {
 	}
 }
 
-// installed reports whether every pinned CLI's executable is in bin.
+// opencodePluginDeps is the folder, beside the installed CLIs, holding what
+// opencode installs into a project's .opencode folder before it loads a
+// plugin there (see installOpencodePluginDeps).
+const opencodePluginDeps = "opencode-plugin-deps"
+
+// opencodeNpmCache is the npm cache opencode is given, filled by that
+// install: opencode's own npm (in process) then finds the package's metadata
+// there instead of asking the registry.
+const opencodeNpmCache = "opencode-npm-cache"
+
+// installOpencodePluginDeps installs @opencode-ai/plugin at opencode's own
+// version, exactly as opencode does into .opencode/ (package.json, lock file,
+// node_modules) the first time it meets a project with a plugin: a test copies
+// it there, so opencode's install finds nothing to do instead of spending a
+// minute on npm in every session.
+func installOpencodePluginDeps(ctx context.Context, npm, dir, cache string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	pkg := fmt.Sprintf("{\n  \"dependencies\": {\n    \"@opencode-ai/plugin\": %q\n  }\n}\n", pins["opencode"].version)
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o644); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "npm_config_cache="+cache)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("npm install of opencode's plugin package: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// installed reports whether every pinned CLI's executable is in bin, and
+// opencode's plugin package beside them.
 func installed(bin string) bool {
+	_, err := os.Stat(filepath.Join(bin, "..", "..", opencodePluginDeps, "node_modules", "@opencode-ai", "plugin"))
+	_, errCache := os.Stat(filepath.Join(bin, "..", "..", opencodeNpmCache))
+	return err == nil && errCache == nil && binsInstalled(bin)
+}
+
+// binsInstalled reports whether every pinned CLI's executable is in bin.
+func binsInstalled(bin string) bool {
 	for _, p := range pins {
 		if _, err := os.Stat(filepath.Join(bin, p.bin)); err != nil {
 			return false

@@ -24,6 +24,8 @@ var sessions = []agentSession{
 	{name: "gemini", steps: func(ws *workspace) []step { return scenario(geminiVocab(ws.dir)) },
 		prepare: writeGeminiUserSettings,
 		run:     func(tb testing.TB, ws *workspace, m *model) { runGemini(tb, ws, m, false) }, recorded: geminiRecorded},
+	{name: "opencode", steps: func(ws *workspace) []step { return scenario(opencodeVocab(ws.dir)) },
+		prepare: warmOpencodePlugins, run: runOpencode, recorded: opencodeRecorded},
 }
 
 // BenchmarkToolUse measures what gitguard's hooks add to each tool use of a

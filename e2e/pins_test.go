@@ -6,6 +6,7 @@ var pins = map[string]npmPin{
 	"claude-code": {pkg: "@anthropic-ai/claude-code", version: "2.1.332", bin: "claude"},
 	"codex":       {pkg: "@openai/codex", version: "0.171.0", bin: "codex"},
 	"gemini":      {pkg: "@google/gemini-cli", version: "0.61.0", bin: "gemini"},
+	"opencode":    {pkg: "opencode-ai", version: "1.18.33", bin: "opencode"},
 }
 
 type npmPin struct {
@@ -19,4 +20,5 @@ var hooked = map[string]bool{
 	"claude-code": true,
 	"codex":       true,
 	"gemini":      true,
+	"opencode":    true,
 }

@@ -2,12 +2,23 @@ package e2e
 
 import "testing"
 
+// expect is what one agent makes gitguard record.
+type expect struct {
+	// byID: the agent gives each tool use an id, which is the call's id.
+	byID bool
+	// recorded says what gitguard records for a step: the tool name (""
+	// when the step is not recorded, a read-only tool) and the status (see
+	// expectation).
+	recorded func(step) (tool, status string)
+	// shellExitHidden: the agent does not tell the model that a shell
+	// command exited non-zero.
+	shellExitHidden bool
+}
+
 // verifySession runs every check on a finished scripted session: each call's
 // before and after against git, its diff, undo keeping the user's edit, redo,
-// user state and fsck. recorded says what gitguard records for a step: the
-// tool name ("" when the step is not recorded, a read-only tool) and the
-// status (see expectation).
-func verifySession(t *testing.T, ws *workspace, m *model, byID bool, recorded func(step) (tool, status string)) {
+// user state and fsck.
+func verifySession(t *testing.T, ws *workspace, m *model, e expect) {
 	t.Helper()
 	truth := m.results(t)
 	if t.Failed() {
@@ -18,14 +29,14 @@ func verifySession(t *testing.T, ws *workspace, m *model, byID bool, recorded fu
 	byName := map[string]callTruth{}
 	for i, s := range m.steps {
 		byName[s.name] = truth[i]
-		if s.fails && !truth[i].isError {
+		if s.fails && !truth[i].isError && !(e.shellExitHidden && s.name == stepBadShell) {
 			t.Errorf("step %q is scripted to fail, but the agent sent its result back as a success: %s", s.name, truth[i].result)
 		}
-		if tool, status := recorded(s); tool != "" {
+		if tool, status := e.recorded(s); tool != "" {
 			want = append(want, expectation{step: s, truth: truth[i], tool: tool, status: status})
 		}
 	}
-	ids := checkCalls(t, ws, run, want, byID)
+	ids := checkCalls(t, ws, run, want, e.byID)
 	checkUndoRedo(t, ws, run, ids, byName)
 	checkUserState(t, ws)
 }
