@@ -373,3 +373,11 @@ func TestCodexCallWithoutPostEndsUncertain(t *testing.T) {
 	}
 	e.CheckUserState()
 }
+
+// newScenarioRepo is the repository the recorded sessions ran in.
+func newScenarioRepo(t *testing.T) *agenttest.Env {
+	return agenttest.New(t, map[string]string{
+		"README.md": "# Demo\n\nStatus: draft\n", "VERSION": "v1\n", "LICENSE": "MIT\n", "NOTICE": "notice\n",
+		"main.go": "package main\n", "CHANGELOG": "- v1\n",
+	})
+}

@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/gitguard/gitguard"
@@ -156,6 +157,18 @@ func commandOf(input map[string]any) string {
 func finish(raw json.RawMessage) gitguard.FinishOptions {
 	if msg, failed := agent.ToolResponseError(raw); failed {
 		return gitguard.FinishOptions{Status: patchstore.StatusFailed, Result: agent.Summarize(msg)}
+	}
+	// apply_patch (0.171): "Exit code: N\nWall time: ...\nOutput:\n...".
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		first, rest, _ := strings.Cut(text, "\n")
+		if n, ok := strings.CutPrefix(first, "Exit code: "); ok {
+			if code, err := strconv.Atoi(strings.TrimSpace(n)); err == nil && code != 0 {
+				_, out, _ := strings.Cut(rest, "Output:\n")
+				return gitguard.FinishOptions{Status: patchstore.StatusFailed, ExitCode: &code, Result: agent.Summarize(out)}
+			}
+		}
+		return gitguard.FinishOptions{Status: patchstore.StatusSucceeded}
 	}
 	var resp map[string]any
 	if json.Unmarshal(raw, &resp) == nil {

@@ -288,6 +288,9 @@ func TestGeminiShellExitCode(t *testing.T) {
 		// The command's own output may say anything.
 		{"Output: Exit Code: 1\nlooks bad\nProcess Group PGID: 1", patchstore.StatusSucceeded, 0},
 		{"Output: (empty)\nSignal: 9", patchstore.StatusFailed, 0},
+		// As Gemini CLI 0.61 sends it.
+		{"<untrusted_context>\nOutput: (empty)\nExit Code: 3\nProcess Group PGID: 6920\n</untrusted_context>", patchstore.StatusFailed, 3},
+		{"<untrusted_context>\nOutput: (empty)\nProcess Group PGID: 6009\n</untrusted_context>", patchstore.StatusSucceeded, 0},
 	} {
 		shell := map[string]any{"command": "step " + string(rune('a'+i))}
 		_, r := e.Hook(read, before("run_shell_command", shell))
