@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // ledgerCall is the part of 'gitguard ledger --json' the checks read.
@@ -37,7 +38,8 @@ func onlyRun(t *testing.T, ws *workspace) string {
 	t.Helper()
 	var runs struct {
 		Runs []struct {
-			ID string `json:"id"`
+			ID    string `json:"id"`
+			State string `json:"state"`
 		} `json:"runs"`
 	}
 	out := ws.gitguard(t, "runs", "--json")
@@ -48,6 +50,24 @@ func onlyRun(t *testing.T, ws *workspace) string {
 		t.Fatalf("want exactly one run, got:\n%s", out)
 	}
 	return runs.Runs[0].ID
+}
+
+// checkSessionEnded checks that the agent's end of session finished the run
+// and stopped the watch daemon a hook started (it may take a moment to go).
+func checkSessionEnded(t *testing.T, ws *workspace) {
+	t.Helper()
+	if out := ws.gitguard(t, "runs", "--json"); !strings.Contains(out, `"state": "finished"`) {
+		t.Errorf("the session ended but its run is not finished:\n%s", out)
+	}
+	var out string
+	for i := 0; i < 50; i++ {
+		out, _ = runCmd(ws.dir, ws.env, nil, gitguardBin, "watch", "status", "--json")
+		if strings.Contains(out, `"running": false`) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("the session ended but the watch daemon still runs:\n%s", out)
 }
 
 func ledger(t *testing.T, ws *workspace, run string) []ledgerCall {

@@ -25,6 +25,7 @@ func verifySession(t *testing.T, ws *workspace, m *model, e expect) {
 		return
 	}
 	run := onlyRun(t, ws)
+	checkSessionEnded(t, ws)
 	var want []expectation
 	byName := map[string]callTruth{}
 	for i, s := range m.steps {
