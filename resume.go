@@ -77,6 +77,8 @@ type Resume struct {
 	// Unrecorded holds what changed after it outside any call.
 	Since  string
 	Budget *record.Budget
+	// HeadMoves are the calls during which HEAD moved (the agent committed).
+	HeadMoves []HeadMove
 }
 
 // ResumeOptions tune Resume.
@@ -131,7 +133,8 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 		return nil, err
 	}
 	r := &Resume{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
-		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget}
+		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget,
+		HeadMoves: status.HeadMoves}
 	if len(r.Unrecorded) > 0 {
 		walked, err := g.store.NewestWhere(ctx, id, func(cp *record.Checkpoint) bool {
 			return !cp.Partial && cp.Kind != record.KindLedger
@@ -299,6 +302,9 @@ func (r *Resume) Brief() string {
 			s += fmt.Sprintf(" Its recorded compensation: %s.", oneLine(e.Compensation, 200))
 		}
 		fmt.Fprintf(&b, "- %s\n", s)
+	}
+	for _, m := range r.HeadMoves {
+		fmt.Fprintf(&b, "- %s\n", m.Sentence())
 	}
 	for _, p := range r.Paths {
 		switch {

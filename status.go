@@ -45,6 +45,8 @@ type StatusReport struct {
 	Checkpoint patchstore.Entry
 	Paths      []PathStatus
 	Unrecorded []record.Change
+	// HeadMoves are the calls during which HEAD moved (the agent committed).
+	HeadMoves []HeadMove
 }
 
 // callOrder sorts calls oldest first: by the checkpoint that finished them,
@@ -115,7 +117,8 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 		}
 		calls = []*patchstore.Call{c}
 	}
-	rep := &StatusReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}}
+	rep := &StatusReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
+		HeadMoves: g.headMovesOf(ctx, calls)}
 	var agent, undos []*patchstore.Call
 	for _, c := range calls {
 		if isUndoCall(c) && o.Call == "" {

@@ -12,6 +12,8 @@ type StatusDoc struct {
 	Checkpoint string       `json:"checkpoint"`
 	Paths      []PathStatus `json:"paths"`
 	Unrecorded []Change     `json:"unrecorded"`
+	// AgentCommits are the calls during which the agent committed.
+	AgentCommits []HeadMove `json:"agent_commits,omitempty"`
 }
 
 // PathStatus is one path of a StatusDoc or ResumeDoc.
@@ -42,6 +44,7 @@ func NewStatusDoc(rep *gitguard.StatusReport) StatusDoc {
 		out.Unrecorded = append(out.Unrecorded, Change{Path: c.Path, Status: gitguard.ChangeLetter(c),
 			Before: c.Before.Hash.String(), After: c.After.Hash.String()})
 	}
+	out.AgentCommits = NewHeadMoves(rep.HeadMoves)
 	return out
 }
 

@@ -96,6 +96,7 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printHeadMoves(e, rep.HeadMoves, false)
 	if len(rep.Unrecorded) > 0 {
 		e.printf("unrecorded (changed since %s, no call recorded it):\n", rep.Checkpoint.Checkpoint.ID)
 		for _, c := range rep.Unrecorded {

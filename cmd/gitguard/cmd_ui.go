@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gitguard/gitguard/internal/ui"
+	"github.com/gitguard/gitguard/ui"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
