@@ -86,7 +86,7 @@ func watchControl(e *env, name, usage string, stop bool) *cli.Command {
 		Usage:       usage,
 		UsageText:   "gitguard watch " + name + " [--json]",
 		Description: desc + "\nExits 1 when no daemon serves the work tree.",
-		Flags: []cli.Flag{jsonFlag},
+		Flags:       []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
