@@ -64,6 +64,9 @@ func (g *Guard) EnsureRun(ctx context.Context, id record.RunID) (record.RunID, e
 }
 
 func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (record.RunID, error) {
+	if err := g.needWorkTree(); err != nil {
+		return "", err
+	}
 	id, err := g.ResolveRun(ctx, id, true)
 	if err != nil {
 		return "", err
@@ -112,6 +115,9 @@ func (g *Guard) now() time.Time { return g.store.Time() }
 // A call planned or approved earlier keeps its plan; starting a call twice
 // or starting a denied call returns ErrCallState.
 func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions) (*patchstore.Run, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -218,6 +224,9 @@ func applyCallOptions(e *record.LedgerEntry, o CallOptions) {
 // differs between the snapshots at start and now (narrowed by its globs).
 // Renames are recorded as a delete and a create.
 func (g *Guard) CallFinish(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions) (*patchstore.Run, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
 	return g.callFinish(ctx, runID, callID, o, nil)
 }
 

@@ -154,6 +154,9 @@ func (g *Guard) NewDaemon(reopen func() (*Guard, error)) *Daemon {
 // WatchStatus asks the work tree's watch daemon for its status, and to
 // stop when stop is set. It returns ErrNoDaemon when none serves it.
 func (g *Guard) WatchStatus(ctx context.Context, stop bool) (DaemonStatus, error) {
+	if err := g.needWorkTree(); err != nil {
+		return DaemonStatus{}, err
+	}
 	return g.ws.DaemonStatus(ctx, stop)
 }
 

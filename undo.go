@@ -100,6 +100,9 @@ func isUndoCall(c *patchstore.Call) bool {
 }
 
 func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, redo bool) (*UndoResult, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
 	validate := o.Validate
 	if redo {
 		validate = o.ValidateRedo

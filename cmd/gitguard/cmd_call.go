@@ -13,8 +13,9 @@ import (
 
 func newCallCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:  "call",
-		Usage: "record an agent tool call: plan, approve, deny, start, finish",
+		Name:      "call",
+		Usage:     "record an agent tool call: plan, approve, deny, start, finish",
+		UsageText: "gitguard call plan|approve|deny|start|finish CALL [FLAGS]",
 		Description: "A call records what one tool invocation of the agent did to files. With paths,\n" +
 			"start captures each path's before state and finish its after state; without paths,\n" +
 			"start and finish snapshot the whole workspace and the patch is every path that\n" +
@@ -27,7 +28,7 @@ func newCallCommand(e *env) *cli.Command {
 func callIdentityFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "tool", Usage: "the tool's `NAME` (write_file, run_command, ...)"},
-		&cli.StringFlag{Name: "input-hash", Usage: "a hash of the call's input, as the runtime computes it"},
+		&cli.StringFlag{Name: "input-hash", Usage: "a hash of the call's input, as the runtime computes it", Category: runtimeCategory},
 		&cli.StringFlag{Name: "input", Usage: "a short summary of the input, e.g. the command line"},
 		&cli.StringFlag{Name: "idempotency", Usage: "idempotent, conditional or non_idempotent"},
 		&cli.StringFlag{Name: "replay", Usage: "replay policy at resume: auto, ask or never"},
@@ -51,13 +52,13 @@ func newCallPlanCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "record a call in the ledger before it runs",
-		UsageText: "gitguard call plan CALL_ID --tool NAME [--idempotency idempotent|conditional|non_idempotent] [--replay auto|ask|never] [--side-effect TEXT]... [--compensation TEXT] [--input-hash H]",
+		UsageText: "gitguard call plan CALL --tool NAME [--idempotency idempotent|conditional|non_idempotent] [--replay auto|ask|never] [--side-effect TEXT]... [--compensation TEXT] [--input-hash H]",
 		Description: "Records what the call will do and how safe it is to repeat, so that a resume\n" +
 			"never replays a non-idempotent call. Nothing runs and no file is captured.",
-		Flags: flags([]cli.Flag{runFlag("record into run `ID`"), jsonFlag}, callIdentityFlags(), checkpointFlags()),
+		Flags: flags([]cli.Flag{runFlag("record into run `RUN`"), jsonFlag}, callIdentityFlags(), checkpointFlags()),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("call plan needs exactly one CALL_ID")
+				return usagef("call plan needs exactly one CALL")
 			}
 			wantJSON(c, e)
 			o := callOptions(c, record.CallID(c.Args().First()))
@@ -86,14 +87,17 @@ func newCallDecideCommand(e *env, approve bool) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
-		UsageText: "gitguard call " + name + " CALL_ID [--by WHO] [--reason TEXT]",
-		Flags: []cli.Flag{runFlag("the call's run `ID`"), jsonFlag,
+		UsageText: "gitguard call " + name + " CALL [--by WHO] [--reason TEXT]",
+		Description: "Records the decision on a planned call in the ledger, before the tool runs: an\n" +
+			"approved call may then start; a denied one never will, and the resume brief says\n" +
+			"so with the reason.",
+		Flags: []cli.Flag{runFlag("the call's run `RUN`"), jsonFlag,
 			&cli.StringFlag{Name: "by", Usage: "who decided"},
 			&cli.StringFlag{Name: "reason", Usage: "why"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("call %s needs exactly one CALL_ID", name)
+				return usagef("call %s needs exactly one CALL", name)
 			}
 			wantJSON(c, e)
 			g, err := e.open(c.Context)
@@ -115,16 +119,16 @@ func newCallStartCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "start",
 		Usage:     "record a call's start and the before state of what it may change",
-		UsageText: "gitguard call start CALL_ID --tool NAME [--step ID] [--input-hash H] [--paths GLOB]... [-- PATH...]",
+		UsageText: "gitguard call start CALL --tool NAME [--step ID] [--input-hash H] [--paths GLOB]... [-- PATH...]",
 		Description: "Returns once the start is durable, so run the tool after it returns. PATHs are\n" +
 			"relative to the current directory; a folder widens the capture to the whole\n" +
 			"workspace narrowed to that folder. --paths narrows a whole-workspace capture.",
-		Flags: flags([]cli.Flag{runFlag("record into run `ID`"), jsonFlag,
+		Flags: flags([]cli.Flag{runFlag("record into run `RUN`"), jsonFlag,
 			&cli.StringSliceFlag{Name: "paths", Usage: "only record paths matching `GLOB` (doublestar, repeatable)"}},
 			callIdentityFlags(), checkpointFlags()),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
-				return usagef("call start needs a CALL_ID")
+				return usagef("call start needs a CALL")
 			}
 			wantJSON(c, e)
 			o := callOptions(c, record.CallID(c.Args().First()))
@@ -161,16 +165,19 @@ func newCallFinishCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "finish",
 		Usage:     "record a call's end and the patch it made",
-		UsageText: "gitguard call finish CALL_ID [--status succeeded|failed|uncertain] [--result TEXT]",
-		Flags: flags([]cli.Flag{runFlag("the call's run `ID`"), jsonFlag,
+		UsageText: "gitguard call finish CALL [--status succeeded|failed|uncertain] [--result TEXT]",
+		Description: "Captures the after state of the call's paths (or snapshots the whole workspace\n" +
+			"for a call started without paths), records the patch of every path that changed\n" +
+			"and the call's end in the ledger.",
+		Flags: flags([]cli.Flag{runFlag("the call's run `RUN`"), jsonFlag,
 			&cli.StringFlag{Name: "status", Value: "succeeded", Usage: "how the call ended: succeeded, failed or uncertain"},
 			&cli.StringFlag{Name: "result", Usage: "a short summary of the result, for the resume brief"},
-			&cli.StringFlag{Name: "result-ref", Usage: "where the runtime keeps the full result"},
+			&cli.StringFlag{Name: "result-ref", Usage: "where the runtime keeps the full result", Category: runtimeCategory},
 			&cli.IntFlag{Name: "exit-code", Usage: "the tool's exit code, if it has one"},
 		}, checkpointFlags()),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("call finish needs exactly one CALL_ID")
+				return usagef("call finish needs exactly one CALL")
 			}
 			wantJSON(c, e)
 			o := gitguard.FinishOptions{Status: record.Status(c.String("status")), Result: c.String("result"),

@@ -13,13 +13,13 @@ func newCheckCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "check that the work tree (or the staged changes) match the last checkpoint",
-		UsageText: "gitguard check [--staged] [--run ID]",
+		UsageText: "gitguard check [--staged] [--run RUN]",
 		Description: "Exits 0 when the work tree matches the newest checkpoint of the active run (or\n" +
 			"no run is active), 1 listing each drifted path otherwise. With --staged it checks\n" +
 			"what is about to be committed: every staged change must be content the checkpoint\n" +
 			"recorded. The pre-commit hook runs 'gitguard check --staged'; record a drift you\n" +
 			"accept with 'gitguard snapshot'. Quiet on success.",
-		Flags: []cli.Flag{runFlag("check run `ID` instead of the active one"), jsonFlag,
+		Flags: []cli.Flag{runFlag("check run `RUN` instead of the active one"), jsonFlag,
 			&cli.BoolFlag{Name: "staged", Usage: "check the staged changes instead of the work tree"}},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {

@@ -24,12 +24,12 @@ func newDiffCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "diff",
 		Usage:     "show the agent's changes as a patch git can apply",
-		UsageText: "gitguard diff [--run ID] [--call ID | CKPT] [--stat] [--paths GLOB]",
+		UsageText: "gitguard diff [--run RUN] [--call CALL | CKPT] [--stat] [--paths GLOB]",
 		Description: "Prints the agent's net change per path as a git-style patch that `git apply`\n" +
 			"accepts against the before state: one call's (--call), everything recorded after\n" +
 			"checkpoint CKPT, or the whole run's. Binary files use git's binary patch format.",
-		Flags: []cli.Flag{runFlag("the run `ID`"), jsonFlag,
-			&cli.StringFlag{Name: "call", Usage: "only call `ID`"},
+		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
+			&cli.StringFlag{Name: "call", Usage: "only call `CALL`"},
 			&cli.BoolFlag{Name: "stat", Usage: "print a diffstat instead of the patch"},
 			&cli.StringSliceFlag{Name: "paths", Usage: "only paths matching `GLOB` (doublestar, repeatable)"},
 		},
@@ -45,7 +45,7 @@ func newDiffCommand(e *env) *cli.Command {
 }
 
 func runDiff(ctx context.Context, e *env, opts diffOptions) error {
-	g, err := e.open(ctx)
+	g, err := e.openRecords(ctx)
 	if err != nil {
 		return err
 	}

@@ -18,9 +18,9 @@ func newLedgerCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:        "ledger",
 		Usage:       "list the run's tool calls with status, timestamps and effects",
-		UsageText:   "gitguard ledger [--run ID]",
+		UsageText:   "gitguard ledger [--run RUN]",
 		Description: "Lists every call of the run, oldest first: status, tool, idempotency, replay\nverdict, side effects and the paths it changed.",
-		Flags:       []cli.Flag{runFlag("the run `ID`"), jsonFlag},
+		Flags:       []cli.Flag{runFlag("the run `RUN`"), jsonFlag},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
@@ -32,7 +32,7 @@ func newLedgerCommand(e *env) *cli.Command {
 }
 
 func runLedger(ctx context.Context, e *env, runID record.RunID) error {
-	g, err := e.open(ctx)
+	g, err := e.openRecords(ctx)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func runLedger(ctx context.Context, e *env, runID record.RunID) error {
 		e.say("no calls recorded in run %s", run.ID)
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CALL\tTOOL\tSTATUS\tSTARTED\tFINISHED\tIDEMPOTENCY\tREPLAY\tPATHS\tEFFECTS")
 	for _, c := range calls {
 		l := c.Ledger
@@ -77,13 +77,13 @@ func newResumeCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "resume",
 		Usage:     "verify the run and print the recovery brief for the model",
-		UsageText: "gitguard resume [--run ID] [--dry-run]",
+		UsageText: "gitguard resume [--run RUN] [--dry-run]",
 		Description: "Loads the newest checkpoint of the run, verifies its objects and records, classifies\n" +
 			"every path the agent touched against the work tree, marks every call found started\n" +
 			"(its process is gone) uncertain, and prints a brief for the model: what succeeded\n" +
 			"and is applied, what failed, what must not be replayed, what someone else changed.\n" +
 			"--json gives the same facts for a runtime, with a replay verdict per call.",
-		Flags: []cli.Flag{runFlag("the run `ID`"), jsonFlag,
+		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report without marking started calls uncertain"}},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -116,12 +116,12 @@ func newCompensateCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "compensate",
 		Usage:     "list external effects that undo cannot revert, with their compensation",
-		UsageText: "gitguard compensate [--run ID] [--since CKPT]",
+		UsageText: "gitguard compensate [--run RUN] [--since CKPT]",
 		Description: "Lists the non-idempotent calls that succeeded (or may have: uncertain) after\n" +
 			"checkpoint CKPT (the whole run by default), with the compensation the runtime\n" +
 			"recorded. gitguard undo reverts files only; these effects stay until someone\n" +
 			"compensates them by hand.",
-		Flags: []cli.Flag{runFlag("the run `ID`"), jsonFlag,
+		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
 			&cli.StringFlag{Name: "since", Usage: "only calls finished after checkpoint `CKPT`"}},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -143,7 +143,7 @@ type jsonCompensate struct {
 const compensateNote = "gitguard undo reverts file changes only; the external effects below are not undone by it"
 
 func runCompensate(ctx context.Context, e *env, runID record.RunID, since string) error {
-	g, err := e.open(ctx)
+	g, err := e.openRecords(ctx)
 	if err != nil {
 		return err
 	}

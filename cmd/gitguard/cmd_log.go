@@ -23,11 +23,11 @@ func newLogCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "log",
 		Usage:     "list checkpoints, newest first",
-		UsageText: "gitguard log [--run ID] [-n N]",
+		UsageText: "gitguard log [--run RUN] [-n N]",
 		Description: "Lists the checkpoints of the run (the active run; all runs when none is\n" +
 			"active) newest first: id, commit, time, kind, step, changed paths, label.",
 		Flags: []cli.Flag{
-			runFlag("list run `ID`"),
+			runFlag("list run `RUN`"),
 			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show at most `N` checkpoints"},
 			jsonFlag,
 		},
@@ -42,7 +42,7 @@ func newLogCommand(e *env) *cli.Command {
 }
 
 func runLog(ctx context.Context, e *env, opts logOptions) error {
-	g, err := e.open(ctx)
+	g, err := e.openRecords(ctx)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 		e.say("no checkpoints yet; record one with 'gitguard snapshot'")
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tID\tCOMMIT\tCREATED\tKIND\tSTEP\tCHANGED\tLABEL")
 	for _, en := range all {
 		cp := en.Checkpoint
@@ -125,13 +125,14 @@ func newShowCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show one checkpoint's record and the paths it changed",
-		UsageText: "gitguard show [--run ID] CKPT",
+		UsageText: "gitguard show [--run RUN] [CKPT]",
 		Description: "CKPT is a checkpoint id (ckpt_007, or 7) of the run, RUN/ckpt_007, or a\n" +
-			"checkpoint commit id (at least 4 hex digits).",
-		Flags: []cli.Flag{runFlag("look in run `ID`"), jsonFlag},
+			"checkpoint commit id (at least 4 hex digits); without it, the run's newest\n" +
+			"checkpoint.",
+		Flags: []cli.Flag{runFlag("look in run `RUN`"), jsonFlag},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("show takes exactly one checkpoint id")
+			if c.NArg() > 1 {
+				return usagef("show takes one checkpoint id, or none for the newest")
 			}
 			wantJSON(c, e)
 			return runShow(c.Context, e, showOptions{run: record.RunID(c.String("run")), spec: c.Args().First()})
@@ -140,12 +141,17 @@ func newShowCommand(e *env) *cli.Command {
 }
 
 func runShow(ctx context.Context, e *env, opts showOptions) error {
-	g, err := e.open(ctx)
+	g, err := e.openRecords(ctx)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	en, err := g.ResolveCheckpoint(ctx, opts.run, opts.spec)
+	var en gitguard.Entry
+	if opts.spec == "" {
+		en, err = newestCheckpoint(ctx, g, opts.run)
+	} else {
+		en, err = g.ResolveCheckpoint(ctx, opts.run, opts.spec)
+	}
 	if err != nil {
 		return err
 	}
@@ -163,7 +169,7 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 		return e.printJSON(out)
 	}
 	cp := en.Checkpoint
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 1, ' ', 0)
+	tw := tabwriter.NewWriter(e.text(), 0, 4, 1, ' ', 0)
 	row := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
@@ -231,3 +237,27 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 }
 
 func changeStatus(c record.Change) string { return gitguard.ChangeLetter(c) }
+
+// newestCheckpoint is the newest checkpoint of run, or of the active run,
+// or of the run with the newest activity when none is active.
+func newestCheckpoint(ctx context.Context, g *gitguard.Guard, run record.RunID) (gitguard.Entry, error) {
+	id, err := g.ResolveRun(ctx, run, true)
+	if err != nil {
+		return gitguard.Entry{}, err
+	}
+	if id == "" {
+		runs, err := g.ListRuns(ctx)
+		if err != nil {
+			return gitguard.Entry{}, err
+		}
+		if len(runs) == 0 {
+			return gitguard.Entry{}, fmt.Errorf("%w: this repository has no runs yet", gitguard.ErrUnknownRun)
+		}
+		id = runs[0].ID
+	}
+	hist, err := g.History(ctx, id, 1)
+	if err != nil {
+		return gitguard.Entry{}, err
+	}
+	return hist[0], nil
+}

@@ -28,7 +28,7 @@ func newServeCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "serve",
 		Usage:     "serve the gitguard operations as JSON lines on stdin/stdout, for agent runtimes",
-		UsageText: "gitguard serve --stdio [--run ID]",
+		UsageText: "gitguard serve --stdio [--run RUN]",
 		Description: "Reads one JSON request per line on stdin and answers each with exactly one JSON\n" +
 			"line on stdout, in order:\n" +
 			"  {\"id\": 1, \"op\": \"call.start\", \"call\": \"c1\", \"tool\": \"write_file\", \"paths\": [\"a.txt\"]}\n" +
@@ -43,7 +43,7 @@ func newServeCommand(e *env) *cli.Command {
 			"ends it with exit status 0. See docs/PROTOCOL.md.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "stdio", Usage: "serve on stdin and stdout (the only transport)"},
-			runFlag("the default run `ID` of requests that name none"),
+			runFlag("the default run `RUN` of requests that name none"),
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {

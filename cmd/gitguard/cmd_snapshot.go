@@ -20,12 +20,12 @@ func newSnapshotCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "snapshot",
 		Usage:     "record a checkpoint of HEAD, the index and the work tree",
-		UsageText: "gitguard snapshot [--run ID] [--step ID] [--label TEXT]",
+		UsageText: "gitguard snapshot [--run RUN] [--step ID] [--label TEXT]",
 		Description: "Records HEAD, the index and the whole work tree (untracked files included,\n" +
 			"ignored ones excluded) as a checkpoint of the run, and prints its commit id.\n" +
 			"Without --run it uses the active run, starting one if there is none.\n" +
 			"Nothing you own is written: not HEAD, branches, the index or the stash.",
-		Flags: flags([]cli.Flag{runFlag("record into run `ID`"), jsonFlag}, checkpointFlags()),
+		Flags: flags([]cli.Flag{runFlag("record into run `RUN`"), jsonFlag}, checkpointFlags()),
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err

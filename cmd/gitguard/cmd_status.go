@@ -22,7 +22,7 @@ func newStatusCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "classify every path the run touched: applied, reapplyable, conflicted, merged",
-		UsageText: "gitguard status [--run ID] [--call ID] [--no-unrecorded] [--exit-zero]",
+		UsageText: "gitguard status [--run RUN] [--call CALL] [--no-unrecorded] [--exit-zero]",
 		Description: "For every path the run's agent calls touched, compares the current file with the\n" +
 			"newest agent patch for it: applied (current = the agent's after), reapplyable\n" +
 			"(current = before), conflicted (neither: someone else changed it), merged (an undo\n" +
@@ -31,8 +31,8 @@ func newStatusCommand(e *env) *cli.Command {
 			"checkpoint that no call recorded (unrecorded), which walks the work tree;\n" +
 			"--no-unrecorded skips that walk. Exits 1 when conflicted paths remain\n" +
 			"(--exit-zero: 0 all the same).",
-		Flags: []cli.Flag{runFlag("the run `ID`"), jsonFlag,
-			&cli.StringFlag{Name: "call", Usage: "only the paths of call `ID`, against its own patch"},
+		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
+			&cli.StringFlag{Name: "call", Usage: "only the paths of call `CALL`, against its own patch"},
 			&cli.BoolFlag{Name: "no-unrecorded", Usage: "do not walk the work tree for unrecorded changes"},
 			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when conflicted paths remain"},
 		},
@@ -82,7 +82,7 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	if len(rep.Paths) == 0 {
 		e.printf("no paths touched by the agent\n")
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	for _, p := range rep.Paths {
 		line := fmt.Sprintf("  %s\t%s\t%s (%s)", p.State, p.Path, p.Call, p.Tool)
 		switch {

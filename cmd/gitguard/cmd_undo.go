@@ -25,12 +25,12 @@ func newUndoCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "undo",
 		Usage:     "revert the agent's edits, keeping yours",
-		UsageText: "gitguard undo [--run ID] [--call ID | --to CKPT | --all] [--dry-run] [--conflict refuse|markers] [--paths GLOB]",
+		UsageText: "gitguard undo [--run RUN] [--call CALL | --to CKPT | --all] [--dry-run] [--conflict refuse|markers] [--paths GLOB]",
 		Description: "Reverts the agent's file patches, newest first: by default the newest call that\n" +
 			"still has a change undo can take out (a call whose paths all overlap your later\n" +
 			"edits is passed over and reported, so repeating undo walks back through the run);\n" +
 			"--call one call (found in any run when --run is not given); --to every patch after\n" +
-			"checkpoint CKPT; --all the whole run. --run ID only selects the run. Per path: applied -> the before\n" +
+			"checkpoint CKPT; --all the whole run. --run RUN only selects the run. Per path: applied -> the before\n" +
 			"content and mode come back (a file the agent created is deleted, one it deleted\n" +
 			"is recreated); reapplyable -> nothing to do; conflicted (you edited it too) -> a\n" +
 			"three-way merge that takes the agent's hunks out and keeps yours. Where hunks\n" +
@@ -41,8 +41,8 @@ func newUndoCommand(e *env) *cli.Command {
 			"created and the undo left empty are removed. Undo writes only the planned paths,\n" +
 			"never the index, HEAD or branches; where the index still holds the agent's git add\n" +
 			"or git rm it prints the git command that makes it agree.",
-		Flags: []cli.Flag{runFlag("select run `ID` (--all undoes all of it)"), jsonFlag,
-			&cli.StringFlag{Name: "call", Usage: "undo call `ID`"},
+		Flags: []cli.Flag{runFlag("select run `RUN` (--all undoes all of it)"), jsonFlag,
+			&cli.StringFlag{Name: "call", Usage: "undo call `CALL`"},
 			&cli.StringFlag{Name: "to", Usage: "undo every patch recorded after checkpoint `CKPT`"},
 			&cli.BoolFlag{Name: "all", Usage: "undo the whole run"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan and write nothing"},
@@ -59,13 +59,13 @@ func newRedoCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "redo",
 		Usage:     "put back what the newest undo changed",
-		UsageText: "gitguard redo [--call UNDO_ID] [--run ID] [--dry-run]",
+		UsageText: "gitguard redo [--call UNDO_CALL] [--run RUN] [--dry-run]",
 		Description: "Undoes the newest undo that changed a file and is still in effect (or undo call\n" +
-			"UNDO_ID from 'gitguard ledger'), restoring exactly the paths it changed; says\n" +
+			"UNDO_CALL from 'gitguard ledger'), restoring exactly the paths it changed; says\n" +
 			"'nothing to redo' when there is none. Edits made since the undo are kept as undo\n" +
 			"keeps them.",
-		Flags: []cli.Flag{runFlag("the run `ID`"), jsonFlag,
-			&cli.StringFlag{Name: "call", Usage: "redo undo call `ID`"},
+		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
+			&cli.StringFlag{Name: "call", Usage: "redo undo call `CALL`"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan and write nothing"},
 			&cli.StringFlag{Name: "conflict", Value: "refuse", Usage: "on overlapping hunks: refuse (leave the file) or markers"},
 			&cli.StringSliceFlag{Name: "paths", Usage: "only paths matching `GLOB` (doublestar, repeatable)"},
@@ -162,7 +162,7 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 	if len(res.Undone) > 0 {
 		e.printf("%s %v in run %s\n", verb, res.Undone, res.Run)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	for _, it := range res.Items {
 		line := fmt.Sprintf("  %s\t%s\t%s", it.Action, it.Path, it.State)
 		if it.Reason != "" {

@@ -16,6 +16,7 @@ const jsonVersion = protocol.DocVersion
 
 // printJSON writes v as one indented JSON document on stdout.
 func (e *env) printJSON(v any) error {
+	e.printedJSON = true
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
