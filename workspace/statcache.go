@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/gitguard/gitguard/internal/git"
 )
 
@@ -25,13 +23,13 @@ type statKey struct {
 	Mode    uint32
 }
 
-func keyOf(st *unix.Stat_t) statKey {
+func keyOf(st *fileStat) statKey {
 	return statKey{
-		Size:    st.Size,
-		MtimeNs: unix.TimespecToNsec(st.Mtim),
-		CtimeNs: unix.TimespecToNsec(st.Ctim),
-		Ino:     st.Ino,
-		Mode:    st.Mode,
+		Size:    st.size,
+		MtimeNs: st.mtimeSec*1e9 + st.mtimeNsec,
+		CtimeNs: st.ctimeSec*1e9 + st.ctimeNsec,
+		Ino:     st.ino,
+		Mode:    st.rawMode,
 	}
 }
 

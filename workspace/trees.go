@@ -281,7 +281,7 @@ func (w *Workspace) capture(path string, store bool) (fs FileState, oversize boo
 	oversize = mode != odb.ModeSymlink && size > w.maxSize()
 	switch {
 	case store:
-		fs, err = w.storeFile(path, full, size, mode)
+		fs, err = w.storeFile(path, full, size, mode, false)
 	case mode == odb.ModeSymlink:
 		var target string
 		target, err = os.Readlink(full)
