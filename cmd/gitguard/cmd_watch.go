@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -219,7 +218,7 @@ func spawnDaemon(ctx context.Context, g *gitguard.Guard, idle time.Duration) (wo
 	defer logFile.Close()
 	cmd := exec.Command(self, "-C", g.Repo.WorkTree, "watch", "--idle", idle.String())
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = detachedAttr()
 	if err := cmd.Start(); err != nil {
 		return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
 	}

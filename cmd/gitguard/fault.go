@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/gitguard/gitguard/internal/fault"
 )
@@ -44,7 +43,9 @@ func installFaults(spec string) {
 		hit := want[point] != 0 && seen[point] == want[point]
 		mu.Unlock()
 		if hit {
-			_ = syscall.Kill(syscall.Getpid(), syscall.SIGKILL)
+			if self, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = self.Kill() // SIGKILL; TerminateProcess on Windows
+			}
 			select {} // never returns: the signal is on its way
 		}
 	}
