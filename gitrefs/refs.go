@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gitguard/gitguard/internal/atomicfile"
 	"github.com/gitguard/gitguard/internal/git"
 )
 
@@ -190,7 +191,7 @@ func (s *Store) updateFiles(ref string, newHash, old git.Hash) (done bool, err e
 	if err := f.Close(); err != nil {
 		return true, err
 	}
-	if err := os.Rename(lock, path); err != nil {
+	if err := atomicfile.Rename(lock, path); err != nil {
 		return true, err
 	}
 	locked = false

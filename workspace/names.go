@@ -56,14 +56,6 @@ func (r nameRules) isDotGit(name string) bool {
 	return name == ".git"
 }
 
-// same reports whether two slash-separated paths name the same file.
-func (r nameRules) same(a, b string) bool {
-	if r.ignoreCase {
-		return len(a) == len(b) && foldCase(a) == foldCase(b)
-	}
-	return a == b
-}
-
 // precompose returns name in Unicode NFC, as git's precompose_utf8 turns
 // macOS's decomposed names back into the form other systems write. ASCII
 // names and names that are not valid UTF-8 are returned unchanged.

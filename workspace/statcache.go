@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gitguard/gitguard/internal/atomicfile"
 	"github.com/gitguard/gitguard/internal/git"
 )
 
@@ -108,7 +109,7 @@ func (c statCache) save(stateDir string, start time.Time) error {
 	if err := errors.Join(w.Flush(), tmp.Close()); err != nil {
 		return fmt.Errorf("save stat cache: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), statCachePath(stateDir)); err != nil {
+	if err := atomicfile.Rename(tmp.Name(), statCachePath(stateDir)); err != nil {
 		return fmt.Errorf("save stat cache: %w", err)
 	}
 	return nil

@@ -266,12 +266,14 @@ func (w *Workspace) capture(path string, store bool) (fs FileState, oversize boo
 		return FileState{}, false, err
 	}
 	var mode odb.Mode
+	plain := false // a regular file, whatever mode it is recorded with
 	switch t := fi.Mode(); {
 	case t.IsRegular():
 		mode = odb.ModeFile
 		if t&0o100 != 0 {
 			mode = odb.ModeExec
 		}
+		mode, plain = w.captureMode(path, mode), true
 	case t&os.ModeSymlink != 0:
 		mode = odb.ModeSymlink
 	default:
@@ -281,7 +283,10 @@ func (w *Workspace) capture(path string, store bool) (fs FileState, oversize boo
 	oversize = mode != odb.ModeSymlink && size > w.maxSize()
 	switch {
 	case store:
-		fs, err = w.storeFile(path, full, size, mode, false)
+		fs, err = w.storeFile(path, full, size, mode, plain)
+	case mode == odb.ModeSymlink && plain:
+		fs = FileState{Path: path, Mode: mode, Size: size}
+		fs.Hash, err = hashFile(full, size)
 	case mode == odb.ModeSymlink:
 		var target string
 		target, err = os.Readlink(full)

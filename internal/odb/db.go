@@ -261,7 +261,14 @@ func (db *DB) installAt(tmp *os.File, dst string) error {
 		}
 	}
 	if err != nil {
-		return err
+		// Names are content hashes: an object already there (another
+		// process wrote it; on Windows a read-only or open file cannot be
+		// replaced) is this one, as git's finalize_object_file reasons.
+		// It is synced with the rest, as it may not be yet.
+		if _, serr := os.Lstat(dst); serr != nil {
+			return err
+		}
+		_ = os.Remove(tmp.Name())
 	}
 	db.pmu.Lock()
 	db.pending = append(db.pending, dst)
