@@ -462,3 +462,7 @@ func (wt *Watcher) ignored(base *ignoreStack, path string) bool {
 	}
 	return false
 }
+
+// Watchable returns nil when the work tree can be watched here, else why
+// not (ErrNoWatcher, wrapped, on platforms without a trusted watcher).
+func (w *Workspace) Watchable() error { return watchable(w.Repo.WorkTree) }

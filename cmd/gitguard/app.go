@@ -82,7 +82,7 @@ func newApp(e *env) *cli.App {
 	app := &cli.App{
 		Name:    "gitguard",
 		Usage:   "guard a git workspace while a coding agent edits it",
-		Version: version,
+		Version: versionString(),
 		Description: "gitguard records checkpoints of the work tree, the index and HEAD under\n" +
 			"refs/agent-checkpoints/, records each agent tool call's file patches, and\n" +
 			"undoes only the agent's edits. It never writes your branches, HEAD, index or stash.",

@@ -243,7 +243,9 @@ func handleClaudeEvent(ctx context.Context, e *env, o hookClaudeOptions) error {
 	if ev.HookEventName == ccPreToolUse {
 		if whole && !o.noWatch && e.getenv("GITGUARD_NO_DAEMON") != "1" {
 			// A failure here only costs speed: the capture walks the tree.
-			if _, err := spawnDaemon(ctx, g, o.watchIdle); err != nil {
+			if _, err := spawnDaemon(ctx, g, o.watchIdle); errors.Is(err, workspace.ErrNoWatcher) {
+				e.log.Info("claude-code: no watch daemon on this platform; whole-workspace captures walk the tree")
+			} else if err != nil {
 				e.log.Warn("claude-code: no watch daemon; whole-workspace captures walk the tree", "err", err)
 			}
 		}

@@ -93,6 +93,8 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 				}
 			}()
 		case errors.Is(err, workspace.ErrDaemonRunning):
+		case errors.Is(err, workspace.ErrNoWatcher):
+			e.say("gitguard: %v", err) // one line: macOS and Windows always walk
 		default:
 			e.log.Info("no watch daemon; snapshots walk the work tree", "err", err)
 		}

@@ -199,6 +199,9 @@ func spawnDaemon(ctx context.Context, g *gitguard.Guard, idle time.Duration) (wo
 	if st, err := g.WS.DaemonStatus(ctx, false); err == nil {
 		return st, nil
 	}
+	if err := g.WatchAvailable(); err != nil {
+		return workspace.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
+	}
 	// The name gitguard was started by (git-guard under git, a test's
 	// stand-in), else the file it runs from.
 	self, err := exec.LookPath(os.Args[0])
