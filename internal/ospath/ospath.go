@@ -1,10 +1,3 @@
-// Package ospath handles the file names of the platforms gitguard runs on
-// as plain strings, so that the rules of each platform are tested on every
-// platform: drive letters, UNC and long-path prefixes and backslashes on
-// Windows, case-insensitive comparison, names Windows cannot hold.
-//
-// It does no I/O. Repository paths are git's: slash-separated, relative to
-// the top of the work tree.
 package ospath
 
 import (
