@@ -3,6 +3,7 @@
 package workspace
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -65,4 +66,17 @@ func (f *folder) list(out []dirent) ([]dirent, error) {
 		out = append(out, dirent{name: e.Name(), kind: kindOf(e.Type())})
 	}
 	return out, err
+}
+
+// kindOf is the kind of a file with mode m (from os.Lstat or a listing).
+func kindOf(m fs.FileMode) fileKind {
+	switch {
+	case m.IsRegular():
+		return kindFile
+	case m.IsDir():
+		return kindDir
+	case m&fs.ModeSymlink != 0:
+		return kindSymlink
+	}
+	return kindOther
 }

@@ -51,16 +51,3 @@ var errFolderGone = errors.New("folder gone")
 func isGone(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
-
-// kindOf is the kind of a file with mode m (from os.Lstat or a listing).
-func kindOf(m fs.FileMode) fileKind {
-	switch {
-	case m.IsRegular():
-		return kindFile
-	case m.IsDir():
-		return kindDir
-	case m&fs.ModeSymlink != 0:
-		return kindSymlink
-	}
-	return kindOther
-}

@@ -145,7 +145,7 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 	if err := s.fresh.save(w.StateDir(), start); err != nil {
 		w.log.Warn("stat cache not saved", "err", err)
 	}
-	w.log.Debug("snapshot", "index", tIndex.Sub(start), "walk", tWalk.Sub(tIndex),
+	w.log.Debug("snapshot", "walker", walkerName, "index", tIndex.Sub(start), "walk", tWalk.Sub(tIndex),
 		"trees", time.Since(tWalk), "stats", fmt.Sprintf("%+v", snap.Stats))
 	return snap, nil
 }
