@@ -45,8 +45,6 @@ type DaemonStatus struct {
 	LastWalk string    `json:"last_walk,omitempty"`
 }
 
-// Status reports the daemon's counters.
-
 type daemonRequest struct {
 	V           int    `json:"v"`
 	Op          string `json:"op"` // snapshot, status, stop

@@ -249,6 +249,7 @@ func (d *Daemon) Close() error {
 	return nil
 }
 
+// Status reports the daemon's counters.
 func (d *Daemon) Status() DaemonStatus {
 	return DaemonStatus{PID: os.Getpid(), WorkTree: d.workTree, Since: d.started,
 		Requests: d.requests.Load(), Watched: d.watched.Load(), Walks: d.walks.Load(),
