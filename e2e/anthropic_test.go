@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 )
 
 // anthropicServer serves the Anthropic Messages API (streaming and not) from
@@ -126,5 +125,3 @@ func writeAnthropic(w http.ResponseWriter, req anthropicRequest, b anthropicBloc
 		f.Flush()
 	}
 }
-
-var _ = strings.TrimSpace

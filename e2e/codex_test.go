@@ -95,18 +95,22 @@ func TestCodex(t *testing.T) {
 	ws := newWorkspace(t)
 	os.MkdirAll(filepath.Join(ws.home, ".codex"), 0o755)
 	t.Logf("%s", cliVersion(t, "codex", codexEnv(ws)))
-	steps := scenario(codexVocab())
-	if !hooked["codex"] {
-		steps, userEdit := withoutUserEdits(steps)
-		m := newModel(t, ws.dir, steps)
-		runCodex(t, ws, m, true)
-		verifyWrapped(t, ws, m, pins["codex"].bin, userEdit)
-		return
-	}
 	ws.gitguard(t, "init", "codex", "--write")
-	m := newModel(t, ws.dir, steps)
+	m := newModel(t, ws.dir, scenario(codexVocab()))
 	runCodex(t, ws, m, false)
 	verifySession(t, ws, m, expect{byID: true, recorded: codexRecorded})
+}
+
+// TestCodexUnderRun runs the scenario with no hooks under 'gitguard run --':
+// the whole session is one call. The user's edit comes after the session,
+// since one made during it would count as the agent's.
+func TestCodexUnderRun(t *testing.T) {
+	requireSuite(t)
+	ws := newWorkspace(t)
+	steps, userEdit := withoutUserEdits(scenario(codexVocab()))
+	m := newModel(t, ws.dir, steps)
+	runCodex(t, ws, m, true)
+	verifyWrapped(t, ws, m, pins["codex"].bin, userEdit)
 }
 
 // codexRecorded is what gitguard records for a step; Codex's hooks name

@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// installTimeout bounds one npm install of every pinned CLI (about 900 MB,
-// most of it two native binaries).
+// installTimeout bounds one npm install of every pinned CLI (about 1.4 GB,
+// most of it native binaries).
 const installTimeout = 10 * time.Minute
 
 // cacheDir is where installed CLIs are kept between runs: GITGUARD_E2E_CACHE,
@@ -101,7 +101,7 @@ func installCLIs(ctx context.Context, logf func(string, ...any)) (string, error)
 	return bin, nil
 }
 
-// pruneOtherPins removes the installs of earlier pins (about 1 GB each).
+// pruneOtherPins removes the installs of earlier pins (about 1.4 GB each).
 func pruneOtherPins(root, keep string, logf func(string, ...any)) {
 	old, _ := filepath.Glob(filepath.Join(root, "npm-*"))
 	for _, d := range old {

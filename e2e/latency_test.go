@@ -23,7 +23,7 @@ var sessions = []agentSession{
 		run:     func(tb testing.TB, ws *workspace, m *model) { runCodex(tb, ws, m, false) }, recorded: codexRecorded},
 	{name: "gemini", steps: func(ws *workspace) []step { return scenario(geminiVocab(ws.dir)) },
 		prepare: writeGeminiUserSettings,
-		run:     func(tb testing.TB, ws *workspace, m *model) { runGemini(tb, ws, m, false) }, recorded: geminiRecorded},
+		run:     runGemini, recorded: geminiRecorded},
 	{name: "opencode", steps: func(ws *workspace) []step { return scenario(opencodeVocab(ws.dir)) },
 		prepare: warmOpencodePlugins, run: runOpencode, recorded: opencodeRecorded},
 }

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 	if !enabled {
 		// Each test skips too, so that go test -v lists them as skipped.
 		fmt.Fprintln(os.Stderr, "e2e: SKIPPED: the real agent CLIs (Claude Code, Codex, Gemini CLI, opencode) were not run;"+
-			" set GITGUARD_E2E=1 to install them from npm (about 1 GB, cached) and run them against scripted model servers")
+			" set GITGUARD_E2E=1 to install them from npm (about 1.4 GB, cached) and run them against scripted model servers")
 		os.Exit(m.Run())
 	}
 	tmp, err := os.MkdirTemp("", "gitguard-e2e-")

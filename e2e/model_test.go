@@ -43,13 +43,12 @@ type model struct {
 	steps []step
 	final string
 
-	mu      sync.Mutex
-	truth   []callTruth
-	edited  []bool
-	sentAt  []time.Time
-	gaps    []time.Duration // per step: from the end of its tool call answer to the next request
-	log     []string
-	toolReq int // main-loop requests seen
+	mu     sync.Mutex
+	truth  []callTruth
+	edited []bool
+	sentAt []time.Time
+	gaps   []time.Duration // per step: from the end of its tool call answer to the next request
+	log    []string
 }
 
 func newModel(t testing.TB, dir string, steps []step) *model {
@@ -70,7 +69,6 @@ func (m *model) logf(format string, args ...any) {
 func (m *model) turn(n int, id func(int) string, lastResult string, lastErr bool) (*step, int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.toolReq++
 	if n > 0 && n <= len(m.steps) && !m.truth[n-1].done {
 		tr := &m.truth[n-1]
 		tr.after = m.states(m.steps[n-1].paths)

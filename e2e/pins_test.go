@@ -12,13 +12,3 @@ var pins = map[string]npmPin{
 type npmPin struct {
 	pkg, version, bin string
 }
-
-// hooked says which agents gitguard records per tool call through hooks
-// installed by 'gitguard init AGENT --write'. The others run under
-// 'gitguard run --', the whole session as one call.
-var hooked = map[string]bool{
-	"claude-code": true,
-	"codex":       true,
-	"gemini":      true,
-	"opencode":    true,
-}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/gitguard/gitguard/internal/gittest"
@@ -114,5 +113,3 @@ func (ws *workspace) gitguard(t testing.TB, args ...string) string {
 	}
 	return out
 }
-
-var _ = strings.TrimSpace
