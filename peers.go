@@ -1,0 +1,142 @@
+package gitguard
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
+)
+
+// peerCall is a call of any run of this work tree whose window overlaps
+// another call's.
+type peerCall struct {
+	ref record.CallRef
+	c   *patchstore.Call
+}
+
+// started and finished bound the window in which the peer's tool ran: it
+// ran after its start was recorded and ended before its finish was.
+func (p peerCall) started() time.Time { return *p.c.Ledger.StartedAt }
+
+func (p peerCall) open() bool { return p.c.Ledger.FinishedAt == nil }
+
+func (p peerCall) finished() time.Time {
+	if p.open() {
+		return time.Time{}
+	}
+	return *p.c.Ledger.FinishedAt
+}
+
+// wholeWorkspace reports whether the call captured the whole workspace (a
+// shell command): it may have changed any path.
+func (p peerCall) wholeWorkspace() bool {
+	return len(p.c.Ledger.Paths) == 0 && !p.c.Ledger.BeforeTree.IsZero()
+}
+
+// peerSlack widens the window in which calls are read: a call that ended
+// just before the window's start was stamped may still explain a change the
+// start snapshot missed. Content decides attribution; this only reads more.
+const peerSlack = 2 * time.Second
+
+// peerCalls returns the calls of every run of this work tree, except self,
+// that were open at some moment since from: started before now and not
+// finished before from. It reads, per run, the tip's record; for runs with
+// checkpoints since from, the records back to from; and then only the calls
+// those name or list as open. Runs of other worktrees of the repository
+// are left out.
+func (g *Guard) peerCalls(ctx context.Context, self record.CallRef, from time.Time) ([]peerCall, error) {
+	infos, err := g.store.ListRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wt := g.store.WorktreeName()
+	var out []peerCall
+	for _, info := range infos {
+		if info.Last.Worktree != wt || (info.Finished && info.Last.CreatedAt.Before(from)) {
+			continue
+		}
+		ids, all, err := g.windowCallIDs(ctx, info, from)
+		if err != nil {
+			return nil, err
+		}
+		if !all && len(ids) == 0 {
+			continue
+		}
+		var run *patchstore.Run
+		if all {
+			run, err = g.store.ReadRun(ctx, info.ID)
+		} else {
+			run, err = g.store.ReadRunCalls(ctx, info.ID, ids...)
+		}
+		if errors.Is(err, patchstore.ErrUnknownRun) {
+			continue // pruned meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		for id, c := range run.Calls {
+			ref := record.CallRef{Run: run.ID, Call: id}
+			l := &c.Ledger
+			if ref == self || l.StartedAt == nil || (l.FinishedAt != nil && l.FinishedAt.Before(from)) {
+				continue
+			}
+			if l.Status == record.StatusPlanned || l.Status == record.StatusApproved || l.Status == record.StatusDenied {
+				continue
+			}
+			out = append(out, peerCall{ref: ref, c: c})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		fi, fj := out[i].finished(), out[j].finished()
+		if out[i].open() != out[j].open() {
+			return !out[i].open()
+		}
+		if !fi.Equal(fj) {
+			return fi.Before(fj)
+		}
+		return out[i].ref.String() < out[j].ref.String()
+	})
+	return out, nil
+}
+
+// windowCallIDs names the calls of a run that may overlap the window from
+// now back to from: those open at its start and those with a checkpoint
+// inside it. all says the records cannot tell, and every call is read.
+func (g *Guard) windowCallIDs(ctx context.Context, info patchstore.RunInfo, from time.Time) ([]record.CallID, bool, error) {
+	tip := info.Last
+	if tip.CreatedAt.Before(from) {
+		// Nothing happened in the run since: only calls still open.
+		return tip.Open, !tip.OpenKnown, nil
+	}
+	hist, err := g.store.HistorySince(ctx, info.ID, from)
+	if errors.Is(err, patchstore.ErrUnknownRun) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	seen := map[record.CallID]bool{}
+	var ids []record.CallID
+	add := func(id record.CallID) {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for _, en := range hist {
+		cp := en.Checkpoint
+		add(cp.CallID)
+		if cp.CreatedAt.Before(from) || en.Checkpoint.Prev.IsZero() {
+			if !cp.OpenKnown {
+				return nil, true, nil
+			}
+			for _, id := range cp.Open {
+				add(id)
+			}
+		}
+	}
+	return ids, false, nil
+}
