@@ -140,3 +140,21 @@ func (g *Guard) windowCallIDs(ctx context.Context, info patchstore.RunInfo, from
 	}
 	return ids, false, nil
 }
+
+// OpenElsewhere returns the calls of runs other than run, in this work
+// tree, that are started and not finished right now, oldest start first.
+// It reads each run's newest record and the open calls it lists.
+func (g *Guard) OpenElsewhere(ctx context.Context, run record.RunID) ([]record.CallRef, error) {
+	peers, err := g.peerCalls(ctx, record.CallRef{Run: run}, g.now())
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(peers, func(i, j int) bool { return peers[i].started().Before(peers[j].started()) })
+	var out []record.CallRef
+	for _, q := range peers {
+		if q.open() && q.ref.Run != run && q.c.Ledger.Status == record.StatusStarted {
+			out = append(out, q.ref)
+		}
+	}
+	return out, nil
+}

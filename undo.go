@@ -37,6 +37,7 @@ const (
 	ActionConflict      = conflict.Conflict      // overlapping edits: left as it is (or markers)
 	ActionSkip          = conflict.Skip          // already as before
 	ActionUnrecoverable = conflict.Unrecoverable // before content was recorded by hash only
+	ActionShared        = conflict.Shared        // another session's call may have made it: left alone
 )
 
 // UndoOptions choose what to undo. With none of Call, To and WholeRun, the
@@ -50,6 +51,10 @@ type UndoOptions struct {
 	// Markers writes git-style conflict markers where hunks overlap instead
 	// of leaving the file as it is.
 	Markers bool
+	// Force reverts paths shared with a call of another run that ran at the
+	// same time (see record.FilePatch.SharedWith); without it they are left
+	// as they are and reported.
+	Force bool
 }
 
 // UndoItem is one path of an undo plan, and whether undo wrote it.
@@ -66,6 +71,7 @@ type UndoResult struct {
 	Commit    record.Hash     // the checkpoint that finished the undo
 	Items     []UndoItem
 	Conflicts int // paths left conflicted (or written with markers)
+	Shared    int // paths left alone: another run's call may have made them
 	DryRun    bool
 	// UndoCall is empty when nothing was recorded: a dry run, or a plan
 	// that writes nothing (Items say what remains).
@@ -123,6 +129,9 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	for _, it := range items {
 		if it.Action == ActionConflict || it.Action == ActionUnrecoverable {
 			res.Conflicts++
+		}
+		if it.Action == ActionShared {
+			res.Shared++
 		}
 		if it.Writes() {
 			writes++
@@ -203,7 +212,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 func leftConflicted(items []UndoItem) int {
 	n := 0
 	for _, it := range items {
-		if (it.Action == ActionConflict || it.Action == ActionUnrecoverable) && !it.Written {
+		if (it.Action == ActionConflict || it.Action == ActionUnrecoverable || it.Action == ActionShared) && !it.Written {
 			n++
 		}
 	}
@@ -325,7 +334,7 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 		}
 		pc := PassedCall{Call: c.Ledger.CallID}
 		for _, it := range items {
-			if it.Action == ActionConflict || it.Action == ActionUnrecoverable {
+			if it.Action == ActionConflict || it.Action == ActionUnrecoverable || it.Action == ActionShared {
 				pc.Left = append(pc.Left, it)
 			}
 		}
@@ -394,6 +403,9 @@ func (g *Guard) plan(ctx context.Context, targets []*patchstore.Call, o UndoOpti
 		it, err := g.planPath(ctx, p, byPath[p], o.Markers)
 		if err != nil {
 			return nil, err
+		}
+		if !o.Force {
+			leaveShared(&it, byPath[p])
 		}
 		items = append(items, it)
 	}

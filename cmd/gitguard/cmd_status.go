@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -47,6 +48,18 @@ type jsonStatus struct {
 	Checkpoint string           `json:"checkpoint"`
 	Paths      []jsonPathStatus `json:"paths"`
 	Unrecorded []jsonChange     `json:"unrecorded"`
+	// OpenElsewhere names, as "run/call", the calls of other runs of this
+	// work tree open right now.
+	OpenElsewhere []string `json:"open_elsewhere,omitempty"`
+	// Others are changes seen during this run's shell calls that calls of
+	// other runs made.
+	Others []jsonOtherChange `json:"others,omitempty"`
+}
+
+type jsonOtherChange struct {
+	Path    string        `json:"path"`
+	SeenBy  record.CallID `json:"seen_by"`
+	OwnedBy string        `json:"owned_by"` // run/call
 }
 
 type jsonPathStatus struct {
@@ -58,6 +71,9 @@ type jsonPathStatus struct {
 	After    string        `json:"after"`
 	Current  string        `json:"current"`
 	Oversize bool          `json:"oversize,omitempty"`
+	// SharedWith names, as "run/call", other runs' calls that may equally
+	// have made the change.
+	SharedWith []string `json:"shared_with,omitempty"`
 }
 
 // stateString renders a state as "MODE HASH", or "absent".
@@ -78,6 +94,9 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, r := range rep.OpenElsewhere {
+		fmt.Fprintf(e.stderr, "gitguard: warning: call %s of run %s is running in this work tree now; an undo may race its edits\n", r.Call, r.Run)
+	}
 	if e.json {
 		out := jsonStatus{Version: jsonVersion, Run: rep.Run, Checkpoint: rep.Checkpoint.Checkpoint.ID,
 			Paths: []jsonPathStatus{}, Unrecorded: []jsonChange{}}
@@ -87,7 +106,12 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 				cur = "folder"
 			}
 			out.Paths = append(out.Paths, jsonPathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool,
-				Before: stateString(p.Before), After: stateString(p.After), Current: cur, Oversize: p.Oversize})
+				Before: stateString(p.Before), After: stateString(p.After), Current: cur, Oversize: p.Oversize,
+				SharedWith: refStrings(p.SharedWith)})
+		}
+		out.OpenElsewhere = refStrings(rep.OpenElsewhere)
+		for _, o := range rep.Others {
+			out.Others = append(out.Others, jsonOtherChange{Path: o.Path, SeenBy: o.ToolCallID, OwnedBy: o.OwnedBy.String()})
 		}
 		for _, c := range rep.Unrecorded {
 			out.Unrecorded = append(out.Unrecorded, jsonChange{Path: c.Path, Status: changeStatus(c),
@@ -101,10 +125,20 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	for _, p := range rep.Paths {
-		fmt.Fprintf(tw, "  %s\t%s\t%s (%s)\n", p.State, p.Path, p.Call, p.Tool)
+		line := fmt.Sprintf("  %s\t%s\t%s (%s)", p.State, p.Path, p.Call, p.Tool)
+		if len(p.SharedWith) > 0 {
+			line += "\tshared with " + strings.Join(refStrings(p.SharedWith), ", ")
+		}
+		fmt.Fprintln(tw, line)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(rep.Others) > 0 {
+		e.printf("made by other runs' calls meanwhile (not this run's to undo):\n")
+		for _, o := range rep.Others {
+			e.printf("  %s\t%s (seen during %s)\n", o.Path, o.OwnedBy, o.ToolCallID)
+		}
 	}
 	if len(rep.Unrecorded) > 0 {
 		e.printf("unrecorded (changed since %s, no call recorded it):\n", rep.Checkpoint.Checkpoint.ID)
@@ -113,4 +147,13 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		}
 	}
 	return nil
+}
+
+// refStrings renders call references as "run/call".
+func refStrings(refs []record.CallRef) []string {
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.String())
+	}
+	return out
 }

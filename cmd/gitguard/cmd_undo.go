@@ -42,6 +42,7 @@ func newUndoCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan and write nothing"},
 			&cli.StringFlag{Name: "conflict", Value: "refuse", Usage: "on overlapping hunks: refuse (leave the file) or markers"},
 			&cli.StringSliceFlag{Name: "paths", Usage: "only paths matching `GLOB` (doublestar, repeatable)"},
+			&cli.BoolFlag{Name: "force", Usage: "also revert paths shared with another run's call that ran at the same time"},
 		},
 		Action: func(c *cli.Context) error {
 			return undoAction(c, e, false)
@@ -75,6 +76,7 @@ func undoAction(c *cli.Context, e *env, redo bool) error {
 	wantJSON(c, e)
 	o := undoOptions{run: record.RunID(c.String("run")), redo: redo, UndoOptions: gitguard.UndoOptions{
 		Call: record.CallID(c.String("call")), WholeRun: c.Bool("all"), DryRun: c.Bool("dry-run"), Globs: c.StringSlice("paths"),
+		Force: c.Bool("force"),
 	}}
 	if !redo {
 		o.to = c.String("to")
@@ -111,6 +113,7 @@ type jsonUndo struct {
 	UndoCall  record.CallID   `json:"undo_call,omitempty"`
 	Commit    string          `json:"checkpoint_commit,omitempty"`
 	Conflicts int             `json:"conflicts"`
+	Shared    int             `json:"shared"`
 	Paths     []jsonUndoItem  `json:"paths"`
 }
 
@@ -158,13 +161,16 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 	if res.Conflicts > 0 {
 		return &foundError{fmt.Sprintf("%d path(s) conflicted: your edits overlap the agent's; resolve them by hand (see the list above)", res.Conflicts)}
 	}
+	if res.Shared > 0 {
+		return &foundError{fmt.Sprintf("%d path(s) left as they are: another run's call ran at the same time and may have made the change (--force reverts them)", res.Shared)}
+	}
 	return nil
 }
 
 func printUndo(e *env, res *gitguard.UndoResult) error {
 	if e.json {
 		out := jsonUndo{Version: jsonVersion, Run: res.Run, DryRun: res.DryRun, Undone: res.Undone, UndoCall: res.UndoCall,
-			Conflicts: res.Conflicts, Paths: []jsonUndoItem{}}
+			Conflicts: res.Conflicts, Shared: res.Shared, Paths: []jsonUndoItem{}}
 		if !res.Commit.IsZero() {
 			out.Commit = res.Commit.String()
 		}
