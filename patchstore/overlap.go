@@ -24,8 +24,8 @@ func (s *Store) WorktreeName() string {
 }
 
 // stampOverlap fills in what other runs read cheaply to find the calls that
-// overlap theirs: the work tree the run records (its first writer's, kept
-// from then on) and the calls open as of cp.
+// overlap theirs: the work tree the run records and when the run started
+// (its first checkpoint's, kept from then on), and the calls open as of cp.
 //
 // The open list is exact when the previous checkpoint had one, or when the
 // tip holds every call; a tip read for a few calls updates the previous
@@ -33,9 +33,9 @@ func (s *Store) WorktreeName() string {
 // call.
 func (s *Store) stampOverlap(tip *Run, cp *record.Checkpoint) {
 	if tip.Exists() {
-		cp.Worktree = tip.Checkpoint.Worktree
+		cp.Worktree, cp.RunStartedAt = tip.Checkpoint.Worktree, tip.Checkpoint.RunStartedAt
 	} else {
-		cp.Worktree = s.WorktreeName()
+		cp.Worktree, cp.RunStartedAt = s.WorktreeName(), cp.CreatedAt
 	}
 	open := map[record.CallID]bool{}
 	switch {

@@ -432,10 +432,10 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 		}
 	}
 	cp.ID = record.CheckpointID(cp.Seq)
-	s.stampOverlap(tip, cp)
 	if cp.CreatedAt.IsZero() {
 		cp.CreatedAt = s.now()
 	}
+	s.stampOverlap(tip, cp)
 	if cp.WorktreeTree.IsZero() && tip.Exists() {
 		cp.WorktreeTree, cp.IndexTree, cp.Head, cp.Partial = tip.Checkpoint.WorktreeTree, tip.Checkpoint.IndexTree, tip.Checkpoint.Head, tip.Checkpoint.Partial
 	}

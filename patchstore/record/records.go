@@ -44,6 +44,9 @@ type Checkpoint struct {
 	// Worktree names the linked worktree the run records (the folder name
 	// under the common git dir's worktrees/); empty for the main one.
 	Worktree string `json:"worktree,omitempty"`
+	// RunStartedAt is when the run's first checkpoint was recorded (zero in
+	// checkpoints of older writers).
+	RunStartedAt time.Time `json:"runStartedAt,omitzero"`
 	// Open lists the run's calls that are started and not finished, when
 	// OpenKnown (checkpoints of older writers do not say).
 	Open      []CallID `json:"open,omitempty"`
