@@ -14,14 +14,14 @@ import (
 
 func newRunsCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:        "runs",
-		Usage:       "list runs, most recently active first",
-		UsageText:   "gitguard runs",
+		Name:      "runs",
+		Usage:     "list runs, most recently active first",
+		UsageText: "gitguard runs",
 		Description: "Lists every run recorded in this repository, with its state and checkpoint count,\n" +
 			"its calls open now, and the runs of the same work tree whose windows (first to\n" +
 			"newest checkpoint, or until now while not finished) overlap its own: sessions\n" +
 			"that ran at the same time.",
-		Flags:       []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
