@@ -102,6 +102,23 @@ func TestParallelEditInsideShellCall(t *testing.T) {
 		t.Errorf("status of s1 others: %+v, want src/a.txt", st.Others)
 	}
 
+	// Each session's brief names the other's change as the other's.
+	for _, w := range []struct {
+		run  record.RunID
+		want string
+	}{
+		{s1, "- src/a.txt was changed by call tu_b of run cc-s2, another session"},
+		{s2, "- docs/readme.md was changed by call tu_a of run cc-s1, another session"},
+	} {
+		r, err := f.g.Resume(f.ctx, w.run, gitguard.ResumeOptions{DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if brief := r.Brief(); !strings.Contains(brief, w.want) || strings.Contains(brief, "Changed outside any recorded call") {
+			t.Errorf("brief of %s:\n%s\nwant a line %q and no unrecorded change", w.run, brief, w.want)
+		}
+	}
+
 	res, err := f.g.Undo(f.ctx, s1, gitguard.UndoOptions{Call: "tu_a"})
 	if err != nil {
 		t.Fatal(err)
@@ -199,6 +216,13 @@ func TestParallelShellCallsShare(t *testing.T) {
 
 	wantList(t, "shA's patches", patchPaths(f.readCall(runA, "shA")), "a.txt", "x.txt shared with run-b/shB")
 	wantList(t, "shB's patches", patchPaths(f.readCall(runB, "shB")), "x.txt shared with test-run/shA")
+	r, err := f.g.Resume(f.ctx, runA, gitguard.ResumeOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "- x.txt changed while shA and call shB of run run-b of another session both ran"; !strings.Contains(r.Brief(), want) {
+		t.Errorf("brief:\n%s\nwant %q", r.Brief(), want)
+	}
 
 	st, err := f.g.Status(f.ctx, runA, gitguard.StatusOptions{})
 	if err != nil {
