@@ -580,6 +580,10 @@ func (s *Store) writeCall(c *Call) (record.Hash, error) {
 	for _, b := range c.Before {
 		blob(b.State)
 	}
+	for i := range c.Others {
+		blob(c.Others[i].Before())
+		blob(c.Others[i].After())
+	}
 	if len(keep) > 0 {
 		var list []odb.TreeEntry
 		for h := range keep {
