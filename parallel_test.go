@@ -352,3 +352,30 @@ func TestParallelDaemonTimesChange(t *testing.T) {
 		})
 	}
 }
+
+// A shell call whose process died (found started by a resume, or left in a
+// finished run) shares nothing with later calls; a run whose records cannot
+// be read does not stop a call from finishing.
+func TestParallelAbandonedAndDamagedRuns(t *testing.T) {
+	f := newFixture(t, map[string]string{"x.txt": "x\n"})
+	f.start("run-b", "shB", "Bash")
+	if _, err := f.g.Resume(f.ctx, "run-b", gitguard.ResumeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.start("run-c", "shC", "Bash")
+	if _, err := f.g.FinishRun(f.ctx, "run-c", gitguard.CheckpointOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A run ref that names no checkpoint: not gitguard's data.
+	f.repo.Git("update-ref", "refs/agent-checkpoints/runs/damaged", "HEAD")
+
+	f.start(f.run, "shA", "Bash")
+	f.write("x.txt", "x by A\n")
+	f.finish(f.run, "shA")
+	wantList(t, "shA's patches", patchPaths(f.readCall(f.run, "shA")), "x.txt")
+	got, err := f.g.OpenElsewhere(f.ctx, f.run)
+	if err != nil || len(got) != 0 {
+		t.Errorf("open elsewhere = %v, %v; want none", got, err)
+	}
+	f.checkInvariant1()
+}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
@@ -41,6 +42,34 @@ func (p peerCall) wholeWorkspace() bool {
 // start snapshot missed. Content decides attribution; this only reads more.
 const peerSlack = 2 * time.Second
 
+// maxOpenAge bounds how long a started call counts as running: past it, the
+// process recording it is taken to have died without a word.
+const maxOpenAge = 24 * time.Hour
+
+// runTips reads the newest record of every run, leaving out (with a
+// warning) the runs whose record cannot be read: a damaged run must not
+// stop other runs' calls from being recorded.
+func (g *Guard) runTips(ctx context.Context) ([]patchstore.RunInfo, error) {
+	refs, err := g.refs.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []patchstore.RunInfo
+	for _, ref := range refs {
+		id, ok := gitrefs.ParseRunRef(ref.Name)
+		if !ok {
+			continue
+		}
+		cp, err := g.store.ReadRecord(ref.Hash)
+		if err != nil {
+			g.log.Warn("calls of another run not compared: its records cannot be read", "run", id, "err", err)
+			continue
+		}
+		out = append(out, patchstore.RunInfo{ID: id, Tip: ref.Hash, Checkpoints: cp.Seq, Last: cp, Finished: cp.RunFinished})
+	}
+	return out, nil
+}
+
 // peerCalls returns the calls of every run of this work tree, except self,
 // that were open at some moment since from: started before now and not
 // finished before from. It reads, per run, the tip's record; for runs with
@@ -48,11 +77,12 @@ const peerSlack = 2 * time.Second
 // those name or list as open. Runs of other worktrees of the repository
 // are left out.
 func (g *Guard) peerCalls(ctx context.Context, self record.CallRef, from time.Time) ([]peerCall, error) {
-	infos, err := g.store.ListRuns(ctx)
+	infos, err := g.runTips(ctx)
 	if err != nil {
 		return nil, err
 	}
 	wt := g.store.WorktreeName()
+	now := g.now()
 	var out []peerCall
 	for _, info := range infos {
 		if info.Last.Worktree != wt || (info.Finished && info.Last.CreatedAt.Before(from)) {
@@ -60,7 +90,11 @@ func (g *Guard) peerCalls(ctx context.Context, self record.CallRef, from time.Ti
 		}
 		ids, all, err := g.windowCallIDs(ctx, info, from)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			g.log.Warn("calls of another run not compared: its records cannot be read", "run", info.ID, "err", err)
+			continue
 		}
 		if !all && len(ids) == 0 {
 			continue
@@ -75,7 +109,11 @@ func (g *Guard) peerCalls(ctx context.Context, self record.CallRef, from time.Ti
 			continue // pruned meanwhile
 		}
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			g.log.Warn("calls of another run not compared: its records cannot be read", "run", info.ID, "err", err)
+			continue
 		}
 		for id, c := range run.Calls {
 			ref := record.CallRef{Run: run.ID, Call: id}
@@ -83,8 +121,19 @@ func (g *Guard) peerCalls(ctx context.Context, self record.CallRef, from time.Ti
 			if ref == self || l.StartedAt == nil || (l.FinishedAt != nil && l.FinishedAt.Before(from)) {
 				continue
 			}
-			if l.Status == record.StatusPlanned || l.Status == record.StatusApproved || l.Status == record.StatusDenied {
+			switch l.Status {
+			case record.StatusPlanned, record.StatusApproved, record.StatusDenied:
 				continue
+			case record.StatusStarted:
+				// A call still started in a finished run, or for longer than
+				// maxOpenAge, was abandoned by a process that died.
+				if info.Finished || now.Sub(*l.StartedAt) > maxOpenAge {
+					continue
+				}
+			case record.StatusUncertain:
+				if l.FinishedAt == nil {
+					continue // its process was found gone; it recorded no change
+				}
 			}
 			out = append(out, peerCall{ref: ref, c: c})
 		}
