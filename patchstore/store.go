@@ -294,7 +294,7 @@ func (s *Store) readCalls(tree record.Hash, r *Run, want callFilter) error {
 		if err := record.ValidatePatches(id, c.Patches); err != nil {
 			return err
 		}
-		if err := record.ValidatePatches(id, c.Others); err != nil {
+		if err := record.ValidateOthers(id, c.Others); err != nil {
 			return err
 		}
 		for _, b := range c.Before {

@@ -37,3 +37,17 @@ func (p *FilePatch) validateRefs() error {
 
 // Shared reports whether another call may equally have made the change.
 func (p *FilePatch) Shared() bool { return len(p.SharedWith) > 0 }
+
+// ValidateOthers checks the entries of calls/<name>/others.json: patches
+// as ValidatePatches checks them, each naming the call that owns it.
+func ValidateOthers(name CallID, ps []FilePatch) error {
+	if err := ValidatePatches(name, ps); err != nil {
+		return err
+	}
+	for i := range ps {
+		if ps[i].OwnedBy == nil {
+			return fmt.Errorf("%w: calls/%s/others.json: %s names no owner", ErrCorrupt, name, ps[i].Path)
+		}
+	}
+	return nil
+}

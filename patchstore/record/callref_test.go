@@ -23,6 +23,12 @@ func TestCallRefsValidated(t *testing.T) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
 	}
+	if err := ValidateOthers("c1", []FilePatch{{Path: "a.txt", ToolCallID: "c1"}}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("others entry without an owner: %v, want ErrCorrupt", err)
+	}
+	if err := ValidateOthers("c1", []FilePatch{ok}); err != nil {
+		t.Errorf("valid others entry refused: %v", err)
+	}
 	cp := Checkpoint{Version: FormatVersion, RunID: "r1", Open: []CallID{"ok", "bad/id"}, OpenKnown: true}
 	if err := cp.Validate(); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("open list with a bad id: %v, want ErrCorrupt", err)
