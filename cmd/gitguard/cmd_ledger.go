@@ -124,7 +124,11 @@ type jsonResume struct {
 	Paths      []jsonPathStatus `json:"paths"`
 	Unrecorded []jsonChange     `json:"unrecorded"`
 	Budget     *jsonBudget      `json:"budget,omitempty"`
-	Brief      string           `json:"brief"`
+	// FromOthers are changes calls of other sessions (runs of this work
+	// tree) made; OpenElsewhere their calls running now, as "run/call".
+	FromOthers    []jsonOtherChange `json:"from_others,omitempty"`
+	OpenElsewhere []string          `json:"open_elsewhere,omitempty"`
+	Brief         string            `json:"brief"`
 }
 
 type jsonResumeCall struct {
@@ -160,8 +164,13 @@ func runResume(ctx context.Context, e *env, runID record.RunID, dry bool) error 
 	}
 	for _, p := range r.Paths {
 		out.Paths = append(out.Paths, jsonPathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool,
-			Before: stateString(p.Before), After: stateString(p.After), Current: stateString(p.Current), Oversize: p.Oversize})
+			Before: stateString(p.Before), After: stateString(p.After), Current: stateString(p.Current), Oversize: p.Oversize,
+			SharedWith: refStrings(p.SharedWith)})
 	}
+	for _, o := range r.FromOthers {
+		out.FromOthers = append(out.FromOthers, jsonOtherChange{Path: o.Path, SeenBy: o.SeenBy, OwnedBy: o.By.String()})
+	}
+	out.OpenElsewhere = refStrings(r.OpenElsewhere)
 	for _, c := range r.Unrecorded {
 		out.Unrecorded = append(out.Unrecorded, jsonChange{Path: c.Path, Status: changeStatus(c), Before: c.Before.Hash.String(), After: c.After.Hash.String()})
 	}

@@ -58,8 +58,8 @@ type jsonStatus struct {
 
 type jsonOtherChange struct {
 	Path    string        `json:"path"`
-	SeenBy  record.CallID `json:"seen_by"`
-	OwnedBy string        `json:"owned_by"` // run/call
+	SeenBy  record.CallID `json:"seen_by,omitempty"` // this run's shell call it was seen in
+	OwnedBy string        `json:"owned_by"`          // run/call
 }
 
 type jsonPathStatus struct {
