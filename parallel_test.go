@@ -2,6 +2,7 @@ package gitguard_test
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -376,6 +377,45 @@ func TestParallelAbandonedAndDamagedRuns(t *testing.T) {
 	got, err := f.g.OpenElsewhere(f.ctx, f.run)
 	if err != nil || len(got) != 0 {
 		t.Errorf("open elsewhere = %v, %v; want none", got, err)
+	}
+	f.checkInvariant1()
+}
+
+// Runs of another linked worktree of the repository share its refs but not
+// its files: a shell call there, at the same time, shares nothing with one
+// here, even on a path of the same name. File names with a space and a
+// leading dash are attributed like any other.
+func TestParallelOtherWorktreeIgnored(t *testing.T) {
+	f := newFixture(t, map[string]string{"-x file.txt": "x\n"})
+	other := t.TempDir() + "/wt2"
+	f.repo.Git("worktree", "add", "-q", "--detach", other)
+	f.state = f.userState()
+	g2, err := gitguard.Open(f.ctx, other, gitguard.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g2.Close() })
+
+	f.start(f.run, "shA", "Bash")
+	if _, err := g2.CallStart(f.ctx, "run-wt2", gitguard.CallOptions{CallID: "shB", Tool: "Bash"}); err != nil {
+		t.Fatal(err)
+	}
+	f.write("-x file.txt", "x here\n")
+	if err := os.WriteFile(other+"/-x file.txt", []byte("x there\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.finish(f.run, "shA")
+	if _, err := g2.CallFinish(f.ctx, "run-wt2", "shB", gitguard.FinishOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wantList(t, "shA's patches", patchPaths(f.readCall(f.run, "shA")), "-x file.txt")
+	r, err := g2.ReadRun(f.ctx, "run-wt2", "shB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantList(t, "shB's patches", patchPaths(r.Calls["shB"]), "-x file.txt")
+	if got, err := f.g.OpenElsewhere(f.ctx, f.run); err != nil || len(got) != 0 {
+		t.Errorf("open elsewhere = %v, %v; want none from the other worktree", got, err)
 	}
 	f.checkInvariant1()
 }
