@@ -27,7 +27,7 @@ func (g *Guard) attribute(ctx context.Context, self record.CallRef, e *record.Le
 	if len(patches) == 0 || e.StartedAt == nil {
 		return patches, nil, nil
 	}
-	peers, err := g.peerCalls(ctx, self, e.StartedAt.Add(-peerSlack))
+	peers, err := g.peerCalls(ctx, self, *e.StartedAt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the calls that ran beside %s: %w", self.Call, err)
 	}
@@ -44,7 +44,9 @@ func (g *Guard) attribute(ctx context.Context, self record.CallRef, e *record.Le
 			progress = false
 			for i, q := range peers {
 				qp := q.patch(p.Path)
-				if used[i] || qp == nil || q.open() || q.wholeWorkspace() || qp.Before() == qp.After() {
+				// Only a call that finished after this one started can have
+				// written inside its window.
+				if used[i] || qp == nil || q.open() || q.wholeWorkspace() || qp.Before() == qp.After() || q.finished().Before(*e.StartedAt) {
 					continue
 				}
 				switch {

@@ -419,3 +419,23 @@ func TestParallelOtherWorktreeIgnored(t *testing.T) {
 	}
 	f.checkInvariant1()
 }
+
+// An edit of another run that finished before the shell call started never
+// explains the shell call's change, even where the contents line up: the
+// shell call's patch stays whole.
+func TestParallelEarlierEditExplainsNothing(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "one\n"})
+	f.start("run-b", "ed1", "Edit", "a.txt")
+	f.write("a.txt", "ONE-B\n")
+	f.finish("run-b", "ed1")
+	f.write("a.txt", "user\n")
+	f.start(f.run, "sh1", "Bash")
+	f.write("a.txt", "ONE-B\n")
+	f.finish(f.run, "sh1")
+	c := f.readCall(f.run, "sh1")
+	wantList(t, "sh1's others", otherPaths(c))
+	if len(c.Patches) != 1 || c.Patches[0].BeforeHash != record.BlobHash([]byte("user\n")) || c.Patches[0].AfterHash != record.BlobHash([]byte("ONE-B\n")) {
+		t.Errorf("sh1's patches: %+v, want a.txt user -> ONE-B", c.Patches)
+	}
+	f.checkInvariant1()
+}

@@ -37,11 +37,6 @@ func (p peerCall) wholeWorkspace() bool {
 	return len(p.c.Ledger.Paths) == 0 && !p.c.Ledger.BeforeTree.IsZero()
 }
 
-// peerSlack widens the window in which calls are read: a call that ended
-// just before the window's start was stamped may still explain a change the
-// start snapshot missed. Content decides attribution; this only reads more.
-const peerSlack = 2 * time.Second
-
 // maxOpenAge bounds how long a started call counts as running: past it, the
 // process recording it is taken to have died without a word.
 const maxOpenAge = 24 * time.Hour
