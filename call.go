@@ -64,6 +64,9 @@ func (g *Guard) EnsureRun(ctx context.Context, id record.RunID) (record.RunID, e
 }
 
 func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (record.RunID, error) {
+	if err := g.needWorkTree(); err != nil {
+		return "", err
+	}
 	id, err := g.ResolveRun(ctx, id, true)
 	if err != nil {
 		return "", err
@@ -112,8 +115,11 @@ func (g *Guard) now() time.Time { return g.store.Time() }
 // A call planned or approved earlier keeps its plan; starting a call twice
 // or starting a denied call returns ErrCallState.
 func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions) (*patchstore.Run, error) {
-	if err := o.CallID.Validate(); err != nil {
-		return nil, usageErr(err)
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	if err := g.scope(&o); err != nil {
 		return nil, err
@@ -218,19 +224,20 @@ func applyCallOptions(e *record.LedgerEntry, o CallOptions) {
 // differs between the snapshots at start and now (narrowed by its globs).
 // Renames are recorded as a delete and a create.
 func (g *Guard) CallFinish(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions) (*patchstore.Run, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
 	return g.callFinish(ctx, runID, callID, o, nil)
 }
 
 // callFinish is CallFinish with an extra change applied in the same
 // checkpoint (undo marks the calls it reverted).
 func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions, also func(*patchstore.Run)) (*patchstore.Run, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	if o.Status == "" {
 		o.Status = record.StatusSucceeded
-	}
-	switch o.Status {
-	case record.StatusSucceeded, record.StatusFailed, record.StatusUncertain:
-	default:
-		return nil, usageErr(fmt.Errorf("finish status %q: want succeeded, failed or uncertain", o.Status))
 	}
 	run, c, err := g.readStartedCall(ctx, runID, callID)
 	if err != nil {

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // ErrOutsideWorkTree is returned for a path argument outside the work tree.
@@ -67,11 +65,6 @@ func (g *Guard) scope(o *CallOptions) error {
 	for _, p := range o.Paths {
 		if err := record.ValidatePath(p); err != nil {
 			return err
-		}
-	}
-	for _, gl := range o.Globs {
-		if !validGlob(gl) {
-			return fmt.Errorf("glob %q: %w", gl, workspace.ErrBadGlob)
 		}
 	}
 	var dirs bool

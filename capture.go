@@ -50,6 +50,9 @@ func (g *Guard) overlayStates(base record.Hash, states []record.PathState) (reco
 // state as the call's before state. An agent runtime calls it just before
 // writing a file the call did not declare at start.
 func (g *Guard) CaptureBefore(ctx context.Context, runID record.RunID, callID record.CallID, paths ...string) (*patchstore.Run, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
 	id, err := g.ResolveRun(ctx, runID, false)
 	if err != nil {
 		return nil, err
@@ -133,6 +136,9 @@ func startedCall(tip *patchstore.Run, callID record.CallID) (*patchstore.Call, e
 // making their patches durable before the call finishes. CallFinish
 // captures every declared path again, so calling it is optional.
 func (g *Guard) CaptureAfter(ctx context.Context, runID record.RunID, callID record.CallID, paths ...string) (*patchstore.Run, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
 	run, c, err := g.readStartedCall(ctx, runID, callID)
 	if err != nil {
 		return nil, err

@@ -28,6 +28,9 @@ type CheckReport struct {
 // index) against the newest checkpoint of the run. With no run given and
 // none active it reports nothing. It writes no file and no ref.
 func (g *Guard) Check(ctx context.Context, runID record.RunID, staged bool) (*CheckReport, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
 	id, err := g.ResolveRun(ctx, runID, true)
 	if err != nil || id == "" {
 		return &CheckReport{Staged: staged}, err

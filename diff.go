@@ -32,6 +32,9 @@ type NetPatch struct {
 // Diff returns the agent's changes as net patches, sorted by path: one
 // call's, those after a checkpoint, or the whole run's.
 func (g *Guard) Diff(ctx context.Context, runID record.RunID, o DiffOptions) ([]NetPatch, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, err

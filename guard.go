@@ -60,6 +60,10 @@ func Open(ctx context.Context, dir string, opts Options) (*Guard, error) {
 	if err != nil {
 		return nil, err
 	}
+	if h.Bare() {
+		h.Close()
+		return nil, fmt.Errorf("%s: %w", h.GitDir, ErrBare)
+	}
 	g := &Guard{h: h, repo: h.Repo, db: h.DB, log: opts.Logger}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
@@ -69,6 +73,36 @@ func Open(ctx context.Context, dir string, opts Options) (*Guard, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// OpenRecords opens the runs of the repository containing dir for reading
+// and nothing else: it works in a bare repository too (a server's copy of
+// pushed runs). History, runs, checkpoints, the ledger and diffs can be
+// read; what needs a work tree (snapshots, calls, status, undo) returns
+// ErrBare.
+func OpenRecords(ctx context.Context, dir string, opts Options) (*Guard, error) {
+	h, err := repo.Open(ctx, dir, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	g := &Guard{h: h, repo: h.Repo, db: h.DB, log: opts.Logger, Config: &config.Config{}}
+	if g.log == nil {
+		g.log = slog.New(slog.DiscardHandler)
+	}
+	if g.store, err = patchstore.Open(ctx, dir, patchstore.Options{Getenv: opts.Getenv, Now: opts.Now}); err != nil {
+		g.Close()
+		return nil, err
+	}
+	g.refs = g.store.Refs()
+	return g, nil
+}
+
+// needWorkTree refuses what a Guard opened with OpenRecords cannot do.
+func (g *Guard) needWorkTree() error {
+	if g.ws == nil {
+		return fmt.Errorf("%s: %w: this needs a work tree", g.repo.GitDir, ErrBare)
+	}
+	return nil
 }
 
 func (g *Guard) open(ctx context.Context, opts Options) error {
@@ -183,6 +217,9 @@ func snapshotCheckpoint(snap *workspace.Snapshot, kind string) *record.Checkpoin
 // Snapshot records a checkpoint of the whole workspace in run id (the
 // active run when id is empty, a new active run when there is none).
 func (g *Guard) Snapshot(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, *workspace.Snapshot, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, nil, err
+	}
 	explicit := id
 	id, err := g.ResolveRun(ctx, id, true)
 	if err != nil {
@@ -219,6 +256,9 @@ func (g *Guard) runExists(ctx context.Context, id record.RunID) bool {
 // checkpoint and makes it the worktree's active run. Starting a run that
 // exists continues it. It returns ErrRunActive if another run is active.
 func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
 	active, err := g.store.ActiveRun()
 	if err != nil {
 		return nil, err
@@ -249,6 +289,9 @@ func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOp
 // FinishRun records a last checkpoint of run id (the active run when empty),
 // marks it finished and clears the active run.
 func (g *Guard) FinishRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
 	id, err := g.ResolveRun(ctx, id, false)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gitguard/gitguard/conflict"
+
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -39,6 +41,14 @@ type (
 	PushOptions = gitrefs.PushOptions
 	// PushResult is what happened to one run ref in a push.
 	PushResult = gitrefs.PushResult
+)
+
+// The classes of a path the agent touched (see conflict.State).
+const (
+	Applied     = conflict.Applied
+	Reapplyable = conflict.Reapplyable
+	Conflicted  = conflict.Conflicted
+	Merged      = conflict.Merged
 )
 
 // PushRejected is the status of a run ref the remote refused.
@@ -144,6 +154,9 @@ func (g *Guard) NewDaemon(reopen func() (*Guard, error)) *Daemon {
 // WatchStatus asks the work tree's watch daemon for its status, and to
 // stop when stop is set. It returns ErrNoDaemon when none serves it.
 func (g *Guard) WatchStatus(ctx context.Context, stop bool) (DaemonStatus, error) {
+	if err := g.needWorkTree(); err != nil {
+		return DaemonStatus{}, err
+	}
 	return g.ws.DaemonStatus(ctx, stop)
 }
 

@@ -13,8 +13,8 @@ import (
 // what tool, how safe it is to repeat, its side effects and how to
 // compensate them. Planning a call again updates the plan.
 func (g *Guard) CallPlan(ctx context.Context, runID record.RunID, o CallOptions) (*patchstore.Run, error) {
-	if err := o.CallID.Validate(); err != nil {
-		return nil, usageErr(err)
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	id, err := g.runFor(ctx, runID)
 	if err != nil {

@@ -94,6 +94,9 @@ type ResumeOptions struct {
 // call found started (its process is gone) uncertain, and returns the facts
 // for the recovery brief.
 func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions) (*Resume, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
 	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, err

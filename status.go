@@ -109,6 +109,9 @@ func newestPatches(calls []*patchstore.Call) map[string]*record.FilePatch {
 // patch for it, hashing only those paths, and optionally lists unrecorded
 // changes. It writes nothing but, with Unrecorded, the snapshot's objects.
 func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions) (*StatusReport, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
 	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, err

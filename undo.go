@@ -13,7 +13,6 @@ import (
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/patchstore/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // ErrNothingToUndo is returned when no call has file changes left to undo.
@@ -107,10 +106,15 @@ func isUndoCall(c *patchstore.Call) bool {
 }
 
 func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, redo bool) (*UndoResult, error) {
-	for _, gl := range o.Globs {
-		if !validGlob(gl) {
-			return nil, fmt.Errorf("glob %q: %w", gl, workspace.ErrBadGlob)
-		}
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
+	validate := o.Validate
+	if redo {
+		validate = o.ValidateRedo
+	}
+	if err := validate(); err != nil {
+		return nil, err
 	}
 	run, err := g.readRun(ctx, runID)
 	if err != nil {
@@ -124,6 +128,9 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	res := &UndoResult{Run: id, DryRun: o.DryRun, Passed: passed, Items: items}
 	for _, c := range targets {
 		res.Undone = append(res.Undone, c.Ledger.CallID)
+	}
+	for _, pc := range passed {
+		res.Conflicts += len(pc.Left)
 	}
 	writes := 0
 	for _, it := range items {
@@ -316,8 +323,26 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 		}
 		return targets, items, nil, nil
 	}
-	var passed []PassedCall
 	all := OrderedCalls(run)
+	// An undo killed midway is finished first: running undo again is how
+	// it completes (its start recorded what redo restores).
+	for i := len(all) - 1; i >= 0; i-- {
+		u := all[i]
+		if u.Ledger.ToolName != ToolUndo || u.Ledger.Status != record.StatusStarted {
+			continue
+		}
+		var targets []*patchstore.Call
+		for _, id := range u.Ledger.Undoes {
+			if c := run.Calls[id]; c != nil {
+				targets = append(targets, c)
+			}
+		}
+		if len(targets) > 0 {
+			items, err := g.plan(ctx, targets, o)
+			return targets, items, nil, err
+		}
+	}
+	var passed []PassedCall
 	for i := len(all) - 1; i >= 0; i-- {
 		c := all[i]
 		if len(c.Patches) == 0 || c.Ledger.UndoneBy != "" || isUndoCall(c) {
@@ -342,18 +367,11 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 			passed = append(passed, pc)
 		}
 	}
-	what := "no agent call with file changes is in effect"
 	if len(passed) > 0 {
-		var b strings.Builder
-		for _, pc := range passed {
-			for _, it := range pc.Left {
-				fmt.Fprintf(&b, "; %s of %s: %s", it.Path, pc.Call, it.Reason)
-			}
-		}
-		what = "what the agent changed and is still in place conflicts with later edits" + b.String() +
-			" (--conflict markers writes conflict markers to resolve by hand)"
+		// Nothing can be reverted, and something is left: say what.
+		return nil, nil, passed, nil
 	}
-	return nil, nil, passed, fmt.Errorf("%w: %s", ErrNothingToUndo, what)
+	return nil, nil, nil, fmt.Errorf("%w: no agent call with file changes is in effect", ErrNothingToUndo)
 }
 
 // PassedCall is a call plain undo passed over: every path it could touch

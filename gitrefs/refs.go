@@ -39,7 +39,7 @@ type Store struct {
 // lets it find the repository without starting git when the environment
 // does not steer git elsewhere; nil always asks git.
 func Open(ctx context.Context, dir string, getenv func(string) string) (*Store, error) {
-	repo, _, err := git.Open(ctx, dir, getenv)
+	repo, _, err := git.OpenAllowBare(ctx, dir, getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -103,6 +103,10 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	if h.Bare() {
+		h.Close()
+		return nil, fmt.Errorf("%s: %w", h.GitDir, git.ErrBare)
+	}
 	if opts.MaxFileSize == 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}

@@ -27,11 +27,19 @@ type env struct {
 	dir            string
 	json           bool
 	verbose, quiet bool
+	printedJSON    bool // a --json document went to stdout: the one result of the call
 	log            *slog.Logger
 	getenv         func(string) string
 }
 
 func (e *env) open(ctx context.Context) (*gitguard.Guard, error) { return e.openAt(ctx, e.dir) }
+
+// openRecords opens the repository's runs for reading only: the commands
+// that just read records (runs, log, show, ledger, diff) work in a bare
+// repository too.
+func (e *env) openRecords(ctx context.Context) (*gitguard.Guard, error) {
+	return gitguard.OpenRecords(ctx, e.dir, gitguard.Options{Logger: e.log, Getenv: e.getenv})
+}
 
 // openAt opens the repository containing dir. Whole-workspace snapshots
 // ask the work tree's watch daemon first unless GITGUARD_NO_DAEMON=1.
@@ -54,11 +62,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	gitguard.ArmFaults(os.Getenv("GITGUARD_FAULT"), os.Getenv("GITGUARD_FAULT_LOG"))
 	defer startProfile(os.Getenv, stderr)()
 	app := newApp(e)
-	var err error
-	if name, ok := unknownCommand(app, args); ok {
-		err = usagef("unknown command %q", name)
-	} else {
-		err = app.RunContext(ctx, permuteArgs(app, args))
+	args = helpTopicArgs(app, args)
+	err := unknownCommand(app, args)
+	if err == nil {
+		var argv []string
+		if argv, err = permuteArgs(app, args); err == nil {
+			err = app.RunContext(ctx, argv)
+		}
 	}
 	if err == nil {
 		return exitOK
@@ -156,8 +166,8 @@ func extraCommands(e *env) []*cli.Command {
 // commandOrder is the order of commands in help: the run, its calls and
 // what to do with them, then git integration.
 var commandOrder = []string{"start", "snapshot", "finish", "log", "show", "runs", "call", "status", "diff",
-	"undo", "redo", "ledger", "resume", "compensate", "run", "init", "hook", "serve", "check", "push", "fetch",
-	"prune", "watch", "completion"}
+	"undo", "redo", "ui", "ledger", "resume", "compensate", "run", "init", "hook", "serve", "check", "push", "fetch",
+	"prune", "watch", "completion", "version"}
 
 func commandRank(name string) int {
 	for i, n := range commandOrder {
@@ -168,25 +178,51 @@ func commandRank(name string) int {
 	return len(commandOrder)
 }
 
-const exitStatusHelp = `EXIT STATUS
-   0 ok · 1 the check found something · 2 usage or bad input · 3 integrity failure
-   4 busy (a concurrent update won) · 5 internal failure · 130 interrupted`
+// exitFoundMeaning says what exit status 1 means for the commands that
+// use it; the others never exit 1.
+var exitFoundMeaning = map[string]string{
+	"status": "conflicted paths remain (--exit-zero: 0)",
+	"check":  "the work tree or the staged changes drifted from the checkpoint",
+	"undo":   "paths were left as they are: your edits overlap the agent's",
+	"redo":   "paths were left as they are: edits overlap",
+	"push":   "the remote rejected a run",
+	"fetch":  "a remote run diverged from the local one and was not taken",
+	"watch":  "no watch daemon serves the work tree",
+}
+
+// exitStatusHelp is the EXIT STATUS section of a command's help.
+func exitStatusHelp(name string) string {
+	found := ""
+	if m := exitFoundMeaning[name]; m != "" {
+		found = "\n   1   " + m
+	}
+	return "EXIT STATUS\n   0   ok" + found + `
+   2   usage or bad input (not a git repository, unknown run, call or checkpoint)
+   3   integrity failure: corrupt or hostile checkpoint data, nothing was used
+   4   busy: a concurrent update kept winning
+   5   internal failure
+   130 interrupted`
+}
 
 // withCommonHelp adds the exit-status section and usage-error mapping to a
 // command and its subcommands.
 func withCommonHelp(c *cli.Command) {
+	withCommonHelpAs(c, c.Name)
+}
+
+func withCommonHelpAs(c *cli.Command, top string) {
 	if c.Description != "" {
 		c.Description += "\n\n"
 	}
-	c.Description += exitStatusHelp
+	c.Description += exitStatusHelp(top)
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err.Error()} }
 	for _, sub := range c.Subcommands {
-		withCommonHelp(sub)
+		withCommonHelpAs(sub, top)
 	}
 }
 
-// withLocalGlobals lets -q and -v follow the command name too
-// (gitguard snapshot -q), as users type them.
+// withLocalGlobals lets the global flags follow the command name too
+// (gitguard status -C DIR -q --json), as users type them.
 func withLocalGlobals(e *env, c *cli.Command) {
 	for _, sub := range c.Subcommands {
 		withLocalGlobals(e, sub)
@@ -194,12 +230,34 @@ func withLocalGlobals(e *env, c *cli.Command) {
 	if c.Action == nil {
 		return
 	}
+	has := func(name string) bool {
+		for _, f := range c.Flags {
+			for _, n := range f.Names() {
+				if n == name {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	c.Flags = append(c.Flags,
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log progress to stderr"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors", Category: globalCategory},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log progress to stderr", Category: globalCategory},
 	)
+	if !has("repo") && !has("C") {
+		c.Flags = append(c.Flags, &cli.StringFlag{Name: "repo", Aliases: []string{"C"}, Usage: "run as if started in `DIR`", Category: globalCategory})
+	}
+	if !has("json") {
+		c.Flags = append(c.Flags, &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout", Category: globalCategory})
+	}
 	prev := c.Before
 	c.Before = func(cc *cli.Context) error {
+		if d := cc.String("repo"); d != "" {
+			e.dir = d
+		}
+		if cc.Bool("json") {
+			e.json = true
+		}
 		if cc.Bool("quiet") {
 			e.quiet = true
 		}
@@ -224,9 +282,23 @@ func wantJSON(c *cli.Context, e *env) bool {
 	return e.json
 }
 
+// printf prints a command's text output on stdout, unless --quiet: then
+// only errors are printed. JSON documents go through printJSON.
 func (e *env) printf(format string, args ...any) {
-	fmt.Fprintf(e.stdout, format, args...)
+	fmt.Fprintf(e.text(), format, args...)
 }
+
+// text is where a command's text output goes: stdout, or nowhere under
+// --quiet.
+func (e *env) text() io.Writer {
+	if e.quiet && !e.json {
+		return io.Discard
+	}
+	return e.stdout
+}
+
+// globalCategory groups the flags every command takes in help.
+const globalCategory = "GLOBAL"
 
 // say prints a progress or status line to stderr unless --quiet.
 func (e *env) say(format string, args ...any) {

@@ -8,12 +8,14 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 func newCallCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:  "call",
-		Usage: "record an agent tool call: plan, approve, deny, start, finish",
+		Name:      "call",
+		Usage:     "record an agent tool call: plan, approve, deny, start, finish",
+		UsageText: "gitguard call plan|approve|deny|start|finish CALL [FLAGS]",
 		Description: "A call records what one tool invocation of the agent did to files. With paths,\n" +
 			"start captures each path's before state and finish its after state; without paths,\n" +
 			"start and finish snapshot the whole workspace and the patch is every path that\n" +
@@ -26,7 +28,7 @@ func newCallCommand(e *env) *cli.Command {
 func callIdentityFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "tool", Usage: "the tool's `NAME` (write_file, run_command, ...)"},
-		&cli.StringFlag{Name: "input-hash", Usage: "a hash of the call's input, as the runtime computes it"},
+		&cli.StringFlag{Name: "input-hash", Usage: "a hash of the call's input, as the runtime computes it", Category: runtimeCategory},
 		&cli.StringFlag{Name: "input", Usage: "a short summary of the input, e.g. the command line"},
 		&cli.StringFlag{Name: "idempotency", Usage: "idempotent, conditional or non_idempotent"},
 		&cli.StringFlag{Name: "replay", Usage: "replay policy at resume: auto, ask or never"},
@@ -35,45 +37,32 @@ func callIdentityFlags() []cli.Flag {
 	}
 }
 
-// callOptions reads the call identity and ledger flags.
-func callOptions(c *cli.Context, id record.CallID) (gitguard.CallOptions, error) {
-	o := gitguard.CallOptions{
+// callOptions reads the call identity and ledger flags; the caller adds
+// what else the command takes and validates the result.
+func callOptions(c *cli.Context, id record.CallID) gitguard.CallOptions {
+	return gitguard.CallOptions{
 		CallID: id, Tool: c.String("tool"), StepID: c.String("step"), InputHash: c.String("input-hash"),
 		Input: c.String("input"), SideEffects: c.StringSlice("side-effect"), Compensation: c.String("compensation"),
+		Idempotency: record.Idempotency(c.String("idempotency")), ReplayPolicy: record.ReplayPolicy(c.String("replay")),
 		Checkpoint: checkpointOptions(c),
 	}
-	if v := c.String("idempotency"); v != "" {
-		i, err := record.ParseIdempotency(v)
-		if err != nil {
-			return o, usagef("%v", err)
-		}
-		o.Idempotency = i
-	}
-	if v := c.String("replay"); v != "" {
-		p, err := record.ParseReplayPolicy(v)
-		if err != nil {
-			return o, usagef("%v", err)
-		}
-		o.ReplayPolicy = p
-	}
-	return o, nil
 }
 
 func newCallPlanCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "record a call in the ledger before it runs",
-		UsageText: "gitguard call plan CALL_ID --tool NAME [--idempotency idempotent|conditional|non_idempotent] [--replay auto|ask|never] [--side-effect TEXT]... [--compensation TEXT] [--input-hash H]",
+		UsageText: "gitguard call plan CALL --tool NAME [--idempotency idempotent|conditional|non_idempotent] [--replay auto|ask|never] [--side-effect TEXT]... [--compensation TEXT] [--input-hash H]",
 		Description: "Records what the call will do and how safe it is to repeat, so that a resume\n" +
 			"never replays a non-idempotent call. Nothing runs and no file is captured.",
-		Flags: flags([]cli.Flag{runFlag("record into run `ID`"), jsonFlag}, callIdentityFlags(), checkpointFlags()),
+		Flags: flags([]cli.Flag{runFlag("record into run `RUN`"), jsonFlag}, callIdentityFlags(), checkpointFlags()),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("call plan needs exactly one CALL_ID")
+				return usagef("call plan needs exactly one CALL")
 			}
 			wantJSON(c, e)
-			o, err := callOptions(c, record.CallID(c.Args().First()))
-			if err != nil {
+			o := callOptions(c, record.CallID(c.Args().First()))
+			if err := o.Validate(); err != nil {
 				return err
 			}
 			g, err := e.open(c.Context)
@@ -98,14 +87,17 @@ func newCallDecideCommand(e *env, approve bool) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
-		UsageText: "gitguard call " + name + " CALL_ID [--by WHO] [--reason TEXT]",
-		Flags: []cli.Flag{runFlag("the call's run `ID`"), jsonFlag,
+		UsageText: "gitguard call " + name + " CALL [--by WHO] [--reason TEXT]",
+		Description: "Records the decision on a planned call in the ledger, before the tool runs: an\n" +
+			"approved call may then start; a denied one never will, and the resume brief says\n" +
+			"so with the reason.",
+		Flags: []cli.Flag{runFlag("the call's run `RUN`"), jsonFlag,
 			&cli.StringFlag{Name: "by", Usage: "who decided"},
 			&cli.StringFlag{Name: "reason", Usage: "why"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("call %s needs exactly one CALL_ID", name)
+				return usagef("call %s needs exactly one CALL", name)
 			}
 			wantJSON(c, e)
 			g, err := e.open(c.Context)
@@ -127,23 +119,23 @@ func newCallStartCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "start",
 		Usage:     "record a call's start and the before state of what it may change",
-		UsageText: "gitguard call start CALL_ID --tool NAME [--step ID] [--input-hash H] [--paths GLOB]... [-- PATH...]",
+		UsageText: "gitguard call start CALL --tool NAME [--step ID] [--input-hash H] [--paths GLOB]... [-- PATH...]",
 		Description: "Returns once the start is durable, so run the tool after it returns. PATHs are\n" +
 			"relative to the current directory; a folder widens the capture to the whole\n" +
 			"workspace narrowed to that folder. --paths narrows a whole-workspace capture.",
-		Flags: flags([]cli.Flag{runFlag("record into run `ID`"), jsonFlag,
+		Flags: flags([]cli.Flag{runFlag("record into run `RUN`"), jsonFlag,
 			&cli.StringSliceFlag{Name: "paths", Usage: "only record paths matching `GLOB` (doublestar, repeatable)"}},
 			callIdentityFlags(), checkpointFlags()),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
-				return usagef("call start needs a CALL_ID")
+				return usagef("call start needs a CALL")
 			}
 			wantJSON(c, e)
-			o, err := callOptions(c, record.CallID(c.Args().First()))
-			if err != nil {
+			o := callOptions(c, record.CallID(c.Args().First()))
+			o.Globs = c.StringSlice("paths")
+			if err := o.Validate(); err != nil {
 				return err
 			}
-			o.Globs = c.StringSlice("paths")
 			return runCallStart(c.Context, e, record.RunID(c.String("run")), o, c.Args().Slice()[1:])
 		},
 	}
@@ -173,16 +165,19 @@ func newCallFinishCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "finish",
 		Usage:     "record a call's end and the patch it made",
-		UsageText: "gitguard call finish CALL_ID [--status succeeded|failed|uncertain] [--result TEXT]",
-		Flags: flags([]cli.Flag{runFlag("the call's run `ID`"), jsonFlag,
+		UsageText: "gitguard call finish CALL [--status succeeded|failed|uncertain] [--result TEXT]",
+		Description: "Captures the after state of the call's paths (or snapshots the whole workspace\n" +
+			"for a call started without paths), records the patch of every path that changed\n" +
+			"and the call's end in the ledger.",
+		Flags: flags([]cli.Flag{runFlag("the call's run `RUN`"), jsonFlag,
 			&cli.StringFlag{Name: "status", Value: "succeeded", Usage: "how the call ended: succeeded, failed or uncertain"},
 			&cli.StringFlag{Name: "result", Usage: "a short summary of the result, for the resume brief"},
-			&cli.StringFlag{Name: "result-ref", Usage: "where the runtime keeps the full result"},
+			&cli.StringFlag{Name: "result-ref", Usage: "where the runtime keeps the full result", Category: runtimeCategory},
 			&cli.IntFlag{Name: "exit-code", Usage: "the tool's exit code, if it has one"},
 		}, checkpointFlags()),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("call finish needs exactly one CALL_ID")
+				return usagef("call finish needs exactly one CALL")
 			}
 			wantJSON(c, e)
 			o := gitguard.FinishOptions{Status: record.Status(c.String("status")), Result: c.String("result"),
@@ -190,6 +185,9 @@ func newCallFinishCommand(e *env) *cli.Command {
 			if c.IsSet("exit-code") {
 				v := c.Int("exit-code")
 				o.ExitCode = &v
+			}
+			if err := o.Validate(); err != nil {
+				return err
 			}
 			return runCallFinish(c.Context, e, record.RunID(c.String("run")), record.CallID(c.Args().First()), o)
 		},
@@ -209,24 +207,10 @@ func runCallFinish(ctx context.Context, e *env, runID record.RunID, callID recor
 	return e.printCall(run, callID)
 }
 
-type jsonCall struct {
-	Version    int          `json:"version"`
-	Run        record.RunID `json:"run"`
-	Checkpoint string       `json:"checkpoint"`
-	Commit     string       `json:"commit"`
-	Call       jsonLedger   `json:"call"`
-	Patches    []jsonPatch  `json:"patches"`
-}
-
 func (e *env) printCall(run *gitguard.Run, callID record.CallID) error {
 	c := run.Calls[callID]
 	if e.json {
-		out := jsonCall{Version: jsonVersion, Run: run.ID, Checkpoint: run.Checkpoint.ID, Commit: run.Commit.String(),
-			Call: toJSONLedger(c), Patches: []jsonPatch{}}
-		for _, p := range c.Patches {
-			out.Patches = append(out.Patches, toJSONPatch(p))
-		}
-		return e.printJSON(out)
+		return e.printJSON(protocol.NewCallDoc(run, callID))
 	}
 	e.printf("%s\n", run.Commit)
 	switch c.Ledger.Status {
@@ -242,25 +226,13 @@ func (e *env) printCall(run *gitguard.Run, callID record.CallID) error {
 		e.say("call %s (%s) %s in run %s at %s; %d path(s) changed", callID, c.Ledger.ToolName, c.Ledger.Status,
 			run.ID, run.Checkpoint.ID, len(c.Patches))
 		for _, p := range c.Patches {
-			e.say("  %s %s", patchLetter(p), p.Path)
+			e.say("  %s %s", protocol.PatchLetter(p), p.Path)
 		}
 	}
 	for _, sk := range run.Checkpoint.Skipped {
 		e.say("warning: %s not recorded: %s", sk.Path, sk.Reason)
 	}
 	return nil
-}
-
-func patchLetter(p record.FilePatch) string {
-	switch {
-	case !p.Before().Exists():
-		return "A"
-	case !p.After().Exists():
-		return "D"
-	case p.BeforeHash == p.AfterHash:
-		return "T"
-	}
-	return "M"
 }
 
 func init() {

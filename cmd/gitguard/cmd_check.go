@@ -13,13 +13,13 @@ func newCheckCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "check that the work tree (or the staged changes) match the last checkpoint",
-		UsageText: "gitguard check [--staged] [--run ID]",
+		UsageText: "gitguard check [--staged] [--run RUN]",
 		Description: "Exits 0 when the work tree matches the newest checkpoint of the active run (or\n" +
 			"no run is active), 1 listing each drifted path otherwise. With --staged it checks\n" +
 			"what is about to be committed: every staged change must be content the checkpoint\n" +
 			"recorded. The pre-commit hook runs 'gitguard check --staged'; record a drift you\n" +
 			"accept with 'gitguard snapshot'. Quiet on success.",
-		Flags: []cli.Flag{runFlag("check run `ID` instead of the active one"), jsonFlag,
+		Flags: []cli.Flag{runFlag("check run `RUN` instead of the active one"), jsonFlag,
 			&cli.BoolFlag{Name: "staged", Usage: "check the staged changes instead of the work tree"}},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -89,8 +89,11 @@ func runCheck(ctx context.Context, e *env, runID record.RunID, staged bool) erro
 		}
 	}
 	if !out.Clean {
-		msg := fmt.Sprintf("%d path(s) drifted from checkpoint %s of run %s; record them with 'gitguard snapshot' if they are yours",
+		msg := fmt.Sprintf("%d path(s) drifted from checkpoint %s of run %s; if they are yours, 'gitguard snapshot' records them",
 			len(out.Drift), out.Checkpoint, out.Run)
+		if staged {
+			msg += " (or 'git commit --no-verify' commits without this check)"
+		}
 		if e.json {
 			msg = ""
 		}

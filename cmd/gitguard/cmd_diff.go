@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 type diffOptions struct {
@@ -23,21 +24,18 @@ func newDiffCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "diff",
 		Usage:     "show the agent's changes as a patch git can apply",
-		UsageText: "gitguard diff [--run ID] [--call ID | CKPT] [--stat] [--paths GLOB]",
+		UsageText: "gitguard diff [--run RUN] [--call CALL | CKPT] [--stat] [--paths GLOB]",
 		Description: "Prints the agent's net change per path as a git-style patch that `git apply`\n" +
 			"accepts against the before state: one call's (--call), everything recorded after\n" +
 			"checkpoint CKPT, or the whole run's. Binary files use git's binary patch format.",
-		Flags: []cli.Flag{runFlag("the run `ID`"), jsonFlag,
-			&cli.StringFlag{Name: "call", Usage: "only call `ID`"},
+		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
+			&cli.StringFlag{Name: "call", Usage: "only call `CALL`"},
 			&cli.BoolFlag{Name: "stat", Usage: "print a diffstat instead of the patch"},
 			&cli.StringSliceFlag{Name: "paths", Usage: "only paths matching `GLOB` (doublestar, repeatable)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return usagef("diff takes at most one checkpoint")
-			}
-			if c.NArg() == 1 && c.IsSet("call") {
-				return usagef("give either --call or a checkpoint, not both")
 			}
 			wantJSON(c, e)
 			return runDiff(c.Context, e, diffOptions{run: record.RunID(c.String("run")), call: record.CallID(c.String("call")),
@@ -46,31 +44,17 @@ func newDiffCommand(e *env) *cli.Command {
 	}
 }
 
-type jsonDiff struct {
-	Version int            `json:"version"`
-	Run     record.RunID   `json:"run"`
-	Files   []jsonDiffFile `json:"files"`
-}
-
-type jsonDiffFile struct {
-	Path     string          `json:"path"`
-	Before   string          `json:"before"`
-	After    string          `json:"after"`
-	Calls    []record.CallID `json:"calls"`
-	Added    int             `json:"added"`
-	Deleted  int             `json:"deleted"`
-	Binary   bool            `json:"binary,omitempty"`
-	Oversize bool            `json:"oversize,omitempty"`
-	Patch    string          `json:"patch"`
-}
-
 func runDiff(ctx context.Context, e *env, opts diffOptions) error {
-	g, err := e.open(ctx)
+	g, err := e.openRecords(ctx)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	runID, err := g.ResolveRun(ctx, opts.run, false)
+	resolve := func() (record.RunID, error) { return g.ResolveRun(ctx, opts.run, false) }
+	if opts.call != "" {
+		resolve = func() (record.RunID, error) { return g.ResolveCallRun(ctx, opts.run, opts.call) }
+	}
+	runID, err := resolve()
 	if err != nil {
 		return err
 	}
@@ -82,18 +66,15 @@ func runDiff(ctx context.Context, e *env, opts diffOptions) error {
 		}
 		o.Since = &en
 	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
 	patches, err := g.Diff(ctx, runID, o)
 	if err != nil {
 		return err
 	}
 	if e.json {
-		out := jsonDiff{Version: jsonVersion, Run: runID, Files: []jsonDiffFile{}}
-		for _, p := range patches {
-			a, d := countLines(p.Text)
-			out.Files = append(out.Files, jsonDiffFile{Path: p.Path, Before: stateString(p.Before), After: stateString(p.After),
-				Calls: p.Calls, Added: a, Deleted: d, Binary: p.Binary, Oversize: p.Oversize, Patch: string(p.Text)})
-		}
-		return e.printJSON(out)
+		return e.printJSON(protocol.NewDiffDoc(runID, patches))
 	}
 	if opts.stat {
 		return printStat(e, patches)
@@ -102,23 +83,6 @@ func runDiff(ctx context.Context, e *env, opts diffOptions) error {
 		e.printf("%s", p.Text)
 	}
 	return nil
-}
-
-// countLines counts added and deleted lines of a unified diff.
-func countLines(text []byte) (added, deleted int) {
-	inHunk := false
-	for _, l := range strings.Split(string(text), "\n") {
-		switch {
-		case strings.HasPrefix(l, "@@"):
-			inHunk = true
-		case !inHunk:
-		case strings.HasPrefix(l, "+"):
-			added++
-		case strings.HasPrefix(l, "-"):
-			deleted++
-		}
-	}
-	return added, deleted
 }
 
 func printStat(e *env, patches []gitguard.NetPatch) error {
@@ -132,7 +96,7 @@ func printStat(e *env, patches []gitguard.NetPatch) error {
 			e.printf(" %-*s | Bin\n", width, p.Path)
 			continue
 		}
-		a, d := countLines(p.Text)
+		a, d := protocol.CountLines(p.Text)
 		ta, td = ta+a, td+d
 		bar := strings.Repeat("+", min(a, 40)) + strings.Repeat("-", min(d, 40))
 		e.printf(" %-*s | %d %s\n", width, p.Path, a+d, bar)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 type logOptions struct {
@@ -22,11 +23,11 @@ func newLogCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "log",
 		Usage:     "list checkpoints, newest first",
-		UsageText: "gitguard log [--run ID] [-n N]",
+		UsageText: "gitguard log [--run RUN] [-n N]",
 		Description: "Lists the checkpoints of the run (the active run; all runs when none is\n" +
 			"active) newest first: id, commit, time, kind, step, changed paths, label.",
 		Flags: []cli.Flag{
-			runFlag("list run `ID`"),
+			runFlag("list run `RUN`"),
 			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show at most `N` checkpoints"},
 			jsonFlag,
 		},
@@ -41,7 +42,7 @@ func newLogCommand(e *env) *cli.Command {
 }
 
 func runLog(ctx context.Context, e *env, opts logOptions) error {
-	g, err := e.open(ctx)
+	g, err := e.openRecords(ctx)
 	if err != nil {
 		return err
 	}
@@ -79,9 +80,9 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 		all = all[:opts.limit]
 	}
 	if e.json {
-		out := jsonLog{Version: jsonVersion, Checkpoints: []jsonCheckpoint{}}
+		out := jsonLog{Version: jsonVersion, Checkpoints: []protocol.CheckpointDoc{}}
 		for _, en := range all {
-			out.Checkpoints = append(out.Checkpoints, toJSONCheckpoint(en))
+			out.Checkpoints = append(out.Checkpoints, protocol.NewCheckpointDoc(en))
 		}
 		return e.printJSON(out)
 	}
@@ -89,7 +90,7 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 		e.say("no checkpoints yet; record one with 'gitguard snapshot'")
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tID\tCOMMIT\tCREATED\tKIND\tSTEP\tCHANGED\tLABEL")
 	for _, en := range all {
 		cp := en.Checkpoint
@@ -104,8 +105,8 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 }
 
 type jsonLog struct {
-	Version     int              `json:"version"`
-	Checkpoints []jsonCheckpoint `json:"checkpoints"`
+	Version     int                      `json:"version"`
+	Checkpoints []protocol.CheckpointDoc `json:"checkpoints"`
 }
 
 func dash(s string) string {
@@ -124,13 +125,14 @@ func newShowCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show one checkpoint's record and the paths it changed",
-		UsageText: "gitguard show [--run ID] CKPT",
+		UsageText: "gitguard show [--run RUN] [CKPT]",
 		Description: "CKPT is a checkpoint id (ckpt_007, or 7) of the run, RUN/ckpt_007, or a\n" +
-			"checkpoint commit id (at least 4 hex digits).",
-		Flags: []cli.Flag{runFlag("look in run `ID`"), jsonFlag},
+			"checkpoint commit id (at least 4 hex digits); without it, the run's newest\n" +
+			"checkpoint.",
+		Flags: []cli.Flag{runFlag("look in run `RUN`"), jsonFlag},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("show takes exactly one checkpoint id")
+			if c.NArg() > 1 {
+				return usagef("show takes one checkpoint id, or none for the newest")
 			}
 			wantJSON(c, e)
 			return runShow(c.Context, e, showOptions{run: record.RunID(c.String("run")), spec: c.Args().First()})
@@ -139,12 +141,17 @@ func newShowCommand(e *env) *cli.Command {
 }
 
 func runShow(ctx context.Context, e *env, opts showOptions) error {
-	g, err := e.open(ctx)
+	g, err := e.openRecords(ctx)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	en, err := g.ResolveCheckpoint(ctx, opts.run, opts.spec)
+	var en gitguard.Entry
+	if opts.spec == "" {
+		en, err = newestCheckpoint(ctx, g, opts.run)
+	} else {
+		en, err = g.ResolveCheckpoint(ctx, opts.run, opts.spec)
+	}
 	if err != nil {
 		return err
 	}
@@ -153,16 +160,16 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 		return err
 	}
 	if e.json {
-		out := toJSONCheckpoint(en)
-		out.Changes = []jsonChange{}
+		out := protocol.NewCheckpointDoc(en)
+		out.Changes = []protocol.Change{}
 		for _, c := range changes {
-			out.Changes = append(out.Changes, jsonChange{Path: c.Path, Status: changeStatus(c),
+			out.Changes = append(out.Changes, protocol.Change{Path: c.Path, Status: changeStatus(c),
 				Before: c.Before.Hash.String(), After: c.After.Hash.String()})
 		}
 		return e.printJSON(out)
 	}
 	cp := en.Checkpoint
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 1, ' ', 0)
+	tw := tabwriter.NewWriter(e.text(), 0, 4, 1, ' ', 0)
 	row := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
@@ -229,14 +236,28 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 	return nil
 }
 
-func changeStatus(c record.Change) string {
-	switch {
-	case !c.Before.Exists():
-		return "A"
-	case !c.After.Exists():
-		return "D"
-	case c.Before.Hash == c.After.Hash || (c.Before.Mode == record.ModeSymlink) != (c.After.Mode == record.ModeSymlink):
-		return "T"
+func changeStatus(c record.Change) string { return gitguard.ChangeLetter(c) }
+
+// newestCheckpoint is the newest checkpoint of run, or of the active run,
+// or of the run with the newest activity when none is active.
+func newestCheckpoint(ctx context.Context, g *gitguard.Guard, run record.RunID) (gitguard.Entry, error) {
+	id, err := g.ResolveRun(ctx, run, true)
+	if err != nil {
+		return gitguard.Entry{}, err
 	}
-	return "M"
+	if id == "" {
+		runs, err := g.ListRuns(ctx)
+		if err != nil {
+			return gitguard.Entry{}, err
+		}
+		if len(runs) == 0 {
+			return gitguard.Entry{}, fmt.Errorf("%w: this repository has no runs yet", gitguard.ErrUnknownRun)
+		}
+		id = runs[0].ID
+	}
+	hist, err := g.History(ctx, id, 1)
+	if err != nil {
+		return gitguard.Entry{}, err
+	}
+	return hist[0], nil
 }

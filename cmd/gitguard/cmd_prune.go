@@ -30,13 +30,13 @@ func newPruneCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "prune",
 		Usage:     "delete whole runs: their checkpoints become unreachable",
-		UsageText: "gitguard prune [--keep N] [--older-than DURATION] [--run ID]... [-n] [--gc]",
+		UsageText: "gitguard prune [--keep N] [--older-than DURATION] [--run RUN]... [-n] [--gc]",
 		Description: "Deletes run refs (one per run, with all its checkpoints), never this\n" +
 			"worktree's active run, and prints each deleted run on stdout.\n" +
 			"  --keep N              keep the N most recently active runs (by their last\n" +
 			"                        checkpoint; the active run counts), delete the rest\n" +
 			"  --older-than DURATION delete runs whose last checkpoint is older (720h, 30d, 2w)\n" +
-			"  --run ID              delete exactly that run (repeatable; not with the others)\n" +
+			"  --run RUN              delete exactly that run (repeatable; not with the others)\n" +
 			"With both --keep and --older-than a run is deleted only if neither keeps it.\n" +
 			"Without any of them the [retention] table of .gitguard.toml applies.\n" +
 			"Prune then reports how many objects no ref reaches any more; git gc deletes\n" +
@@ -46,7 +46,7 @@ func newPruneCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "keep", Usage: "keep the `N` most recently active runs"},
 			&cli.StringFlag{Name: "older-than", Usage: "delete runs last active longer ago than `DURATION`"},
-			&cli.StringSliceFlag{Name: "run", Usage: "delete run `ID`"},
+			&cli.StringSliceFlag{Name: "run", Usage: "delete run `RUN` (repeatable)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would be deleted, delete nothing"},
 			&cli.BoolFlag{Name: "gc", Usage: "run git gc afterwards"},
 			jsonFlag,
@@ -123,7 +123,7 @@ func runPrune(ctx context.Context, e *env, opts pruneOptions) error {
 		verb, would = "would delete", "would "
 	}
 	if len(rep.Deleted) > 0 {
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "RUN\tCHECKPOINTS\tLAST\tREASON")
 		for _, d := range rep.Deleted {
 			last := "-"

@@ -54,7 +54,7 @@ type jsonRun struct {
 }
 
 func runRuns(ctx context.Context, e *env) error {
-	g, err := e.open(ctx)
+	g, err := e.openRecords(ctx)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func runRuns(ctx context.Context, e *env) error {
 		e.say("no runs yet; start one with 'gitguard start' or 'gitguard snapshot'")
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tSTATE\tCHECKPOINTS\tLAST\tAT\tOPEN CALLS\tOVERLAPS")
 	for _, r := range out.Runs {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.State, r.Checkpoints, r.LastID, r.LastAt.UTC().Format(time.RFC3339),

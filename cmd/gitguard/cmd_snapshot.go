@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 type snapshotOptions struct {
@@ -19,12 +20,12 @@ func newSnapshotCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "snapshot",
 		Usage:     "record a checkpoint of HEAD, the index and the work tree",
-		UsageText: "gitguard snapshot [--run ID] [--step ID] [--label TEXT]",
+		UsageText: "gitguard snapshot [--run RUN] [--step ID] [--label TEXT]",
 		Description: "Records HEAD, the index and the whole work tree (untracked files included,\n" +
 			"ignored ones excluded) as a checkpoint of the run, and prints its commit id.\n" +
 			"Without --run it uses the active run, starting one if there is none.\n" +
 			"Nothing you own is written: not HEAD, branches, the index or the stash.",
-		Flags: flags([]cli.Flag{runFlag("record into run `ID`"), jsonFlag}, checkpointFlags()),
+		Flags: flags([]cli.Flag{runFlag("record into run `RUN`"), jsonFlag}, checkpointFlags()),
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
@@ -53,7 +54,7 @@ func runSnapshot(ctx context.Context, e *env, opts snapshotOptions) error {
 func (e *env) printRecorded(run *gitguard.Run, _ bool) error {
 	entry := gitguard.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}
 	if e.json {
-		return e.printJSON(toJSONCheckpoint(entry))
+		return e.printJSON(protocol.NewCheckpointDoc(entry))
 	}
 	cp := run.Checkpoint
 	e.printf("%s\n", run.Commit)

@@ -19,11 +19,11 @@ func newStartCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "start",
 		Usage:     "start a run and make it the active one",
-		UsageText: "gitguard start [--run ID]",
+		UsageText: "gitguard start [--run RUN]",
 		Description: "Starts run ID (a new id when none is given), records its first checkpoint\n" +
 			"and makes it the active run of this worktree. Starting an existing run continues it.\n" +
 			"The run id is printed on stdout.",
-		Flags: flags([]cli.Flag{&cli.StringFlag{Name: "run", Usage: "the run `ID`"}, jsonFlag}, checkpointFlags()),
+		Flags: flags([]cli.Flag{&cli.StringFlag{Name: "run", Usage: "the run `RUN` (default: a new id)"}, jsonFlag}, checkpointFlags()),
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
@@ -61,9 +61,9 @@ func newFinishCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:        "finish",
 		Usage:       "record a last checkpoint and end the active run",
-		UsageText:   "gitguard finish [--run ID]",
+		UsageText:   "gitguard finish [--run RUN]",
 		Description: "Records a final checkpoint of the run, marks it finished and clears the active run.",
-		Flags:       flags([]cli.Flag{runFlag("finish run `ID` instead of the active one"), jsonFlag}, checkpointFlags()),
+		Flags:       flags([]cli.Flag{runFlag("finish run `RUN` instead of the active one"), jsonFlag}, checkpointFlags()),
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err

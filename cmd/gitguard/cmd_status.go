@@ -10,78 +10,42 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 type statusOptions struct {
-	run record.RunID
+	run      record.RunID
+	exitZero bool
 	gitguard.StatusOptions
 }
 
 func newStatusCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "status",
-		Usage:     "classify every path the run touched: applied, reapplyable, conflicted",
-		UsageText: "gitguard status [--run ID] [--call ID] [--no-unrecorded]",
-		Description: "For every path the run's calls touched, compares the current file with the newest\n" +
-			"patch for it: applied (current = the agent's after), reapplyable (current = before),\n" +
-			"conflicted (neither: someone else changed it). Only touched paths are hashed.\n" +
-			"It also lists changes since the newest checkpoint that no call recorded\n" +
-			"(unrecorded), which walks the work tree; --no-unrecorded skips that walk.",
-		Flags: []cli.Flag{runFlag("the run `ID`"), jsonFlag,
-			&cli.StringFlag{Name: "call", Usage: "only the paths of call `ID`, against its own patch"},
+		Usage:     "classify every path the run touched: applied, reapplyable, conflicted, merged",
+		UsageText: "gitguard status [--run RUN] [--call CALL] [--no-unrecorded] [--exit-zero]",
+		Description: "For every path the run's agent calls touched, compares the current file with the\n" +
+			"newest agent patch for it: applied (current = the agent's after), reapplyable\n" +
+			"(current = before), conflicted (neither: someone else changed it), merged (an undo\n" +
+			"took the agent's hunks out and kept someone else's). A path an undo touched names\n" +
+			"that undo. Only touched paths are hashed. It also lists changes since the newest\n" +
+			"checkpoint that no call recorded (unrecorded), which walks the work tree;\n" +
+			"--no-unrecorded skips that walk. Exits 1 when conflicted paths remain\n" +
+			"(--exit-zero: 0 all the same).",
+		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
+			&cli.StringFlag{Name: "call", Usage: "only the paths of call `CALL`, against its own patch"},
 			&cli.BoolFlag{Name: "no-unrecorded", Usage: "do not walk the work tree for unrecorded changes"},
+			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when conflicted paths remain"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
 			}
 			wantJSON(c, e)
-			return runStatus(c.Context, e, statusOptions{run: record.RunID(c.String("run")), StatusOptions: gitguard.StatusOptions{
+			return runStatus(c.Context, e, statusOptions{run: record.RunID(c.String("run")), exitZero: c.Bool("exit-zero"), StatusOptions: gitguard.StatusOptions{
 				Call: record.CallID(c.String("call")), Unrecorded: !c.Bool("no-unrecorded") && record.CallID(c.String("call")) == ""}})
 		},
 	}
-}
-
-type jsonStatus struct {
-	Version    int              `json:"version"`
-	Run        record.RunID     `json:"run"`
-	Checkpoint string           `json:"checkpoint"`
-	Paths      []jsonPathStatus `json:"paths"`
-	Unrecorded []jsonChange     `json:"unrecorded"`
-	// OpenElsewhere names, as "run/call", the calls of other runs of this
-	// work tree open right now.
-	OpenElsewhere []string `json:"open_elsewhere,omitempty"`
-	// Others are changes seen during this run's shell calls that calls of
-	// other runs made.
-	Others []jsonOtherChange `json:"others,omitempty"`
-}
-
-type jsonOtherChange struct {
-	Path    string        `json:"path"`
-	SeenBy  record.CallID `json:"seen_by,omitempty"` // this run's shell call it was seen in
-	OwnedBy string        `json:"owned_by"`          // run/call
-}
-
-type jsonPathStatus struct {
-	Path     string        `json:"path"`
-	State    string        `json:"state"`
-	Call     record.CallID `json:"call"`
-	Tool     string        `json:"tool,omitempty"`
-	Before   string        `json:"before"`
-	After    string        `json:"after"`
-	Current  string        `json:"current"`
-	Oversize bool          `json:"oversize,omitempty"`
-	// SharedWith names, as "run/call", other runs' calls that may equally
-	// have made the change.
-	SharedWith []string `json:"shared_with,omitempty"`
-}
-
-// stateString renders a state as "MODE HASH", or "absent".
-func stateString(s record.State) string {
-	if !s.Exists() {
-		return "absent"
-	}
-	return s.Mode.String() + " " + s.Hash.String()
 }
 
 func runStatus(ctx context.Context, e *env, opts statusOptions) error {
@@ -90,6 +54,11 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		return err
 	}
 	defer g.Close()
+	if opts.Call != "" {
+		if opts.run, err = g.ResolveCallRun(ctx, opts.run, opts.Call); err != nil {
+			return err
+		}
+	}
 	rep, err := g.Status(ctx, opts.run, opts.StatusOptions)
 	if err != nil {
 		return err
@@ -97,37 +66,37 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	for _, r := range rep.OpenElsewhere {
 		fmt.Fprintf(e.stderr, "gitguard: warning: call %s of run %s is running in this work tree now; an undo may race its edits\n", r.Call, r.Run)
 	}
+	conflicted := 0
+	for _, p := range rep.Paths {
+		if p.State == gitguard.Conflicted {
+			conflicted++
+		}
+	}
+	var found error
+	if conflicted > 0 && !opts.exitZero {
+		found = &foundError{fmt.Sprintf("%d path(s) conflicted: someone else changed what the agent wrote; undo keeps their edits (see 'gitguard undo --dry-run')", conflicted)}
+	}
 	if e.json {
-		out := jsonStatus{Version: jsonVersion, Run: rep.Run, Checkpoint: rep.Checkpoint.Checkpoint.ID,
-			Paths: []jsonPathStatus{}, Unrecorded: []jsonChange{}}
-		for _, p := range rep.Paths {
-			cur := stateString(p.Current)
-			if p.IsDir {
-				cur = "folder"
-			}
-			out.Paths = append(out.Paths, jsonPathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool,
-				Before: stateString(p.Before), After: stateString(p.After), Current: cur, Oversize: p.Oversize,
-				SharedWith: refStrings(p.SharedWith)})
+		if err := e.printJSON(protocol.NewStatusDoc(rep)); err != nil {
+			return err
 		}
-		out.OpenElsewhere = refStrings(rep.OpenElsewhere)
-		for _, o := range rep.Others {
-			out.Others = append(out.Others, jsonOtherChange{Path: o.Path, SeenBy: o.ToolCallID, OwnedBy: o.OwnedBy.String()})
-		}
-		for _, c := range rep.Unrecorded {
-			out.Unrecorded = append(out.Unrecorded, jsonChange{Path: c.Path, Status: changeStatus(c),
-				Before: c.Before.Hash.String(), After: c.After.Hash.String()})
-		}
-		return e.printJSON(out)
+		return found
 	}
 	e.printf("run %s at %s\n", rep.Run, rep.Checkpoint.Checkpoint.ID)
 	if len(rep.Paths) == 0 {
 		e.printf("no paths touched by the agent\n")
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	for _, p := range rep.Paths {
 		line := fmt.Sprintf("  %s\t%s\t%s (%s)", p.State, p.Path, p.Call, p.Tool)
+		switch {
+		case p.UndoneBy != "":
+			line += fmt.Sprintf("\tundone by %s", p.UndoneBy)
+		case p.LastUndo != "":
+			line += fmt.Sprintf("\tleft by %s", p.LastUndo)
+		}
 		if len(p.SharedWith) > 0 {
-			line += "\tshared with " + strings.Join(refStrings(p.SharedWith), ", ")
+			line += "\tshared with " + strings.Join(protocol.RefStrings(p.SharedWith), ", ")
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -146,14 +115,5 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 			e.printf("  %s %s\n", changeStatus(c), c.Path)
 		}
 	}
-	return nil
-}
-
-// refStrings renders call references as "run/call".
-func refStrings(refs []record.CallRef) []string {
-	var out []string
-	for _, r := range refs {
-		out = append(out, r.String())
-	}
-	return out
+	return found
 }

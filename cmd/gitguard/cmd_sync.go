@@ -100,10 +100,17 @@ func runPush(ctx context.Context, e *env, opts syncOptions) error {
 	} else if n == 0 {
 		e.say("no runs to push")
 	} else {
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "RUN\tSTATUS\tGIT")
 		for _, r := range out.Runs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Run, r.Status, r.Summary)
+			status := r.Status
+			if opts.dryRun && status != string(gitguard.PushRejected) && status != "up-to-date" {
+				status = "would " + status
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Run, status, r.Summary)
+		}
+		if opts.dryRun {
+			e.say("dry run: nothing was pushed to %s", opts.remote)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -179,7 +186,7 @@ func runFetch(ctx context.Context, e *env, opts syncOptions) error {
 		e.say("no runs on %s", rep.Remote)
 		return ferr
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tACTION\tLOCAL\tREMOTE")
 	for _, r := range rep.Results {
 		local := "-"

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/protocol"
 )
 
 type undoOptions struct {
@@ -24,27 +25,36 @@ func newUndoCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "undo",
 		Usage:     "revert the agent's edits, keeping yours",
-		UsageText: "gitguard undo [--call ID | --to CKPT | --run ID | --all] [--dry-run] [--conflict refuse|markers] [--paths GLOB]",
-		Description: "Reverts the agent's file patches, newest first: by default the newest call with\n" +
-			"file changes still in effect; --call one call; --to every patch after checkpoint\n" +
-			"CKPT; --run ID alone (or --all) the whole run. Per path: applied -> the before\n" +
+		UsageText: "gitguard undo [--run RUN] [--call CALL | --to CKPT | --all] [--dry-run] [--conflict refuse|markers] [--paths GLOB]\n   gitguard undo -i [--run RUN]   (the terminal view: gitguard ui)",
+		Description: "Reverts the agent's file patches, newest first: by default the newest call that\n" +
+			"still has a change undo can take out (a call whose paths all overlap your later\n" +
+			"edits is passed over and reported, so repeating undo walks back through the run);\n" +
+			"--call one call (found in any run when --run is not given); --to every patch after\n" +
+			"checkpoint CKPT; --all the whole run. --run RUN only selects the run. Per path: applied -> the before\n" +
 			"content and mode come back (a file the agent created is deleted, one it deleted\n" +
 			"is recreated); reapplyable -> nothing to do; conflicted (you edited it too) -> a\n" +
 			"three-way merge that takes the agent's hunks out and keeps yours. Where hunks\n" +
 			"overlap the file is left as it is and reported (exit 1) unless --conflict markers.\n" +
 			"Binary and symlink conflicts are always left alone. Before writing, the current\n" +
 			"state of every planned path is recorded, so 'gitguard redo' puts back exactly what\n" +
-			"undo changed. Undo writes only the planned paths, never the index, HEAD or branches.",
-		Flags: []cli.Flag{runFlag("the run `ID`; given alone, undo all of it"), jsonFlag,
-			&cli.StringFlag{Name: "call", Usage: "undo call `ID`"},
+			"undo changed; an undo that would change nothing records nothing. Folders the agent\n" +
+			"created and the undo left empty are removed. Undo writes only the planned paths,\n" +
+			"never the index, HEAD or branches; where the index still holds the agent's git add\n" +
+			"or git rm it prints the git command that makes it agree.",
+		Flags: []cli.Flag{runFlag("select run `RUN` (--all undoes all of it)"), jsonFlag,
+			&cli.StringFlag{Name: "call", Usage: "undo call `CALL`"},
 			&cli.StringFlag{Name: "to", Usage: "undo every patch recorded after checkpoint `CKPT`"},
 			&cli.BoolFlag{Name: "all", Usage: "undo the whole run"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan and write nothing"},
 			&cli.StringFlag{Name: "conflict", Value: "refuse", Usage: "on overlapping hunks: refuse (leave the file) or markers"},
 			&cli.StringSliceFlag{Name: "paths", Usage: "only paths matching `GLOB` (doublestar, repeatable)"},
+			&cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "choose what to undo in a terminal view (gitguard ui)"},
 			&cli.BoolFlag{Name: "force", Usage: "also revert paths shared with another run's call that ran at the same time"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("interactive") {
+				return undoInteractive(c, e)
+			}
 			return undoAction(c, e, false)
 		},
 	}
@@ -54,11 +64,13 @@ func newRedoCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "redo",
 		Usage:     "put back what the newest undo changed",
-		UsageText: "gitguard redo [--call UNDO_ID] [--run ID] [--dry-run]",
-		Description: "Undoes the newest undo still in effect (or undo call UNDO_ID from 'gitguard ledger'),\n" +
-			"restoring exactly the paths it changed. Edits made since the undo are kept as undo keeps them.",
-		Flags: []cli.Flag{runFlag("the run `ID`"), jsonFlag,
-			&cli.StringFlag{Name: "call", Usage: "redo undo call `ID`"},
+		UsageText: "gitguard redo [--call UNDO_CALL] [--run RUN] [--dry-run]",
+		Description: "Undoes the newest undo that changed a file and is still in effect (or undo call\n" +
+			"UNDO_CALL from 'gitguard ledger'), restoring exactly the paths it changed; says\n" +
+			"'nothing to redo' when there is none. Edits made since the undo are kept as undo\n" +
+			"keeps them.",
+		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
+			&cli.StringFlag{Name: "call", Usage: "redo undo call `CALL`"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan and write nothing"},
 			&cli.StringFlag{Name: "conflict", Value: "refuse", Usage: "on overlapping hunks: refuse (leave the file) or markers"},
 			&cli.StringSliceFlag{Name: "paths", Usage: "only paths matching `GLOB` (doublestar, repeatable)"},
@@ -67,6 +79,24 @@ func newRedoCommand(e *env) *cli.Command {
 			return undoAction(c, e, true)
 		},
 	}
+}
+
+// undoInteractive is "undo -i": the terminal view, which takes --run and
+// --conflict; the other ways of choosing calls are its keys.
+func undoInteractive(c *cli.Context, e *env) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	for _, f := range []string{"call", "to", "all", "dry-run", "paths", "json"} {
+		if c.IsSet(f) {
+			return usagef("undo -i chooses calls in the view; --%s does not go with it", f)
+		}
+	}
+	o, err := uiFlags(c)
+	if err != nil {
+		return err
+	}
+	return runUI(c.Context, e, o)
 }
 
 func undoAction(c *cli.Context, e *env, redo bool) error {
@@ -80,11 +110,6 @@ func undoAction(c *cli.Context, e *env, redo bool) error {
 	}}
 	if !redo {
 		o.to = c.String("to")
-		// "undo --run ID" alone reverts the whole run ID; a run chosen
-		// through GITGUARD_RUN (inside 'gitguard run') does not.
-		if r := record.RunID(c.String("run")); r != "" && string(r) != e.getenv("GITGUARD_RUN") && o.Call == "" && o.to == "" {
-			o.WholeRun = true
-		}
 	}
 	switch c.String("conflict") {
 	case "refuse":
@@ -93,39 +118,7 @@ func undoAction(c *cli.Context, e *env, redo bool) error {
 	default:
 		return usagef("--conflict takes refuse or markers, not %q", c.String("conflict"))
 	}
-	n := 0
-	for _, set := range []bool{o.Call != "", o.to != "", o.WholeRun} {
-		if set {
-			n++
-		}
-	}
-	if n > 1 {
-		return usagef("give at most one of --call, --to and --all")
-	}
 	return runUndo(c.Context, e, o)
-}
-
-type jsonUndo struct {
-	Version   int             `json:"version"`
-	Run       record.RunID    `json:"run"`
-	DryRun    bool            `json:"dry_run"`
-	Undone    []record.CallID `json:"undone_calls"`
-	UndoCall  record.CallID   `json:"undo_call,omitempty"`
-	Commit    string          `json:"checkpoint_commit,omitempty"`
-	Conflicts int             `json:"conflicts"`
-	Shared    int             `json:"shared"`
-	Paths     []jsonUndoItem  `json:"paths"`
-}
-
-type jsonUndoItem struct {
-	Path    string          `json:"path"`
-	State   string          `json:"state"`
-	Action  string          `json:"action"`
-	Calls   []record.CallID `json:"calls"`
-	Current string          `json:"current"`
-	Target  string          `json:"target"`
-	Written bool            `json:"written"`
-	Reason  string          `json:"reason,omitempty"`
 }
 
 func runUndo(ctx context.Context, e *env, o undoOptions) error {
@@ -134,6 +127,11 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 		return err
 	}
 	defer g.Close()
+	if o.Call != "" && !o.redo {
+		if o.run, err = g.ResolveCallRun(ctx, o.run, o.Call); err != nil {
+			return err
+		}
+	}
 	if o.to != "" {
 		runID, err := g.ResolveRun(ctx, o.run, false)
 		if err != nil {
@@ -145,9 +143,12 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 		}
 		o.To = &en
 	}
-	do := g.Undo
+	validate, do := o.Validate, g.Undo
 	if o.redo {
-		do = g.Redo
+		validate, do = o.ValidateRedo, g.Redo
+	}
+	if err := validate(); err != nil {
+		return err
 	}
 	res, err := do(ctx, o.run, o.UndoOptions)
 	if res != nil {
@@ -159,7 +160,7 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 		return err
 	}
 	if res.Conflicts > 0 {
-		return &foundError{fmt.Sprintf("%d path(s) conflicted: your edits overlap the agent's; resolve them by hand (see the list above)", res.Conflicts)}
+		return &foundError{(&protocol.ConflictsError{Paths: res.Conflicts, DryRun: res.DryRun}).Error()}
 	}
 	if res.Shared > 0 {
 		return &foundError{fmt.Sprintf("%d path(s) left as they are: another run's call ran at the same time and may have made the change (--force reverts them)", res.Shared)}
@@ -169,26 +170,26 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 
 func printUndo(e *env, res *gitguard.UndoResult) error {
 	if e.json {
-		out := jsonUndo{Version: jsonVersion, Run: res.Run, DryRun: res.DryRun, Undone: res.Undone, UndoCall: res.UndoCall,
-			Conflicts: res.Conflicts, Shared: res.Shared, Paths: []jsonUndoItem{}}
-		if !res.Commit.IsZero() {
-			out.Commit = res.Commit.String()
+		return e.printJSON(protocol.NewUndoDoc(res))
+	}
+	for _, pc := range res.Passed {
+		for _, it := range pc.Left {
+			e.printf("passed over %s: %s left as it is (%s)\n", pc.Call, it.Path, it.Reason)
 		}
-		for _, it := range res.Items {
-			out.Paths = append(out.Paths, jsonUndoItem{Path: it.Path, State: it.State.String(), Action: string(it.Action),
-				Calls: it.Calls, Current: stateString(it.Current), Target: stateString(it.Target), Written: it.Written, Reason: it.Reason})
-		}
-		return e.printJSON(out)
 	}
 	verb := "undid"
-	if res.UndoCall != "" && strings.HasPrefix(string(res.UndoCall), "redo-") {
+	switch {
+	case res.DryRun:
+		verb = "would undo"
+	case res.UndoCall == "":
+		verb = "changed nothing undoing"
+	case strings.HasPrefix(string(res.UndoCall), "redo-"):
 		verb = "redid (undid the undo)"
 	}
-	if res.DryRun {
-		verb = "would undo"
+	if len(res.Undone) > 0 {
+		e.printf("%s %v in run %s\n", verb, res.Undone, res.Run)
 	}
-	e.printf("%s %v in run %s\n", verb, res.Undone, res.Run)
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	for _, it := range res.Items {
 		line := fmt.Sprintf("  %s\t%s\t%s", it.Action, it.Path, it.State)
 		if it.Reason != "" {
@@ -199,8 +200,16 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, d := range res.RemovedDirs {
+		e.printf("removed the empty folder %s the agent created\n", d)
+	}
+	for _, n := range res.IndexNotes {
+		e.printf("%s: the index still holds the agent's change; '%s' makes it agree\n", n.Path, n.Fix)
+	}
 	switch {
-	case res.DryRun || res.UndoCall == "":
+	case res.DryRun:
+	case res.UndoCall == "":
+		e.say("nothing was written or recorded; 'gitguard undo --call ID' picks another call, --conflict markers writes conflict markers")
 	case strings.HasPrefix(string(res.UndoCall), "redo-"):
 		e.say("recorded as call %s; 'gitguard undo' takes the agent's edits out again", res.UndoCall)
 	default:

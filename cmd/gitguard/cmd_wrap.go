@@ -33,7 +33,7 @@ func newWrapCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run an agent (aider, a script) as one recorded call",
-		UsageText: "gitguard run [--run ID] [--call ID] [--no-wrap-record] -- CMD [ARGS...]",
+		UsageText: "gitguard run [--run RUN] [--call CALL] [--no-wrap-record] -- CMD [ARGS...]",
 		Description: "Starts a call with a whole-workspace before state, runs CMD with stdin, stdout\n" +
 			"and stderr passed through, and on exit finishes the call with every changed path\n" +
 			"as the agent's patch. Ctrl-C reaches CMD, not gitguard. If gitguard itself is\n" +
@@ -41,8 +41,8 @@ func newWrapCommand(e *env) *cli.Command {
 			"CMD sees GITGUARD_RUN (and GITGUARD_CALL), so gitguard commands it runs record\n" +
 			"into the same run; with --no-wrap-record only those are recorded (one call per\n" +
 			"agent turn, say). The exit status is CMD's.",
-		Flags: []cli.Flag{runFlag("record into run `ID`"),
-			&cli.StringFlag{Name: "call", Usage: "the wrapping call's `ID` (default wrap-N)"},
+		Flags: []cli.Flag{runFlag("record into run `RUN`"),
+			&cli.StringFlag{Name: "call", Usage: "the wrapping call's `CALL` (default wrap-N)"},
 			&cli.StringFlag{Name: "tool", Usage: "the tool name to record (default: CMD's name)"},
 			&cli.BoolFlag{Name: "no-wrap-record", Usage: "do not record the wrapping call; only export GITGUARD_RUN"},
 			&cli.BoolFlag{Name: "no-watch", Usage: "serve no watch daemon: snapshots walk the whole work tree"},

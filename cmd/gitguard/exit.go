@@ -72,7 +72,7 @@ func classify(err error) failure {
 	case errors.Is(err, gitguard.ErrUnknownRun):
 		return failure{err, "list runs with 'gitguard runs'", exitUsage}
 	case errors.Is(err, gitguard.ErrNoRun):
-		return failure{err, "start one with 'gitguard start', or pass --run ID (see 'gitguard runs')", exitUsage}
+		return failure{err, "start one with 'gitguard start', or pass --run RUN (see 'gitguard runs')", exitUsage}
 	case errors.Is(err, gitguard.ErrRunActive):
 		return failure{err, "finish it with 'gitguard finish', or pass --run with that id", exitUsage}
 	case errors.Is(err, gitguard.ErrUnknownCheckpoint):
@@ -117,7 +117,7 @@ func classify(err error) failure {
 	case errors.Is(err, errPushRejected):
 		return failure{err, "the remote's copy of those runs moved on; 'gitguard fetch' first, or 'gitguard push --force' to overwrite it", exitFound}
 	case errors.Is(err, gitguard.ErrNoPruneRule):
-		return failure{err, "give --keep N, --older-than DURATION or --run ID, or set [retention] in .gitguard.toml", exitUsage}
+		return failure{err, "give --keep N, --older-than DURATION or --run RUN, or set [retention] in .gitguard.toml", exitUsage}
 	case errors.Is(err, gitguard.ErrPruneActive):
 		return failure{err, "list runs with 'gitguard runs'", exitUsage}
 	case errors.Is(err, gitguard.ErrFileChanged):
@@ -136,6 +136,9 @@ func report(e *env, err error) int {
 	var code *exitCodeError
 	if (errors.As(err, &found) && found.msg == "") || errors.As(err, &code) {
 		return f.code
+	}
+	if e.json && e.printedJSON && f.code == exitFound {
+		return f.code // the document printed says what was found
 	}
 	if e.json {
 		b, _ := json.Marshal(jsonError{Version: jsonVersion, Error: f.err.Error(), Hint: f.hint, ExitCode: f.code})

@@ -11,17 +11,21 @@ func runFlag(usage string) *cli.StringFlag {
 	return &cli.StringFlag{Name: "run", Usage: usage, EnvVars: []string{"GITGUARD_RUN"}}
 }
 
+// runtimeCategory groups in help the flags an agent runtime sets and a
+// person typing commands does not need.
+const runtimeCategory = "AGENT RUNTIME"
+
 // checkpointFlags are the runtime fields any recorded checkpoint may carry.
 func checkpointFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "step", Usage: "the runtime's step `ID`"},
+		&cli.StringFlag{Name: "step", Usage: "the runtime's step `STEP`", Category: runtimeCategory},
 		&cli.StringFlag{Name: "label", Usage: "a note for humans"},
-		&cli.StringFlag{Name: "messages-ref", Usage: "where the runtime keeps the conversation (any `REF` it understands)"},
-		&cli.StringFlag{Name: "approvals-ref", Usage: "where the runtime keeps approvals"},
-		&cli.StringFlag{Name: "trace-ref", Usage: "where the trace continues"},
-		&cli.Int64Flag{Name: "budget-tokens", Usage: "tokens left, as the runtime reports them"},
-		&cli.Float64Flag{Name: "budget-usd", Usage: "money left, in USD"},
-		&cli.Int64Flag{Name: "budget-steps", Usage: "steps left"},
+		&cli.StringFlag{Name: "messages-ref", Usage: "where the runtime keeps the conversation (any `REF` it understands)", Category: runtimeCategory},
+		&cli.StringFlag{Name: "approvals-ref", Usage: "where the runtime keeps approvals", Category: runtimeCategory},
+		&cli.StringFlag{Name: "trace-ref", Usage: "where the trace continues", Category: runtimeCategory},
+		&cli.Int64Flag{Name: "budget-tokens", Usage: "tokens left, as the runtime reports them", Category: runtimeCategory},
+		&cli.Float64Flag{Name: "budget-usd", Usage: "money left, in USD", Category: runtimeCategory},
+		&cli.Int64Flag{Name: "budget-steps", Usage: "steps left", Category: runtimeCategory},
 	}
 }
 

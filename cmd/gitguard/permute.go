@@ -11,9 +11,12 @@ import (
 // write it; urfave/cli (like Go's flag package) stops at the first
 // positional argument. Everything after "--" is left untouched, so
 // "gitguard run -- aider --model x" passes its flags to the command.
-func permuteArgs(app *cli.App, args []string) []string {
+//
+// A flag that takes a value must have one: "--tool" last, or followed by
+// "--", is a usage error rather than a flag whose value is the next word.
+func permuteArgs(app *cli.App, args []string) ([]string, error) {
 	if len(args) < 2 {
-		return args
+		return args, nil
 	}
 	out := []string{args[0]}
 	rest := args[1:]
@@ -24,12 +27,12 @@ func permuteArgs(app *cli.App, args []string) []string {
 	for len(rest) > 0 {
 		a := rest[0]
 		if a == "--" {
-			return append(out, rest...)
+			return append(out, rest...), nil
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
 			n := flagArity(flags, a)
-			if n > len(rest) {
-				n = len(rest)
+			if err := hasValue(rest, 0, n); err != nil {
+				return nil, err
 			}
 			out = append(out, rest[:n]...)
 			rest = rest[n:]
@@ -48,7 +51,7 @@ func permuteArgs(app *cli.App, args []string) []string {
 		}
 	}
 	if cmd == nil || cmd.SkipFlagParsing {
-		return append(out, rest...)
+		return append(out, rest...), nil
 	}
 	if stopsAtCommand[cmd.Name] {
 		// "gitguard run aider --model x": everything from the first
@@ -56,16 +59,20 @@ func permuteArgs(app *cli.App, args []string) []string {
 		for i := 0; i < len(rest); i++ {
 			a := rest[i]
 			if a == "--" {
-				return append(out, rest...)
+				return append(out, rest...), nil
 			}
 			if !strings.HasPrefix(a, "-") || a == "-" {
 				out = append(out, rest[:i]...)
 				out = append(out, "--")
-				return append(out, rest[i:]...)
+				return append(out, rest[i:]...), nil
 			}
-			i += flagArity(flags, a) - 1
+			n := flagArity(flags, a)
+			if err := hasValue(rest, i, n); err != nil {
+				return nil, err
+			}
+			i += n - 1
 		}
-		return append(out, rest...)
+		return append(out, rest...), nil
 	}
 	var fl, pos, tail []string
 	for i := 0; i < len(rest); i++ {
@@ -76,20 +83,34 @@ func permuteArgs(app *cli.App, args []string) []string {
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
 			n := flagArity(flags, a)
-			end := min(i+n, len(rest))
-			fl = append(fl, rest[i:end]...)
-			i = end - 1
+			if err := hasValue(rest, i, n); err != nil {
+				return nil, err
+			}
+			fl = append(fl, rest[i:i+n]...)
+			i += n - 1
 			continue
 		}
 		pos = append(pos, a)
 	}
 	out = append(out, fl...)
 	if len(pos) == 0 && tail == nil {
-		return out
+		return out, nil
 	}
 	out = append(out, "--")
 	out = append(out, pos...)
-	return append(out, tail...)
+	return append(out, tail...), nil
+}
+
+// hasValue checks that the flag at args[i], which takes n arguments, has
+// its value: a missing one, or "--" in its place, is a usage error.
+func hasValue(args []string, i, n int) error {
+	if n < 2 {
+		return nil
+	}
+	if i+1 >= len(args) || args[i+1] == "--" {
+		return usagef("flag %s needs a value", args[i])
+	}
+	return nil
 }
 
 // flagArity returns how many arguments the flag token a consumes: 1 for a
@@ -132,24 +153,4 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 		}
 	}
 	return nil
-}
-
-// unknownCommand returns the first positional argument when it names no
-// command, so that a typo is a usage error instead of a help page.
-func unknownCommand(app *cli.App, args []string) (string, bool) {
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return "", false
-		}
-		if strings.HasPrefix(a, "-") {
-			i += flagArity(app.Flags, a) - 1
-			continue
-		}
-		if a == "help" || findCommand(app.Commands, a) != nil {
-			return "", false
-		}
-		return a, true
-	}
-	return "", false
 }

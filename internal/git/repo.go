@@ -62,9 +62,9 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 	}, nil
 }
 
-// Git runs git in the repository's work tree.
+// Git runs git in the repository's work tree (its git dir when bare).
 func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) {
-	return Run(ctx, r.WorkTree, args...)
+	return Run(ctx, r.dir(), args...)
 }
 
 // Config is the repository's effective configuration, as `git config --list`

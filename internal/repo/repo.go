@@ -37,7 +37,7 @@ var (
 // always ask git) and opens its object database, or shares the one already
 // open in this process.
 func Open(ctx context.Context, dir string, getenv func(string) string) (*Handle, error) {
-	r, cfg, err := git.Open(ctx, dir, getenv)
+	r, cfg, err := git.OpenAllowBare(ctx, dir, getenv)
 	if err != nil {
 		return nil, err
 	}

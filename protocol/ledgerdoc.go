@@ -1,0 +1,32 @@
+package protocol
+
+import (
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
+)
+
+// LedgerDoc is every call of a run, oldest first: the result of ledger.
+type LedgerDoc struct {
+	Version int          `json:"version"`
+	Run     record.RunID `json:"run"`
+	Calls   []LedgerCall `json:"calls"`
+}
+
+// LedgerCall is one call of a LedgerDoc: its ledger entry, the replay
+// verdict at resume and the patches it recorded.
+type LedgerCall struct {
+	CallRecord
+	Replay  string  `json:"replay"`
+	Changes []Patch `json:"changes"`
+}
+
+// NewLedgerDoc is the document of run's calls (as gitguard.Guard.Ledger
+// returns them).
+func NewLedgerDoc(run *gitguard.Run, calls []*gitguard.RecordedCall) LedgerDoc {
+	out := LedgerDoc{Version: DocVersion, Run: run.ID, Calls: []LedgerCall{}}
+	for _, c := range calls {
+		out.Calls = append(out.Calls, LedgerCall{CallRecord: NewCallRecord(c),
+			Replay: string(gitguard.ReplayVerdict(c.Ledger)), Changes: NewPatches(c.Patches)})
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package protocol
+
+import (
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
+)
+
+// StatusDoc classifies every path the run touched: the result of status.
+type StatusDoc struct {
+	Version    int          `json:"version"`
+	Run        record.RunID `json:"run"`
+	Checkpoint string       `json:"checkpoint"`
+	Paths      []PathStatus `json:"paths"`
+	Unrecorded []Change     `json:"unrecorded"`
+	// OpenElsewhere names, as "run/call", the calls of other runs of this
+	// work tree running now: an undo may race what they write.
+	OpenElsewhere []string `json:"open_elsewhere,omitempty"`
+	// Others are changes seen during this run's shell calls that calls of
+	// other runs made: not this run's to undo.
+	Others []OtherChange `json:"others,omitempty"`
+}
+
+// OtherChange is a change a call of another run made.
+type OtherChange struct {
+	Path    string        `json:"path"`
+	SeenBy  record.CallID `json:"seen_by,omitempty"` // this run's shell call it was seen in
+	OwnedBy string        `json:"owned_by"`          // run/call
+}
+
+// RefStrings renders call references as "run/call".
+func RefStrings(refs []record.CallRef) []string {
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.String())
+	}
+	return out
+}
+
+// PathStatus is one path of a StatusDoc or ResumeDoc.
+type PathStatus struct {
+	Path     string        `json:"path"`
+	State    string        `json:"state"`
+	Call     record.CallID `json:"call"`
+	Tool     string        `json:"tool,omitempty"`
+	Before   string        `json:"before"`
+	After    string        `json:"after"`
+	Current  string        `json:"current"`
+	Oversize bool          `json:"oversize,omitempty"`
+	// UndoneBy is the undo that took Call's change out; LastUndo the
+	// newest undo that planned the path (one that left it conflicted,
+	// when UndoneBy is empty).
+	UndoneBy record.CallID `json:"undone_by,omitempty"`
+	LastUndo record.CallID `json:"last_undo,omitempty"`
+	// SharedWith names, as "run/call", calls of other runs that ran at the
+	// same time and may equally have made the change.
+	SharedWith []string `json:"shared_with,omitempty"`
+}
+
+// NewStatusDoc is the document of rep.
+func NewStatusDoc(rep *gitguard.StatusReport) StatusDoc {
+	out := StatusDoc{Version: DocVersion, Run: rep.Run, Checkpoint: rep.Checkpoint.Checkpoint.ID,
+		Paths: []PathStatus{}, Unrecorded: []Change{}}
+	for _, p := range rep.Paths {
+		out.Paths = append(out.Paths, newPathStatus(p, true))
+	}
+	for _, c := range rep.Unrecorded {
+		out.Unrecorded = append(out.Unrecorded, Change{Path: c.Path, Status: gitguard.ChangeLetter(c),
+			Before: c.Before.Hash.String(), After: c.After.Hash.String()})
+	}
+	out.OpenElsewhere = RefStrings(rep.OpenElsewhere)
+	for _, o := range rep.Others {
+		out.Others = append(out.Others, OtherChange{Path: o.Path, SeenBy: o.ToolCallID, OwnedBy: o.OwnedBy.String()})
+	}
+	return out
+}
+
+// newPathStatus is the document of p; with showFolder a folder standing
+// where the file should be is "folder" rather than its recorded state.
+func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
+	cur := StateString(p.Current)
+	if showFolder && p.IsDir {
+		cur = "folder"
+	}
+	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool,
+		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize,
+		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith)}
+}
+
+// StateString renders a file state as "MODE HASH", or "absent".
+func StateString(s record.State) string {
+	if !s.Exists() {
+		return "absent"
+	}
+	return s.Mode.String() + " " + s.Hash.String()
+}

@@ -1,0 +1,154 @@
+package gitguard
+
+import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gitguard/gitguard/conflict"
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore"
+)
+
+// RunSummary is one run as a run picker lists it.
+type RunSummary struct {
+	ID          record.RunID
+	Active      bool // the work tree's active run
+	Finished    bool
+	Checkpoints int
+	// Tip is the run's newest checkpoint commit: it changes whenever the
+	// run records anything, so comparing it is a cheap change check.
+	Tip    record.Hash
+	LastAt time.Time
+}
+
+// Runs lists every run of the repository, most recently active first. It
+// reads one record per run and writes nothing.
+func (g *Guard) Runs(ctx context.Context) ([]RunSummary, error) {
+	active, err := g.ActiveRun()
+	if err != nil {
+		return nil, err
+	}
+	infos, err := g.store.ListRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunSummary, 0, len(infos))
+	for _, i := range infos {
+		s := RunSummary{ID: i.ID, Active: i.ID == active, Finished: i.Finished, Checkpoints: i.Checkpoints, Tip: i.Tip}
+		if i.Last != nil {
+			s.LastAt = i.Last.CreatedAt
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// CallPatch is one path of one call, as it stands now.
+type CallPatch struct {
+	Path string
+	// State is the call's own patch against the file now: applied,
+	// reapplyable or conflicted.
+	State    conflict.State
+	Current  record.State
+	Before   record.State
+	After    record.State
+	Text     []byte // git-style patch of the call's change
+	Binary   bool
+	Oversize bool
+	Added    int // lines the patch adds
+	Removed  int // lines the patch removes
+}
+
+// InspectOptions tune InspectCall.
+type InspectOptions struct {
+	// Plan also computes what undoing this call alone would do: the items
+	// Undo returns for UndoOptions{Call: id, DryRun: true, Markers: Markers}.
+	Plan    bool
+	Markers bool
+}
+
+// CallInspection describes one call for an interactive view.
+type CallInspection struct {
+	Call    *patchstore.Call
+	Patches []CallPatch // sorted by path
+	Plan    []UndoItem  // with InspectOptions.Plan
+	Added   int         // over all paths
+	Removed int         // over all paths
+}
+
+// InspectCall describes call c, as Ledger returned it: each path's state
+// against the call's own patch, the patch text and its line counts and,
+// with o.Plan, the undo plan of this call alone. It reads only c's patch
+// blobs and the files c touched, so its cost does not grow with the length
+// of the run. It writes nothing but merge scratch files under the state
+// folder (as Undo with DryRun does). It returns record.ErrCorrupt when
+// a patch blob is missing.
+func (g *Guard) InspectCall(ctx context.Context, c *patchstore.Call, o InspectOptions) (*CallInspection, error) {
+	in := &CallInspection{Call: c}
+	byPath, paths := patchesByPath([]*patchstore.Call{c}, nil)
+	for _, p := range paths {
+		fps := byPath[p]
+		fp := fps[len(fps)-1]
+		cp := CallPatch{Path: p, Before: fp.Before(), After: fp.After(), Binary: fp.Binary, Oversize: fp.Oversize}
+		cur, _, err := g.ws.Capture(p, false)
+		if err != nil {
+			return nil, fmt.Errorf("inspect %s: %w", p, err)
+		}
+		cp.Current = state(cur)
+		if cur.Mode == record.ModeTree {
+			cp.Current = record.State{}
+			cp.State = conflict.Conflicted
+		} else {
+			cp.State = conflict.Classify(cp.Before, cp.After, cp.Current)
+		}
+		text, err := g.db.ReadAs(fp.PatchRef, odb.TypeBlob)
+		if err != nil {
+			return nil, fmt.Errorf("%w: patch of %s in call %s: %w", record.ErrCorrupt, p, c.Ledger.CallID, err)
+		}
+		cp.Text = text
+		if !cp.Binary {
+			cp.Added, cp.Removed = CountPatchLines(text)
+		}
+		in.Added += cp.Added
+		in.Removed += cp.Removed
+		in.Patches = append(in.Patches, cp)
+	}
+	if o.Plan && len(paths) > 0 {
+		items, err := g.plan(ctx, []*patchstore.Call{c}, UndoOptions{Call: c.Ledger.CallID, Markers: o.Markers})
+		if err != nil {
+			return nil, fmt.Errorf("plan undo of %s: %w", c.Ledger.CallID, err)
+		}
+		in.Plan = items
+	}
+	return in, nil
+}
+
+// CountPatchLines counts the added and removed lines of a git-style patch,
+// reading only hunk bodies (so "+++" and "---" headers are not counted).
+func CountPatchLines(text []byte) (added, removed int) {
+	inHunk := false
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		switch {
+		case bytes.HasPrefix(line, []byte("@@")):
+			inHunk = true
+		case bytes.HasPrefix(line, []byte("diff --git ")):
+			inHunk = false
+		case !inHunk || len(line) == 0:
+		case line[0] == '+':
+			added++
+		case line[0] == '-':
+			removed++
+		}
+	}
+	return added, removed
+}
