@@ -141,6 +141,7 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 			return nil, err
 		}
 	}
+	head := g.headNow(ctx) // HEAD before the tool runs; see headmove.go
 	// Crash point: the before state is captured (blobs written), the
 	// started entry is not recorded yet.
 	fault.Point("call.start.captured")
@@ -165,6 +166,7 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 		c.Ledger.StartedAt = &now
 		c.Ledger.StartSeq = nextSeq(tip)
 		c.Ledger.Paths, c.Ledger.Globs = o.Paths, o.Globs
+		c.Ledger.Head = head
 		var cp *record.Checkpoint
 		switch {
 		case o.ledgerOnly:
@@ -268,6 +270,7 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 			return nil, err
 		}
 	}
+	head := g.headMoved(ctx, c.Ledger.Head) // HEAD moved inside the call: the agent committed
 	// Crash point: the after state and the patch blobs are written, the
 	// finished entry is not recorded yet.
 	fault.Point("call.finish.captured")
@@ -290,6 +293,7 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 		c.Ledger.UncertainReason = ""
 		c.Ledger.FinishedAt = &now
 		c.Ledger.FinishSeq = nextSeq(tip)
+		c.Ledger.Head = head
 		if o.Result != "" {
 			c.Ledger.Result = o.Result
 		}

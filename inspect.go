@@ -179,3 +179,14 @@ func (g *Guard) VerifyRun(ctx context.Context, id record.RunID) error {
 	}
 	return g.store.VerifyRun(ctx, id, tip)
 }
+
+// FindWorkTree returns the top of the work tree containing dir, as git
+// finds it (ErrNotRepository, ErrBare or ErrNoWorkTree otherwise), without
+// opening anything else.
+func FindWorkTree(ctx context.Context, dir string) (string, error) {
+	r, err := git.Discover(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	return r.WorkTree, nil
+}

@@ -81,6 +81,8 @@ type Resume struct {
 	// work tree) made; OpenElsewhere their calls running now.
 	FromOthers    []OtherChange
 	OpenElsewhere []record.CallRef
+	// HeadMoves are the calls during which HEAD moved (the agent committed).
+	HeadMoves []HeadMove
 }
 
 // ResumeOptions tune Resume.
@@ -135,7 +137,8 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 		return nil, err
 	}
 	r := &Resume{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
-		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget}
+		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget,
+		HeadMoves: status.HeadMoves}
 	if err := g.resumeParallel(ctx, r, status); err != nil {
 		return nil, err
 	}
@@ -306,6 +309,9 @@ func (r *Resume) Brief() string {
 			s += fmt.Sprintf(" Its recorded compensation: %s.", oneLine(e.Compensation, 200))
 		}
 		fmt.Fprintf(&b, "- %s\n", s)
+	}
+	for _, m := range r.HeadMoves {
+		fmt.Fprintf(&b, "- %s\n", m.Sentence())
 	}
 	for _, p := range r.Paths {
 		switch {

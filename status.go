@@ -55,6 +55,8 @@ type StatusReport struct {
 	// OpenElsewhere are the calls of other runs of this work tree open right
 	// now: an undo may race what they write.
 	OpenElsewhere []record.CallRef
+	// HeadMoves are the calls during which HEAD moved (the agent committed).
+	HeadMoves []HeadMove
 }
 
 // callOrder sorts calls oldest first: by the checkpoint that finished them,
@@ -125,7 +127,8 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 		}
 		calls = []*patchstore.Call{c}
 	}
-	rep := &StatusReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}}
+	rep := &StatusReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
+		HeadMoves: g.headMovesOf(ctx, calls)}
 	var agent, undos []*patchstore.Call
 	for _, c := range calls {
 		if isUndoCall(c) && o.Call == "" {

@@ -86,7 +86,7 @@ func (g *Guard) Fetch(ctx context.Context, remote string, opts FetchOptions) (*F
 		}
 	}()
 	// The pack list read before the fetch does not hold the pack it wrote.
-	g.db.Rescan()
+	g.store.Rescan()
 	verify := g.store
 	active, err := g.store.ActiveRun()
 	if err != nil {

@@ -82,6 +82,9 @@ type UndoResult struct {
 	RemovedDirs []string
 	// IndexNotes are the restored paths the index still disagrees with.
 	IndexNotes []IndexNote
+	// HeadMoves are the undone calls during which HEAD moved: undo reverts
+	// their file changes in the work tree and leaves the commits alone.
+	HeadMoves []HeadMove
 }
 
 // Undo reverts the agent's patches, newest first, keeping every edit made
@@ -125,7 +128,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	if err != nil {
 		return nil, err
 	}
-	res := &UndoResult{Run: id, DryRun: o.DryRun, Passed: passed, Items: items}
+	res := &UndoResult{Run: id, DryRun: o.DryRun, Passed: passed, Items: items, HeadMoves: g.headMovesOf(ctx, targets)}
 	for _, c := range targets {
 		res.Undone = append(res.Undone, c.Ledger.CallID)
 	}

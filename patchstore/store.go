@@ -599,3 +599,7 @@ func (s *Store) writeCall(c *Call) (record.Hash, error) {
 	odb.SortTree(files)
 	return s.db.WriteTree(files)
 }
+
+// Rescan makes the store see packs written since it was opened (by a git
+// fetch, say), which it would otherwise find only on a miss.
+func (s *Store) Rescan() { s.db.Rescan() }

@@ -45,9 +45,8 @@ func (e *VerifyError) Unwrap() []error { return []error{record.ErrCorrupt, e.Err
 // tree; text fields hold no terminal control characters.
 //
 // It returns nil or a *VerifyError wrapping ErrCorrupt. It only reads and is
-// safe for concurrent use. The objects must already be in s.db (after a
-// fetch, open a fresh odb.DB: packs written since it was opened may be
-// unseen).
+// safe for concurrent use. The objects must already be in the repository;
+// after a git fetch that wrote a pack, Rescan first, so the store sees it.
 func (s *Store) VerifyRun(ctx context.Context, id record.RunID, tip record.Hash) error {
 	if err := id.Validate(); err != nil {
 		return &VerifyError{Run: fmt.Sprintf("%q", id), Err: err}

@@ -182,7 +182,11 @@ func opStatus(x *exchange) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := g.Status(x.ctx, x.run(), o)
+	run, err := x.callRun(g, r.Call)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := g.Status(x.ctx, run, o)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +199,10 @@ func opDiff(x *exchange) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := g.ResolveRun(x.ctx, x.run(), false)
+	run, err := x.callRun(g, r.Call)
+	if err == nil && r.Call == "" {
+		run, err = g.ResolveRun(x.ctx, run, false)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -224,12 +231,18 @@ func opUndo(x *exchange, redo bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	run := x.run()
+	if !redo {
+		if run, err = x.callRun(g, r.Call); err != nil {
+			return nil, err
+		}
+	}
 	if r.To != "" {
-		run, err := g.ResolveRun(x.ctx, x.run(), false)
+		toRun, err := g.ResolveRun(x.ctx, run, false)
 		if err != nil {
 			return nil, err
 		}
-		en, err := g.ResolveCheckpoint(x.ctx, run, r.To)
+		en, err := g.ResolveCheckpoint(x.ctx, toRun, r.To)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +255,7 @@ func opUndo(x *exchange, redo bool) (any, error) {
 	if err := validate(); err != nil {
 		return nil, err
 	}
-	res, err := do(x.ctx, x.run(), o)
+	res, err := do(x.ctx, run, o)
 	if res == nil {
 		return nil, err
 	}
@@ -274,6 +287,17 @@ func opResume(x *exchange) (any, error) {
 		return nil, err
 	}
 	return NewResumeDoc(r), nil
+}
+
+// callRun is the run of a request that names a call, picked as the CLI
+// picks it: the request's run, else the server's, else the run that holds
+// the call (the active one first). Without a call it is the request's or
+// the server's run, possibly empty (the active run).
+func (x *exchange) callRun(g *gitguard.Guard, call record.CallID) (record.RunID, error) {
+	if call == "" {
+		return x.run(), nil
+	}
+	return g.ResolveCallRun(x.ctx, x.run(), call)
 }
 
 // repoPaths turns request paths (relative to the top of the work tree, or

@@ -1,6 +1,7 @@
 package protocol_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -267,5 +268,44 @@ func TestBadPaths(t *testing.T) {
 	}
 	if got := f.agentRefs(); got != refs {
 		t.Errorf("refused paths moved the run:\n%s\n%s", refs, got)
+	}
+}
+
+// TestCallFindsItsRun: status, diff and undo of a call name no run and find
+// the run that holds the call, as the CLI does, even when another run is
+// active; a call no run has is an unknown call.
+func TestCallFindsItsRun(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "one\n"})
+	var call protocol.CallDoc
+	f.ok(protocol.Request{Op: "call.start", Run: "r1", Call: "c1", Tool: "t", Paths: []string{"a.txt"}}, &call)
+	f.write("a.txt", "two\n")
+	f.ok(protocol.Request{Op: "call.finish", Run: "r1", Call: "c1"}, &call)
+	var cp protocol.CheckpointDoc
+	f.ok(protocol.Request{Op: "run.finish", Run: "r1"}, &cp)
+	f.ok(protocol.Request{Op: "run.start", Run: "r2"}, &cp)
+
+	var st protocol.StatusDoc
+	f.ok(protocol.Request{Op: "status", Call: "c1"}, &st)
+	if st.Run != "r1" || len(st.Paths) != 1 || st.Paths[0].State != "applied" {
+		t.Errorf("status of c1: %+v", st)
+	}
+	var diff protocol.DiffDoc
+	f.ok(protocol.Request{Op: "diff", Call: "c1"}, &diff)
+	if diff.Run != "r1" || len(diff.Files) != 1 {
+		t.Errorf("diff of c1: %+v", diff)
+	}
+	var undo protocol.UndoDoc
+	f.ok(protocol.Request{Op: "undo", Call: "c1", DryRun: true}, &undo)
+	if undo.Run != "r1" || len(undo.Undone) != 1 {
+		t.Errorf("undo of c1: %+v", undo)
+	}
+	// Without a call, the active run.
+	f.ok(protocol.Request{Op: "status"}, &st)
+	if st.Run != "r2" || len(st.Paths) != 0 {
+		t.Errorf("status of the active run: %+v", st)
+	}
+	resp := f.handle(protocol.Request{Op: "status", Call: "c9"})
+	if resp.OK || !errors.Is(resp.Err, gitguard.ErrUnknownCall) {
+		t.Errorf("status of a call no run has: %+v", resp)
 	}
 }

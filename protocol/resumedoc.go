@@ -22,6 +22,11 @@ type ResumeDoc struct {
 	FromOthers    []OtherChange `json:"from_others,omitempty"`
 	OpenElsewhere []string      `json:"open_elsewhere,omitempty"`
 	Brief         string        `json:"brief"`
+	// AgentCommits are the calls during which the agent committed.
+	AgentCommits []HeadMove `json:"agent_commits,omitempty"`
+	// Since is the newest checkpoint that looked at the whole work tree:
+	// Unrecorded is what changed after it outside any call.
+	Since string `json:"unrecorded_since,omitempty"`
 }
 
 // ResumeCall is one call of a ResumeDoc: its ledger entry, the replay
@@ -38,7 +43,8 @@ type ResumeCall struct {
 // NewResumeDoc is the document of r.
 func NewResumeDoc(r *gitguard.Resume) ResumeDoc {
 	out := ResumeDoc{Version: DocVersion, Run: r.Run, Checkpoint: r.Checkpoint.Checkpoint.ID, Commit: r.Checkpoint.Commit.String(),
-		LastStep: r.LastStep, Calls: []ResumeCall{}, Paths: []PathStatus{}, Unrecorded: []Change{}, Brief: r.Brief()}
+		LastStep: r.LastStep, Calls: []ResumeCall{}, Paths: []PathStatus{}, Unrecorded: []Change{}, Brief: r.Brief(),
+		AgentCommits: NewHeadMoves(r.HeadMoves), Since: r.Since}
 	for _, c := range r.Calls {
 		out.Calls = append(out.Calls, ResumeCall{CallRecord: NewCallRecord(&gitguard.RecordedCall{Ledger: c.Entry}), Replay: string(c.Replay),
 			Applied: nonNil(c.Applied), Reapplyable: nonNil(c.Absent), Conflicted: nonNil(c.Changed), MarkedUncertain: c.MarkedUncertain})

@@ -26,7 +26,9 @@ type Opener func(context.Context) (*gitguard.Guard, error)
 // line gets no response. It returns nil at the end of r, ctx.Err() when
 // ctx is done between requests (a request in progress gets its response
 // first), and the error of a failed read or write. Requests that cannot be
-// read, or that fail, are answered and do not stop it.
+// read, or that fail, are answered and do not stop it. When Serve returns
+// early, a Read of r still in progress is left to finish on its own
+// goroutine; nothing it returns is used.
 func (s *Server) Serve(ctx context.Context, open Opener, r io.Reader, w io.Writer) error {
 	done := make(chan struct{})
 	defer close(done)

@@ -18,6 +18,8 @@ type StatusDoc struct {
 	// Others are changes seen during this run's shell calls that calls of
 	// other runs made: not this run's to undo.
 	Others []OtherChange `json:"others,omitempty"`
+	// AgentCommits are the calls during which the agent committed.
+	AgentCommits []HeadMove `json:"agent_commits,omitempty"`
 }
 
 // OtherChange is a change a call of another run made.
@@ -71,6 +73,7 @@ func NewStatusDoc(rep *gitguard.StatusReport) StatusDoc {
 	for _, o := range rep.Others {
 		out.Others = append(out.Others, OtherChange{Path: o.Path, SeenBy: o.ToolCallID, OwnedBy: o.OwnedBy.String()})
 	}
+	out.AgentCommits = NewHeadMoves(rep.HeadMoves)
 	return out
 }
 

@@ -29,6 +29,9 @@ type UndoDoc struct {
 	Passed      []PassedCall `json:"passed_over,omitempty"`
 	RemovedDirs []string     `json:"removed_dirs,omitempty"`
 	IndexNotes  []IndexNote  `json:"index_notes,omitempty"`
+	// AgentCommits are the undone calls during which the agent committed:
+	// undo reverted their files, the commits stay in history.
+	AgentCommits []HeadMove `json:"agent_commits,omitempty"`
 }
 
 // PassedCall is a call plain undo passed over, and its paths left.
@@ -75,6 +78,7 @@ func NewUndoDoc(res *gitguard.UndoResult) UndoDoc {
 		out.Passed = append(out.Passed, p)
 	}
 	out.RemovedDirs = res.RemovedDirs
+	out.AgentCommits = NewHeadMoves(res.HeadMoves)
 	for _, n := range res.IndexNotes {
 		out.IndexNotes = append(out.IndexNotes, IndexNote{Path: n.Path, Fix: n.Fix})
 	}

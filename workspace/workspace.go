@@ -91,8 +91,9 @@ type Workspace struct {
 }
 
 // Open finds the repository containing dir and prepares its work tree for
-// snapshots. It returns git.ErrNotRepository, git.ErrBare or
-// git.ErrNoWorkTree (see Errors) for directories without a work tree.
+// snapshots. For a folder outside any repository, a bare repository or a
+// git dir without a work tree it returns the errors the root package names
+// ErrNotRepository, ErrBare and ErrNoWorkTree.
 func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 	for _, g := range opts.Exclude {
 		if !validGlob(g) {

@@ -24,7 +24,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/internal/ui"
+	"github.com/gitguard/gitguard/ui"
 )
 
 func main() {

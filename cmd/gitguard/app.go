@@ -166,7 +166,7 @@ func extraCommands(e *env) []*cli.Command {
 // commandOrder is the order of commands in help: the run, its calls and
 // what to do with them, then git integration.
 var commandOrder = []string{"start", "snapshot", "finish", "log", "show", "runs", "call", "status", "diff",
-	"undo", "redo", "ui", "ledger", "resume", "compensate", "run", "init", "hook", "serve", "check", "push", "fetch",
+	"undo", "redo", "ui", "ledger", "resume", "compensate", "run", "init", "hook", "mcp", "serve", "check", "push", "fetch",
 	"prune", "watch", "completion", "version"}
 
 func commandRank(name string) int {

@@ -103,6 +103,7 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printHeadMoves(e, rep.HeadMoves, false)
 	if len(rep.Others) > 0 {
 		e.printf("made by other runs' calls meanwhile (not this run's to undo):\n")
 		for _, o := range rep.Others {

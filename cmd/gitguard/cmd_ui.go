@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gitguard/gitguard/internal/ui"
 	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/ui"
 )
 
 type uiOptions struct {

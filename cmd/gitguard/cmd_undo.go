@@ -206,10 +206,11 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 	for _, n := range res.IndexNotes {
 		e.printf("%s: the index still holds the agent's change; '%s' makes it agree\n", n.Path, n.Fix)
 	}
+	printHeadMoves(e, res.HeadMoves, !res.DryRun)
 	switch {
 	case res.DryRun:
 	case res.UndoCall == "":
-		e.say("nothing was written or recorded; 'gitguard undo --call ID' picks another call, --conflict markers writes conflict markers")
+		e.say("nothing was written or recorded; 'gitguard undo --call CALL' picks another call, --conflict markers writes conflict markers")
 	case strings.HasPrefix(string(res.UndoCall), "redo-"):
 		e.say("recorded as call %s; 'gitguard undo' takes the agent's edits out again", res.UndoCall)
 	default:

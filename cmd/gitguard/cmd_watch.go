@@ -76,10 +76,17 @@ func newWatchCommand(e *env) *cli.Command {
 // watchControl is a subcommand that asks the running daemon for its
 // status, and with stop also to stop.
 func watchControl(e *env, name, usage string, stop bool) *cli.Command {
+	desc := "Asks the watch daemon that serves this work tree (if any) for its state: its\n" +
+		"pid, since when it runs, what it watches and how many snapshots it served."
+	if stop {
+		desc += " Then asks\nit to stop."
+	}
 	return &cli.Command{
-		Name:  name,
-		Usage: usage,
-		Flags: []cli.Flag{jsonFlag},
+		Name:        name,
+		Usage:       usage,
+		UsageText:   "gitguard watch " + name + " [--json]",
+		Description: desc + "\nExits 1 when no daemon serves the work tree.",
+		Flags:       []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err

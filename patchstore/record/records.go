@@ -175,7 +175,21 @@ type LedgerEntry struct {
 	UndoneBy CallID `json:"undoneBy,omitempty"`
 	// UncertainReason says why a call is uncertain (e.g. found started at resume).
 	UncertainReason string `json:"uncertainReason,omitempty"`
+	// Head is the commit HEAD named when the call started, and, when HEAD
+	// moved before it finished (the agent committed), the one it named then.
+	Head *HeadMove `json:"head,omitempty"`
 }
+
+// HeadMove is HEAD at a call's start and, if it moved, at its finish.
+type HeadMove struct {
+	Before Hash `json:"before"`
+	// After is nil while the call runs and when HEAD did not move.
+	After *Hash  `json:"after,omitempty"`
+	Ref   string `json:"ref,omitempty"` // the branch HEAD named at the finish; empty when detached
+}
+
+// Moved reports whether HEAD moved during the call.
+func (h *HeadMove) Moved() bool { return h != nil && h.After != nil && *h.After != h.Before }
 
 // FilePatch is the record of what one call did to one path.
 type FilePatch struct {

@@ -1,11 +1,13 @@
-package main
+package agent_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/gitguard/gitguard/agent"
 )
 
-func TestClaudeIDs(t *testing.T) {
+func TestIDs(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("x", 300)
 	for _, tc := range []struct {
@@ -17,18 +19,19 @@ func TestClaudeIDs(t *testing.T) {
 		{"ends.", ".lock", "", ""},
 		{"x.lock", "..", "", ""},
 		{long, long, "", ""},
-		{"", "", "cc-unknown", ""},
+		{"", "x", "cc-unknown", "x"},
 		{"ünïcode", "ü", "", ""},
+		{"-leading-dash", "-n", "", ""},
+		{"new\nline", "new\nline", "", ""},
 	} {
-		ev := &claudeEvent{SessionID: tc.session, ToolUseID: tc.toolUse, ToolName: "Bash"}
-		run := claudeRunID(ev)
+		run := agent.RunID("cc-", tc.session, "")
 		if err := run.Validate(); err != nil {
 			t.Errorf("run id of session %q: %v", tc.session, err)
 		}
 		if tc.wantRun != "" && string(run) != tc.wantRun {
 			t.Errorf("run id of session %q = %q, want %q", tc.session, run, tc.wantRun)
 		}
-		call := claudeCallID(ev, inputHash(map[string]any{"command": "ls"}), nil, true)
+		call := agent.CallID(tc.toolUse)
 		if err := call.Validate(); err != nil {
 			t.Errorf("call id of tool use %q: %v", tc.toolUse, err)
 		}
@@ -37,10 +40,11 @@ func TestClaudeIDs(t *testing.T) {
 		}
 	}
 	// Distinct ids stay distinct after sanitizing.
-	a := claudeCallID(&claudeEvent{ToolUseID: "a/b"}, "", nil, true)
-	b := claudeCallID(&claudeEvent{ToolUseID: "a b"}, "", nil, true)
-	if a == b {
+	if a, b := agent.CallID("a/b"), agent.CallID("a b"); a == b {
 		t.Errorf("a/b and 'a b' both map to %q", a)
+	}
+	if a, b := agent.RunID("cx-", "", "/t/1.jsonl"), agent.RunID("cx-", "", "/t/2.jsonl"); a == b {
+		t.Errorf("two transcripts map to run %q", a)
 	}
 }
 
@@ -55,12 +59,14 @@ func TestToolResponseError(t *testing.T) {
 		{`{"success":false}`, true},
 		{`{"is_error":true}`, true},
 		{`{"error":"boom"}`, true},
+		{`{"error":{"message":"no match","type":"edit_no_occurrence_found"}}`, true},
+		{`{"error":null,"llmContent":"ok"}`, false},
 		{`{"interrupted":true}`, true},
 		{`"plain text"`, false},
 		{``, false},
 	} {
-		if _, got := toolResponseError([]byte(tc.resp)); got != tc.failed {
-			t.Errorf("toolResponseError(%s) = %v, want %v", tc.resp, got, tc.failed)
+		if _, got := agent.ToolResponseError([]byte(tc.resp)); got != tc.failed {
+			t.Errorf("ToolResponseError(%s) = %v, want %v", tc.resp, got, tc.failed)
 		}
 	}
 }

@@ -1,0 +1,98 @@
+package claudecode_test
+
+import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/agent/claudecode"
+	"github.com/gitguard/gitguard/agent/internal/agenttest"
+)
+
+func read(r io.Reader) (*agent.Event, error) { return claudecode.Read(r, claudecode.Options{}) }
+
+func ev(event, tool, id string, input map[string]any, extra map[string]any) string {
+	m := map[string]any{"session_id": "s1", "transcript_path": "/t/s1.jsonl", "cwd": "@REPO@", "permission_mode": "default",
+		"hook_event_name": event}
+	if tool != "" {
+		m["tool_name"], m["tool_input"] = tool, input
+	}
+	if id != "" {
+		m["tool_use_id"] = id
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func TestClaudeCodeTools(t *testing.T) {
+	e := agenttest.New(t, map[string]string{"nb.ipynb": "{}\n", "a.go": "package a\n"})
+	run := "cc-s1"
+	// Read-only tools: nothing recorded, no warning, no repository opened.
+	if x, _ := e.Hook(read, ev(claudecode.PreToolUse, "Grep", "t0", map[string]any{"pattern": "x"}, nil)); x.Kind != agent.Ignore || x.Warning != "" {
+		t.Errorf("Grep: %+v", x)
+	}
+	nb := map[string]any{"notebook_path": "@REPO@/nb.ipynb", "new_source": "x"}
+	e.Hook(read, ev(claudecode.PreToolUse, "NotebookEdit", "t1", nb, nil))
+	e.Repo.Write("nb.ipynb", "{\"cells\":[]}\n")
+	e.Hook(read, ev(claudecode.PostToolUse, "NotebookEdit", "t1", nb, map[string]any{"tool_response": map[string]any{"success": true}}))
+	c := e.Call(run, "t1")
+	if diff := cmp.Diff([]string{"nb.ipynb"}, c.Ledger.Paths); diff != "" {
+		t.Errorf("NotebookEdit scope (-want +got):\n%s", diff)
+	}
+	e.CheckPatch(c, "nb.ipynb", agenttest.S("{}\n"))
+
+	// MultiEdit interrupted by the user: failed, with its change recorded.
+	me := map[string]any{"file_path": "a.go", "edits": []any{map[string]any{"old_string": "a", "new_string": "b"}}}
+	e.Hook(read, ev(claudecode.PreToolUse, "MultiEdit", "t2", me, nil))
+	e.Repo.Write("a.go", "package b\n")
+	e.Hook(read, ev(claudecode.PostToolUseFailure, "MultiEdit", "t2", me, map[string]any{"error": "stopped", "is_interrupt": true}))
+	if m := e.Call(run, "t2"); m.Ledger.Status != record.StatusFailed || m.Ledger.Result != "interrupted by the user stopped" {
+		t.Errorf("MultiEdit: %s %q", m.Ledger.Status, m.Ledger.Result)
+	}
+
+	// No tool_use_id: ids derived from session, tool and input; -2 for the same input again.
+	bash := map[string]any{"command": "echo x >> log"}
+	var ids []string
+	for i := 0; i < 2; i++ {
+		_, r := e.Hook(read, ev(claudecode.PreToolUse, "Bash", "", bash, nil))
+		e.Repo.Write("log", strings.Repeat("x\n", i+1))
+		_, r2 := e.Hook(read, ev(claudecode.PostToolUse, "Bash", "", bash, nil))
+		if r.Call != r2.Call {
+			t.Errorf("derived ids differ across the pair: %s %s", r.Call, r2.Call)
+		}
+		ids = append(ids, string(r.Call))
+	}
+	if !strings.HasPrefix(ids[0], "cc-") || ids[1] != ids[0]+"-2" {
+		t.Errorf("derived ids %v", ids)
+	}
+
+	// Unknown tools and events warn; known quiet events do not.
+	for _, tc := range []struct {
+		p    string
+		warn bool
+	}{
+		{ev(claudecode.PreToolUse, "mcp__db__exec", "t9", map[string]any{}, nil), true},
+		{ev("FutureEvent", "", "", nil, nil), true},
+		{ev("UserPromptSubmit", "", "", nil, nil), false},
+		{ev("Stop", "", "", nil, nil), false},
+	} {
+		if x, _ := e.Hook(read, tc.p); (x.Warning != "") != tc.warn {
+			t.Errorf("%s: warning %q", tc.p, x.Warning)
+		}
+	}
+	if _, err := claudecode.Read(strings.NewReader(`{"session_id":"s"}`), claudecode.Options{}); !errors.Is(err, agent.ErrPayload) ||
+		err.Error() != "bad Claude Code hook event: no hook_event_name" {
+		t.Errorf("no event name: %v", err)
+	}
+	e.CheckUserState()
+}

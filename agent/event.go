@@ -1,0 +1,74 @@
+package agent
+
+import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
+	"github.com/gitguard/gitguard"
+)
+
+// Kind is what an event asks of gitguard.
+type Kind int
+
+// The kinds of events.
+const (
+	// Ignore records nothing (a read-only tool, an event gitguard has no use for).
+	Ignore Kind = iota
+	// Pre: a tool use is about to run; capture its before state.
+	Pre
+	// Post: a tool use ended; capture its after state and how it ended.
+	Post
+	// SessionStart: a session begins; with EndOthers it ends the agent's
+	// other session's run left active.
+	SessionStart
+	// SessionEnd: the session (or, for agents without one, the turn) ended;
+	// its run is finished and the watch daemon it started stops.
+	SessionEnd
+)
+
+// Event is one agent hook event, read by an adapter.
+type Event struct {
+	Kind  Kind
+	Agent string // the agent's name for messages: "Codex"
+	Name  string // the agent's event name: "PreToolUse"
+
+	// RunID is the run of the session (RunID(prefix, session_id, ...)).
+	RunID record.RunID
+	// CallID is the agent's tool call id mapped by CallID, or "" when the
+	// agent sends none: then Pair picks it, or it is derived from IDBase.
+	CallID record.CallID
+	// Pair asks for a call id from the Pairing state: the before and after
+	// events of one tool use get the same id, built from PairPrefix and a
+	// counter.
+	Pair       bool
+	PairPrefix string
+	// IDBase is the call id of a tool use without CallID and without Pair:
+	// the same input again gets -2, -3...
+	IDBase string
+
+	Tool      string
+	InputHash string
+	Summary   string // a short human summary of the input (the command line)
+	// Paths the tool use may write, as the agent named them (absolute or
+	// relative to Cwd); empty with Whole.
+	Paths []string
+	// Whole: the tool may change any file; capture the whole workspace.
+	Whole       bool
+	Idempotency record.Idempotency
+
+	Cwd         string
+	MessagesRef string // the agent's transcript, when it names one
+
+	// Finish says how the tool use ended (Post).
+	Finish gitguard.FinishOptions
+
+	// EndOthers (SessionStart): finish the active run when its id starts
+	// with this prefix and it is not RunID: another session of the same
+	// agent that never said it ended.
+	EndOthers string
+	// EndLabel labels the last checkpoint of a run SessionEnd finishes.
+	EndLabel string
+
+	// Warning, when set, is said once on stderr: an event or tool the
+	// adapter does not know, and so did not record.
+	Warning string
+}

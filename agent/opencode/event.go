@@ -1,0 +1,165 @@
+package opencode
+
+import (
+	"github.com/gitguard/gitguard/patchstore/record"
+
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/agent/codex"
+)
+
+// Name is the agent's name in messages.
+const Name = "opencode"
+
+// RunPrefix starts the id of every opencode session's run.
+const RunPrefix = "oc-"
+
+// Events the plugin sends.
+const (
+	ToolBefore     = "tool.execute.before"
+	ToolAfter      = "tool.execute.after"
+	SessionIdle    = "session.idle"
+	SessionDeleted = "session.deleted"
+)
+
+// fileTools name the one file they write in args.filePath.
+var fileTools = map[string]record.Idempotency{
+	"write":     record.Idempotent,
+	"edit":      record.Conditional,
+	"multiedit": record.Conditional,
+}
+
+// patchTools write the files their patch text names.
+var patchTools = map[string]bool{"patch": true, "apply_patch": true}
+
+// readOnlyTools change no file.
+var readOnlyTools = map[string]bool{
+	"read": true, "glob": true, "grep": true, "list": true, "webfetch": true, "websearch": true,
+	"todowrite": true, "todoread": true, "task": true, "skill": true, "lsp": true, "codesearch": true,
+	"question": true, "invalid": true,
+}
+
+// Payload is the event the plugin sends.
+type Payload struct {
+	Event     string          `json:"event"`
+	SessionID string          `json:"session_id"`
+	CallID    string          `json:"call_id"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Cwd       string          `json:"cwd"`
+	Title     string          `json:"title"`
+	Metadata  json.RawMessage `json:"metadata"`
+	// Synthetic marks an after event the plugin made up at session.idle
+	// for a tool use whose tool.execute.after never came.
+	Synthetic bool `json:"synthetic"`
+}
+
+// Options tune Read.
+type Options struct {
+	// WorkspaceTools are more tools (MCP tools that edit files) to record
+	// as whole-workspace calls.
+	WorkspaceTools []string
+}
+
+// Read reads one plugin event from r.
+func Read(r io.Reader, o Options) (*agent.Event, error) {
+	var p Payload
+	if err := agent.ReadPayload(Name, r, &p); err != nil {
+		return nil, err
+	}
+	return Event(&p, o)
+}
+
+// Event maps a payload to an agent.Event.
+func Event(p *Payload, o Options) (*agent.Event, error) {
+	ev := &agent.Event{Agent: Name, Name: p.Event, RunID: agent.RunID(RunPrefix, p.SessionID, ""), Cwd: p.Cwd}
+	switch p.Event {
+	case ToolBefore:
+		ev.Kind = agent.Pre
+	case ToolAfter:
+		ev.Kind = agent.Post
+	case SessionIdle, SessionDeleted:
+		ev.Kind, ev.EndLabel = agent.SessionEnd, "opencode session idle"
+		return ev, nil
+	case "":
+		return nil, agent.PayloadErrorf(Name, "no event")
+	default:
+		ev.Warning = "opencode event " + p.Event + " is not one gitguard knows; not recorded"
+		return ev, nil
+	}
+	args, err := agent.DecodeInput(Name, p.Args)
+	if err != nil {
+		return nil, err
+	}
+	ev.Tool = p.Tool
+	ev.InputHash = agent.InputHash(args)
+	ev.Idempotency = record.Conditional
+	idem, fileTool := fileTools[p.Tool]
+	switch {
+	case fileTool:
+		ev.Idempotency = idem
+		path := agent.StringField(args, "filePath", "file_path", "path")
+		if path == "" {
+			return nil, agent.PayloadErrorf(Name, "%s args have no filePath", p.Tool)
+		}
+		ev.Paths = []string{path}
+	case patchTools[p.Tool]:
+		text := agent.StringField(args, "patchText", "patch", "input")
+		if paths, ok := codex.PatchPaths(text); ok {
+			ev.Paths = paths
+			ev.Summary = agent.Summarize(p.Tool + " " + strings.Join(paths, " "))
+		} else {
+			ev.Whole, ev.Summary = true, p.Tool
+		}
+	case p.Tool == "bash" || contains(o.WorkspaceTools, p.Tool):
+		ev.Whole = true
+		ev.Summary = agent.Summarize(agent.StringField(args, "command"))
+	default:
+		ev.Kind = agent.Ignore
+		if !readOnlyTools[p.Tool] {
+			ev.Warning = "opencode tool " + p.Tool + " is not one gitguard records; its changes are not recorded" +
+				" (record it as a whole-workspace call with --workspace-tool " + p.Tool + ")"
+		}
+		return ev, nil
+	}
+	if p.CallID != "" {
+		ev.CallID = agent.CallID(p.CallID)
+	} else {
+		ev.IDBase = RunPrefix + agent.ShortHash(p.SessionID+"\x00"+p.Tool+"\x00"+ev.InputHash)
+	}
+	if ev.Kind == agent.Post {
+		ev.Finish = finish(p)
+	}
+	return ev, nil
+}
+
+func finish(p *Payload) gitguard.FinishOptions {
+	if p.Synthetic {
+		return gitguard.FinishOptions{Status: record.StatusUncertain,
+			Result: "opencode sent no tool.execute.after; captured when the session went idle"}
+	}
+	if msg, failed := agent.ToolResponseError(p.Metadata); failed {
+		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+	}
+	var md map[string]any
+	if json.Unmarshal(p.Metadata, &md) == nil {
+		if n, ok := md["exit"].(float64); ok && n != 0 {
+			code := int(n)
+			return gitguard.FinishOptions{Status: record.StatusFailed, ExitCode: &code, Result: agent.Summarize(p.Title)}
+		}
+	}
+	return gitguard.FinishOptions{Status: record.StatusSucceeded}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,142 @@
+package opencode
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/agent/internal/hookjson"
+)
+
+// HookCommand is the command the plugin runs.
+const HookCommand = "gitguard hook opencode"
+
+// PluginRel is the plugin file below the project.
+var PluginRel = filepath.Join(".opencode", "plugin", "gitguard.js")
+
+// pluginMarker opens every plugin file gitguard writes; a file without it
+// is the user's and is never replaced.
+const pluginMarker = "// gitguard opencode plugin"
+
+// pluginTemplate is the plugin. It runs the hook once per event, the event
+// as JSON on stdin, and waits for it: the before state is recorded before
+// the tool runs. A hook that exits non-zero (only with --fail-closed) makes
+// tool.execute.before throw, which stops the tool. Tool uses whose
+// tool.execute.after never came are sent, marked synthetic, when the
+// session goes idle.
+const pluginTemplate = pluginMarker + ` v1: written by 'gitguard init opencode --write'.
+// It records each tool use with gitguard (see 'gitguard hook opencode --help').
+// Rewritten by that command; to change the command, use its --command flag.
+import { spawn } from "node:child_process"
+
+const COMMAND = @COMMAND@
+
+export const GitguardPlugin = async ({ directory, client }) => {
+  const open = new Map() // callID -> {tool, args, sessionID}
+  const say = async (text) => {
+    if (!text) return
+    try {
+      await client.app.log({ body: { service: "gitguard", level: "warn", message: text } })
+    } catch {
+      console.error(text)
+    }
+  }
+  const hook = (event) =>
+    new Promise((resolve) => {
+      let stderr = ""
+      let child
+      try {
+        child = spawn(COMMAND[0], COMMAND.slice(1), { cwd: directory, stdio: ["pipe", "ignore", "pipe"] })
+      } catch (err) {
+        resolve({ code: 1, stderr: "gitguard: could not run " + COMMAND[0] + ": " + err })
+        return
+      }
+      child.stderr.on("data", (d) => (stderr += d))
+      child.on("error", (err) => resolve({ code: 1, stderr: "gitguard: could not run " + COMMAND[0] + ": " + err }))
+      child.on("close", (code) => resolve({ code: code ?? 1, stderr }))
+      child.stdin.on("error", () => {})
+      child.stdin.end(JSON.stringify({ cwd: directory, ...event }))
+    })
+  return {
+    "tool.execute.before": async (input, output) => {
+      open.set(input.callID, { tool: input.tool, args: output.args, sessionID: input.sessionID })
+      const r = await hook({ event: "tool.execute.before", session_id: input.sessionID, call_id: input.callID,
+        tool: input.tool, args: output.args })
+      await say(r.stderr.trim())
+      if (r.code !== 0) {
+        open.delete(input.callID)
+        throw new Error("gitguard could not record this tool use, and fails closed: " + r.stderr.trim())
+      }
+    },
+    "tool.execute.after": async (input, output) => {
+      const started = open.get(input.callID)
+      open.delete(input.callID)
+      const r = await hook({ event: "tool.execute.after", session_id: input.sessionID, call_id: input.callID,
+        tool: input.tool, args: input.args ?? started?.args, title: output?.title, metadata: output?.metadata })
+      await say(r.stderr.trim())
+    },
+    event: async ({ event }) => {
+      if (event.type !== "session.idle" && event.type !== "session.deleted") return
+      const sessionID = event.properties?.sessionID ?? event.properties?.info?.id
+      for (const [callID, c] of open) {
+        if (c.sessionID !== sessionID) continue
+        open.delete(callID)
+        const r = await hook({ event: "tool.execute.after", session_id: sessionID, call_id: callID, tool: c.tool,
+          args: c.args, synthetic: true })
+        await say(r.stderr.trim())
+      }
+      const r = await hook({ event: event.type, session_id: sessionID })
+      await say(r.stderr.trim())
+    },
+  }
+}
+`
+
+// Plugin returns the plugin file that runs command.
+func Plugin(command string) []byte {
+	f := strings.Fields(command)
+	if len(f) == 0 {
+		f = strings.Fields(HookCommand)
+	}
+	list, _ := json.Marshal(f)
+	return []byte(strings.Replace(pluginTemplate, "@COMMAND@", string(list), 1))
+}
+
+// Fragment returns the plugin, to print.
+func Fragment(o agent.InitOptions) ([]byte, error) { return Plugin(o.Command), nil }
+
+// Init computes the changes "gitguard init opencode --write" makes: the
+// plugin file written whole (replacing an older gitguard plugin, never a
+// file of the user's), and with o.MCP the gitguard MCP server added to
+// opencode.json.
+func Init(o agent.InitOptions) ([]agent.Change, error) {
+	want := Plugin(o.Command)
+	c, err := agent.MergeFile(o.Dir, PluginRel, func(old []byte) ([]byte, []string, error) {
+		switch {
+		case bytes.Equal(old, want):
+			return old, nil, nil
+		case len(old) > 0 && !bytes.HasPrefix(old, []byte(pluginMarker)):
+			return nil, nil, agent.NotSettingsf("not a plugin gitguard wrote; move it away to let gitguard write its own")
+		case len(old) > 0:
+			return want, []string{"tool.execute.before, tool.execute.after, session.idle (plugin updated)"}, nil
+		}
+		return want, []string{"tool.execute.before, tool.execute.after, session.idle"}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := []agent.Change{c}
+	if o.MCP {
+		server, _ := json.Marshal(map[string]any{"type": "local", "command": strings.Fields(o.MCPCommand), "enabled": true})
+		m, err := agent.MergeFile(o.Dir, "opencode.json", func(old []byte) ([]byte, []string, error) {
+			return hookjson.MergeMCPServer(old, "mcp", "gitguard", server)
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"io"
+
+	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/agent/claudecode"
+	"github.com/gitguard/gitguard/agent/codex"
+	"github.com/gitguard/gitguard/agent/gemini"
+	"github.com/gitguard/gitguard/agent/opencode"
+)
+
+// agentSpecs are the agent adapters the CLI offers, in the order of help.
+var agentSpecs = []*agentSpec{claudeCodeSpec(), codexSpec(), geminiSpec(), opencodeSpec()}
+
+func claudeCodeSpec() *agentSpec {
+	return &agentSpec{
+		name: "claude-code", title: claudecode.Name,
+		hookUsage: "record a Claude Code tool use (run from Claude Code's PreToolUse/PostToolUse hooks)",
+		hookDescription: "Reads one Claude Code hook event (JSON) on stdin and records it: the session is\n" +
+			"run cc-<session_id>, each tool use is a call named after its tool_use_id.\n" +
+			"Write, Edit, MultiEdit and NotebookEdit capture the one file they name before\n" +
+			"(PreToolUse) and after (PostToolUse, PostToolUseFailure); Bash captures the\n" +
+			"whole workspace, so edits made by shell commands are recorded too. Read-only\n" +
+			"tools are ignored without opening the repository. SessionEnd finishes the run.\n" +
+			"Set it up with 'gitguard init claude-code --write'; undo one tool use with\n" +
+			"'gitguard undo --call TOOL_USE_ID'.",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return claudecode.Read(r, claudecode.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the Claude Code hooks that record each tool use",
+		initDescription: "Prints the \"hooks\" settings that make Claude Code run 'gitguard hook claude-code'\n" +
+			"before and after every Write, Edit, MultiEdit, NotebookEdit and Bash tool use\n" +
+			"(PreToolUse, PostToolUse, PostToolUseFailure) and at SessionEnd.\n" +
+			"With --write the hooks are merged into .claude/settings.json at the top of the\n" +
+			"work tree (.claude/settings.local.json with --local): other settings and other\n" +
+			"hooks are kept, an event that already runs gitguard is left as it is, so running\n" +
+			"it twice adds nothing. The file is replaced atomically (temp file + rename).\n" +
+			"--mcp also adds the gitguard MCP server to the project's .mcp.json.",
+		defaultCommand: claudecode.HookCommand,
+		hasLocal:       true,
+		fragment:       func(o agent.InitOptions) ([]byte, error) { return claudecode.Fragment(o.Command) },
+		install:        claudecode.Init,
+		next:           "Claude Code picks it up in its next session",
+	}
+}
+
+func codexSpec() *agentSpec {
+	return &agentSpec{
+		name: "codex", title: codex.Name,
+		hookUsage: "record a Codex tool use (run from Codex's PreToolUse/PostToolUse hooks)",
+		hookDescription: "Reads one Codex hook event (JSON) on stdin and records it: the session is run\n" +
+			"cx-<session_id>, each tool use is a call named after its tool_use_id. Bash\n" +
+			"captures the whole workspace; apply_patch captures the files its patch names\n" +
+			"(Add File, Update File, Delete File, Move to). Stop, sent when a turn ends,\n" +
+			"finishes the run and stops the watch daemon the hook started; so does\n" +
+			"SessionStart of another Codex session. A later turn continues the run.\n" +
+			"Set it up with 'gitguard init codex --write'; undo one tool use with\n" +
+			"'gitguard undo --call TOOL_USE_ID'.",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return codex.Read(r, codex.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the Codex hooks that record each tool use",
+		initDescription: "Prints the [[hooks.EVENT]] tables that make Codex run 'gitguard hook codex'\n" +
+			"before and after every Bash and apply_patch tool use (PreToolUse, PostToolUse),\n" +
+			"at SessionStart and at Stop. With --write they are appended to .codex/config.toml\n" +
+			"at the top of the work tree (~/.codex/config.toml with --user): the rest of the\n" +
+			"file is kept byte for byte, an event that already runs gitguard is left as it\n" +
+			"is, so running it twice adds nothing. --mcp also adds [mcp_servers.gitguard].\n" +
+			"Codex runs hooks it has not seen before only once they are trusted: review\n" +
+			"them with /hooks, or pass --dangerously-bypass-hook-trust in automation.",
+		defaultCommand: codex.HookCommand,
+		hasUser:        true,
+		fragment:       codex.Fragment,
+		install:        codex.Init,
+		next: "Codex runs it in its next session once the hook is trusted (/hooks, or " +
+			"--dangerously-bypass-hook-trust); project hooks load only in a trusted project",
+	}
+}
+
+func geminiSpec() *agentSpec {
+	return &agentSpec{
+		name: "gemini", title: gemini.Name,
+		hookUsage: "record a Gemini CLI tool use (run from Gemini CLI's BeforeTool/AfterTool hooks)",
+		hookDescription: "Reads one Gemini CLI hook event (JSON) on stdin and records it: the session is\n" +
+			"run gm-<session_id>. Gemini CLI sends no tool call id, so BeforeTool and\n" +
+			"AfterTool are paired by tool and input, and each tool use gets the call id\n" +
+			"gm-<session>-<n> (the pairing state lives in .git/gitguard/agents/). write_file\n" +
+			"and replace capture the one file they name; run_shell_command captures the\n" +
+			"whole workspace. SessionEnd finishes the run, and so does SessionStart of\n" +
+			"another Gemini CLI session. Set it up with 'gitguard init gemini --write'; find\n" +
+			"a tool use's id with 'gitguard ledger' and undo it with 'gitguard undo --call CALL'.",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return gemini.Read(r, gemini.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the Gemini CLI hooks that record each tool use",
+		initDescription: "Prints the \"hooks\" settings that make Gemini CLI run 'gitguard hook gemini'\n" +
+			"before and after every write_file, replace and run_shell_command tool use\n" +
+			"(BeforeTool, AfterTool) and at SessionStart and SessionEnd. With --write they\n" +
+			"are merged into .gemini/settings.json at the top of the work tree\n" +
+			"(~/.gemini/settings.json with --user), keeping every other setting and hook;\n" +
+			"running it twice adds nothing. --mcp also adds the gitguard MCP server under\n" +
+			"\"mcpServers\".",
+		defaultCommand: gemini.HookCommand,
+		hasUser:        true,
+		fragment:       gemini.Fragment,
+		install:        gemini.Init,
+		next:           "Gemini CLI picks it up in its next session (it asks once before running a new project hook)",
+	}
+}
+
+func opencodeSpec() *agentSpec {
+	return &agentSpec{
+		name: "opencode", title: opencode.Name,
+		hookUsage: "record an opencode tool use (run by the plugin 'gitguard init opencode' writes)",
+		hookDescription: "Reads one event of gitguard's opencode plugin (JSON) on stdin and records it:\n" +
+			"the session is run oc-<sessionID>, each tool use is a call named after its\n" +
+			"callID. write, edit and multiedit capture the one file they name; patch and\n" +
+			"apply_patch the files their patch names; bash the whole workspace.\n" +
+			"session.idle (the end of a turn) and session.deleted finish the run. Set it up\n" +
+			"with 'gitguard init opencode --write'; undo one tool use with\n" +
+			"'gitguard undo --call CALL' (the ids are in 'gitguard ledger').",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return opencode.Read(r, opencode.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the opencode plugin that records each tool use",
+		initDescription: "Prints the opencode plugin that runs 'gitguard hook opencode' on\n" +
+			"tool.execute.before, tool.execute.after, session.idle and session.deleted. With\n" +
+			"--write it is written to .opencode/plugin/gitguard.js at the top of the work tree\n" +
+			"(an older gitguard plugin there is replaced; a file of yours is never touched).\n" +
+			"--mcp also adds the gitguard MCP server under \"mcp\" in opencode.json.",
+		defaultCommand: opencode.HookCommand,
+		fragment:       opencode.Fragment,
+		install:        opencode.Init,
+		next:           "opencode loads it when it next starts",
+	}
+}
