@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
@@ -41,10 +43,12 @@ func (p peerCall) wholeWorkspace() bool {
 // process recording it is taken to have died without a word.
 const maxOpenAge = 24 * time.Hour
 
-// runTips reads the newest record of every run, leaving out (with a
-// warning) the runs whose record cannot be read: a damaged run must not
-// stop other runs' calls from being recorded.
-func (g *Guard) runTips(ctx context.Context) ([]patchstore.RunInfo, error) {
+// runTips reads the newest record of every run that may have been active
+// since from, leaving out (with a warning) the runs whose record cannot be
+// read: a damaged run must not stop other runs' calls from being recorded.
+// A run finished before from is known by its tip commit alone, so a
+// repository full of old finished runs costs one small read per run.
+func (g *Guard) runTips(ctx context.Context, from time.Time) ([]patchstore.RunInfo, error) {
 	refs, err := g.refs.List(ctx)
 	if err != nil {
 		return nil, err
@@ -53,6 +57,9 @@ func (g *Guard) runTips(ctx context.Context) ([]patchstore.RunInfo, error) {
 	for _, ref := range refs {
 		id, ok := gitrefs.ParseRunRef(ref.Name)
 		if !ok {
+			continue
+		}
+		if finishedBefore(g.db, ref.Hash, from) {
 			continue
 		}
 		cp, err := g.store.ReadRecord(ref.Hash)
@@ -72,7 +79,7 @@ func (g *Guard) runTips(ctx context.Context) ([]patchstore.RunInfo, error) {
 // those name or list as open. Runs of other worktrees of the repository
 // are left out.
 func (g *Guard) peerCalls(ctx context.Context, self record.CallRef, from time.Time) ([]peerCall, error) {
-	infos, err := g.runTips(ctx)
+	infos, err := g.runTips(ctx, from)
 	if err != nil {
 		return nil, err
 	}
@@ -201,4 +208,16 @@ func (g *Guard) OpenElsewhere(ctx context.Context, run record.RunID) ([]record.C
 		}
 	}
 	return out, nil
+}
+
+// finishedBefore reports whether a checkpoint commit is a run's finish
+// recorded before t, from the commit alone: its message names the kind,
+// and its time (whole seconds, rounded down) the moment. Anything else,
+// an unreadable commit included, is read in full by the caller.
+func finishedBefore(db *odb.DB, commit record.Hash, t time.Time) bool {
+	c, err := db.ReadCommit(commit)
+	if err != nil {
+		return false
+	}
+	return strings.HasPrefix(c.Message, "gitguard "+record.KindRunFinish+" ") && !c.Committer.When.Add(time.Second).After(t)
 }
