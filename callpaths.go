@@ -1,6 +1,7 @@
 package gitguard
 
 import (
+	"github.com/gitguard/gitguard/internal/ospath"
 	"github.com/gitguard/gitguard/patchstore/record"
 
 	"errors"
@@ -28,19 +29,21 @@ func (g *Guard) RepoPath(dir, arg string) (string, error) {
 	}
 	// The work tree may be reached through a symlinked folder (/tmp on
 	// some systems): compare resolved parents.
+	// ospath compares as the platform does: drive letters and names in
+	// any case and either slash on Windows.
 	top := g.repo.WorkTree
-	rel, err := filepath.Rel(top, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+	host := ospath.Host()
+	rel, ok := host.Rel(top, abs)
+	if !ok {
 		if rtop, e1 := filepath.EvalSymlinks(top); e1 == nil {
 			if rdir, e2 := filepath.EvalSymlinks(filepath.Dir(abs)); e2 == nil {
-				rel, err = filepath.Rel(rtop, filepath.Join(rdir, filepath.Base(abs)))
+				rel, ok = host.Rel(rtop, filepath.Join(rdir, filepath.Base(abs)))
 			}
 		}
 	}
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || rel == "." {
+	if !ok || rel == "" {
 		return "", fmt.Errorf("%s: %w (%s)", arg, ErrOutsideWorkTree, top)
 	}
-	rel = filepath.ToSlash(rel)
 	if err := record.ValidatePath(rel); err != nil {
 		return "", err
 	}

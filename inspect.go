@@ -79,6 +79,7 @@ var (
 	ErrSymlinkParent     = workspace.ErrSymlinkParent
 	ErrDaemonRunning     = workspace.ErrDaemonRunning
 	ErrNoDaemon          = workspace.ErrNoDaemon
+	ErrNoWatcher         = workspace.ErrNoWatcher
 )
 
 // ListRuns returns every run in the repository, newest activity first.

@@ -132,8 +132,11 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	for _, c := range targets {
 		res.Undone = append(res.Undone, c.Ledger.CallID)
 	}
-	for _, pc := range passed {
-		res.Conflicts += len(pc.Left)
+	if len(targets) == 0 {
+		// Nothing could be reverted: what is left is the finding.
+		for _, pc := range passed {
+			res.Conflicts += len(pc.Left)
+		}
 	}
 	writes := 0
 	for _, it := range items {

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gitguard/gitguard/internal/atomicfile"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/internal/ospath"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
@@ -21,6 +23,11 @@ import (
 func (g *Guard) writeState(ctx context.Context, path string, st record.State, content []byte) error {
 	if err := record.ValidatePath(path); err != nil {
 		return err
+	}
+	// A name this platform cannot hold (on Windows: C:x, a.txt:stream,
+	// CON, "name."), refused as git for Windows refuses to check it out.
+	if err := ospath.Host().CheckName(path); err != nil {
+		return fmt.Errorf("%w: %w", record.ErrBadPath, err)
 	}
 	// For link/x with link -> /outside, MkdirAll and the rename below would
 	// write outside the work tree.
@@ -61,7 +68,14 @@ func (g *Guard) writeState(ctx context.Context, path string, st record.State, co
 	}
 	tmp := filepath.Join(dir, fmt.Sprintf(".%s.gitguard-%d.tmp", filepath.Base(full), os.Getpid()))
 	defer os.Remove(tmp)
-	switch st.Mode {
+	mode := st.Mode
+	linkAsFile := mode == record.ModeSymlink && !g.ws.Symlinks()
+	if linkAsFile {
+		// core.symlinks=false: a plain file holding the target, unconverted,
+		// as git checks a link out there; snapshots read it back as the link.
+		mode, keep = record.ModeFile, 0
+	}
+	switch mode {
 	case record.ModeSymlink:
 		os.Remove(tmp)
 		if err := os.Symlink(string(content), tmp); err != nil {
@@ -70,7 +84,7 @@ func (g *Guard) writeState(ctx context.Context, path string, st record.State, co
 	case record.ModeFile, record.ModeExec:
 		if conv, err := g.ws.Converts(ctx, path); err != nil {
 			return err
-		} else if conv {
+		} else if conv && !linkAsFile {
 			// git smudges from the object database: make sure the blob is there.
 			if _, err := g.db.Write(odb.TypeBlob, content); err != nil {
 				return fmt.Errorf("write %s: %w", path, err)
@@ -108,7 +122,7 @@ func (g *Guard) writeState(ctx context.Context, path string, st record.State, co
 	default:
 		return fmt.Errorf("write %s: mode %s cannot be restored", path, st.Mode)
 	}
-	if err := os.Rename(tmp, full); err != nil {
+	if err := atomicfile.Rename(tmp, full); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -182,7 +182,9 @@ func (h *handler) pre(ctx context.Context, g *gitguard.Guard, co gitguard.CallOp
 		}
 	}
 	if ev.Whole && h.o.StartDaemon != nil && !g.DaemonRunning(ctx) {
-		if err := h.o.StartDaemon(ctx, g); err != nil {
+		if err := h.o.StartDaemon(ctx, g); errors.Is(err, gitguard.ErrNoWatcher) {
+			h.o.Log.Info(ev.Agent + ": no watch daemon on this platform; whole-workspace captures walk the tree")
+		} else if err != nil {
 			h.o.Log.Warn(ev.Agent+": no watch daemon; whole-workspace captures walk the tree", "err", err)
 		} else {
 			h.markDaemon(g, ev.RunID)

@@ -1,22 +1,26 @@
 #!/bin/sh
 # bench/run.sh: time gitguard against git on one generated repository.
 #
-#   bench/run.sh [-n FILES] [-r ROUNDS] [-k]
+#   bench/run.sh [-n FILES] [-r ROUNDS] [-k] [-w]
 #
 # Builds gitguard and the measuring helper, generates (or reuses, with -k)
 # the repository $BENCH_DIR/repo-FILES with bench/gen, and runs every case
 # interleaved, round after round, as whole processes: one warm-up round,
 # then ROUNDS timed ones. Prints a markdown table (median, min, max wall,
 # ratio to `git status --porcelain` run with GIT_OPTIONAL_LOCKS=0, peak RSS).
+# With -w only the snapshot cases run, once with the Linux walker and once
+# with the portable one (a build with -tags gitguard_portable: what macOS
+# and Windows use), so the cost of the fallback is known.
 set -eu
 
-files=10000 rounds=5 keep=0
-while getopts n:r:k opt; do
+files=10000 rounds=5 keep=0 walkers=0
+while getopts n:r:kw opt; do
 	case $opt in
 	n) files=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	k) keep=1 ;;
-	*) echo "usage: $0 [-n FILES] [-r ROUNDS] [-k]" >&2; exit 2 ;;
+	w) walkers=1 ;;
+	*) echo "usage: $0 [-n FILES] [-r ROUNDS] [-k] [-w]" >&2; exit 2 ;;
 	esac
 done
 
@@ -27,6 +31,7 @@ shadow=$work/shadow-$files
 bin=$work/bin
 mkdir -p "$work" "$bin"
 (cd "$top" && go build -o "$bin/gitguard" ./cmd/gitguard && go build -o "$bin/measure" ./bench/measure)
+[ "$walkers" = 0 ] || (cd "$top" && go build -tags gitguard_portable -o "$bin/gitguard-portable" ./cmd/gitguard)
 if [ "$keep" = 0 ] || [ ! -d "$repo" ]; then
 	rm -rf "$repo"
 	(cd "$top" && go run ./bench/gen -files "$files" -out "$repo")
@@ -82,6 +87,20 @@ shadow-init${T}setup${T}rm -rf "$shadow" && git init -q --bare "$shadow" && git 
 shadow checkpoint (first)${T}time${T}GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git add -A && GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git commit -q -m x
 shadow checkpoint (later)${T}time${T}GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git add -A && GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git commit -q --allow-empty -m x
 PLAN
+if [ "$walkers" = 1 ]; then
+	ggp="$bin/gitguard-portable"
+	reset=$(grep '^reset' "$plan")
+	cat >"$plan" <<PLAN
+# The snapshot cases with each walker, each from a reset.
+$reset
+git status${T}time${T}GIT_OPTIONAL_LOCKS=0 git status --porcelain >/dev/null
+gitguard snapshot (first)${T}time${T}$gg snapshot >/dev/null 2>&1
+gitguard snapshot${T}time${T}$gg snapshot >/dev/null 2>&1
+$reset
+portable snapshot (first)${T}time${T}$ggp snapshot >/dev/null 2>&1
+portable snapshot${T}time${T}$ggp snapshot >/dev/null 2>&1
+PLAN
+fi
 
 echo "repository: $repo ($files tracked files), $rounds rounds after a warm-up, $(nproc) cores, $(git --version)" >&2
 "$bin/measure" -C "$repo" -plan "$plan" -rounds "$rounds" -base "git status"

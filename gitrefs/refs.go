@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gitguard/gitguard/internal/atomicfile"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
@@ -199,7 +200,7 @@ func (s *Store) updateFiles(ref string, newHash, old record.Hash) (done bool, er
 	if err := f.Close(); err != nil {
 		return true, err
 	}
-	if err := os.Rename(lock, path); err != nil {
+	if err := atomicfile.Rename(lock, path); err != nil {
 		return true, err
 	}
 	locked = false

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/gitguard/gitguard/internal/gittest"
 )
 
@@ -120,10 +118,10 @@ func BenchmarkClassify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &scan{w: ws, idx: idx, filemode: true, trustCtime: true}
-	sts := make([]unix.Stat_t, len(idx.Entries))
+	s := &scan{w: ws, idx: idx, filemode: true, trustCtime: true, symlinks: true}
+	sts := make([]fileStat, len(idx.Entries))
 	for i := range idx.Entries {
-		if err := unix.Lstat(filepath.Join(ws.repo.WorkTree, idx.Entries[i].Path), &sts[i]); err != nil {
+		if err := lstatPath(filepath.Join(ws.repo.WorkTree, idx.Entries[i].Path), &sts[i]); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -48,12 +48,14 @@ func (w *Workspace) capture(path string, store bool) (fs record.FileState, overs
 		return record.FileState{}, false, err
 	}
 	var mode record.Mode
+	plain := false // a regular file, whatever mode it is recorded with
 	switch t := fi.Mode(); {
 	case t.IsRegular():
 		mode = record.ModeFile
 		if t&0o100 != 0 {
 			mode = record.ModeExec
 		}
+		mode, plain = w.captureMode(path, mode), true
 	case t&os.ModeSymlink != 0:
 		mode = record.ModeSymlink
 	default:
@@ -63,7 +65,10 @@ func (w *Workspace) capture(path string, store bool) (fs record.FileState, overs
 	oversize = mode != record.ModeSymlink && size > w.maxSize()
 	switch {
 	case store:
-		fs, err = w.storeFile(path, full, size, mode)
+		fs, err = w.storeFile(path, full, size, mode, plain)
+	case mode == record.ModeSymlink && plain:
+		fs = record.FileState{Path: path, Mode: mode, Size: size}
+		fs.Hash, err = hashFile(full, size)
 	case mode == record.ModeSymlink:
 		var target string
 		target, err = os.Readlink(full)

@@ -15,6 +15,14 @@
 //     stat cache under the worktree's git dir; only folders whose tree is not
 //     already in the object database are written.
 //
+// Folders are read with getdents and fstatat on Linux (dirread_linux.go)
+// and with os.File.ReadDir and lstat elsewhere (dirread_portable.go), which
+// the gitguard_portable build tag selects on Linux too, so that the code
+// macOS and Windows run is checked against git here. Names follow git's
+// core.ignoreCase and, on macOS, core.precomposeUnicode; core.fileMode and
+// core.symlinks as false take modes from the index, as git does (the
+// defaults on Windows). The watch daemon runs on Linux only.
+//
 // Nested repositories found untracked are recorded as gitlinks (their HEAD)
 // and never descended into. Submodules are recorded as git add -A would: a
 // gitlink to the commit checked out in them, the index's gitlink when they

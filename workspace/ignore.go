@@ -15,6 +15,7 @@ type ignorePattern struct {
 	dirOnly  bool
 	basename bool   // no '/' in the pattern: match the last path component
 	base     string // folder of the .gitignore, "" for the top or global files
+	fold     bool   // core.ignoreCase: pattern and base are ASCII lower case
 }
 
 // ignoreList is the patterns of one source (a .gitignore, info/exclude, the
@@ -22,8 +23,9 @@ type ignorePattern struct {
 type ignoreList []ignorePattern
 
 // parseIgnore parses the content of a .gitignore-style file whose patterns
-// are relative to base.
-func parseIgnore(data []byte, base string) ignoreList {
+// are relative to base. With fold (core.ignoreCase) the patterns match
+// regardless of ASCII case, as git's WM_CASEFOLD does.
+func parseIgnore(data []byte, base string, fold bool) ignoreList {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var out ignoreList
 	for _, line := range bytes.Split(data, []byte{'\n'}) {
@@ -35,7 +37,10 @@ func parseIgnore(data []byte, base string) ignoreList {
 		if s == "" {
 			continue
 		}
-		p := ignorePattern{base: base}
+		p := ignorePattern{base: base, fold: fold}
+		if fold {
+			p.base = foldCase(base)
+		}
 		if s[0] == '!' {
 			p.negate = true
 			s = s[1:]
@@ -55,6 +60,9 @@ func parseIgnore(data []byte, base string) ignoreList {
 			s = strings.TrimPrefix(s, "/")
 		}
 		p.pattern = s
+		if fold {
+			p.pattern = foldCase(s)
+		}
 		out = append(out, p)
 	}
 	return out
@@ -82,6 +90,9 @@ func trimTrailingSpaces(s string) string {
 func (p *ignorePattern) match(path, name string, isDir bool) bool {
 	if p.dirOnly && !isDir {
 		return false
+	}
+	if p.fold {
+		path, name = foldCase(path), foldCase(name)
 	}
 	if p.basename {
 		return wildmatch(p.pattern, name)
@@ -147,7 +158,7 @@ func (s *ignoreStack) ignored(path, name string, isDir bool) bool {
 // baseIgnores loads the repository-wide lists: core.excludesFile (or git's
 // default location under XDG_CONFIG_HOME or ~/.config) and
 // $GIT_DIR/info/exclude, in increasing priority.
-func baseIgnores(commonDir, excludesFile string) (*ignoreStack, error) {
+func baseIgnores(commonDir, excludesFile string, fold bool) (*ignoreStack, error) {
 	var st *ignoreStack
 	for _, f := range []string{excludesFile, filepath.Join(commonDir, "info", "exclude")} {
 		if f == "" {
@@ -160,7 +171,7 @@ func baseIgnores(commonDir, excludesFile string) (*ignoreStack, error) {
 			}
 			return nil, err
 		}
-		st = st.push(parseIgnore(data, ""))
+		st = st.push(parseIgnore(data, "", fold))
 	}
 	return st, nil
 }

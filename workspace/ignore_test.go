@@ -141,7 +141,7 @@ func TestIgnoreMatchesGit(t *testing.T) {
 // each parent folder (an ignored parent ignores everything below it).
 func ignoredOnDisk(t *testing.T, top, rel string, isDir bool) bool {
 	t.Helper()
-	st, err := baseIgnores(filepath.Join(top, ".git"), "")
+	st, err := baseIgnores(filepath.Join(top, ".git"), "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func ignoredOnDisk(t *testing.T, top, rel string, isDir bool) bool {
 	for i, name := range parts {
 		if !st.excludedDir() {
 			if data, err := os.ReadFile(filepath.Join(top, dir, ".gitignore")); err == nil {
-				st = st.push(parseIgnore(data, dir))
+				st = st.push(parseIgnore(data, dir, false))
 			}
 		}
 		p := name

@@ -324,6 +324,38 @@ var oracleCases = []oracleCase{
 		r.Write("link", "a file where a symlink was\n")
 		r.Chmod("link", 0o755)
 	}},
+	// Windows without symlink rights: git checked the link out as a plain
+	// file holding its target, and a snapshot keeps it a link.
+	{name: "core.symlinks false", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Git("config", "core.symlinks", "false")
+		r.Remove("link")
+		r.Write("link", "a.txt") // as checked out: unchanged
+		r.Write("dir/link2", "x")
+		r.Git("update-index", "--add", "--cacheinfo", "120000,"+blobOf(t, r, "lib/x.go")+",dir/link2")
+		r.Write("dir/link2", "lib/x.go, retargeted") // the "link" changed
+		r.Write("plain.txt", "an untracked file stays a file\n")
+	}},
+	// core.ignoreCase (macOS and Windows): names that differ from the
+	// index's only in case are the index's; ignore rules ignore case.
+	{name: "core.ignorecase renamed in case", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Git("config", "core.ignorecase", "true")
+		mustRename(t, r, "a.txt", "A.txt")
+		mustRename(t, r, "dir/sub", "dir/SUB")
+	}},
+	{name: "core.ignorecase ignore rules and .GIT", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Git("config", "core.ignorecase", "true")
+		r.Write(".gitignore", "*.LOG\nBuild/\n")
+		r.Write("x.log", "ignored regardless of case\n")
+		r.Write("build/out.o", "ignored folder\n")
+		r.Write("keep.txt", "recorded\n")
+		r.Write(".GIT/stray", "a .git in another case is never recorded\n")
+	}},
+	{name: "core.ignorecase off", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Git("config", "core.ignorecase", "false")
+		r.Write(".gitignore", "*.LOG\n")
+		r.Write("x.log", "recorded: case matters\n")
+		mustRename(t, r, "a.txt", "A.txt")
+	}},
 	{name: "nested untracked repository", setup: func(t *testing.T, r *gittest.Repo) {
 		nested := filepath.Join(r.Dir, "vendor/nested")
 		r.Write("vendor/nested/n.txt", "nested\n")
@@ -392,6 +424,18 @@ var oracleCases = []oracleCase{
 		}
 		r.Write("many/untracked", "u")
 	}},
+}
+
+func mustRename(t *testing.T, r *gittest.Repo, from, to string) {
+	t.Helper()
+	if err := os.Rename(filepath.Join(r.Dir, from), filepath.Join(r.Dir, to)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func blobOf(t *testing.T, r *gittest.Repo, path string) string {
+	t.Helper()
+	return strings.TrimSpace(r.Git("rev-parse", "HEAD:"+path))
 }
 
 func mustGit(t *testing.T, dir string, args ...string) {

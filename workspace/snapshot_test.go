@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -138,11 +137,11 @@ func setClock(t *testing.T, at time.Time) {
 
 func ctimeOf(t *testing.T, path string) time.Time {
 	t.Helper()
-	var st syscall.Stat_t
-	if err := syscall.Lstat(path, &st); err != nil {
+	var st fileStat
+	if err := lstatPath(path, &st); err != nil {
 		t.Fatal(err)
 	}
-	return time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	return time.Unix(st.ctimeSec, st.ctimeNsec)
 }
 
 // TestStatCache: a file gitguard hashed itself is served from the stat

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gitguard/gitguard/internal/atomicfile"
 	"github.com/gitguard/gitguard/patchstore/record"
-	"golang.org/x/sys/unix"
 )
 
 // statKey is the stat data a cached hash is valid for.
@@ -24,13 +24,13 @@ type statKey struct {
 	Mode    uint32
 }
 
-func keyOf(st *unix.Stat_t) statKey {
+func keyOf(st *fileStat) statKey {
 	return statKey{
-		Size:    st.Size,
-		MtimeNs: unix.TimespecToNsec(st.Mtim),
-		CtimeNs: unix.TimespecToNsec(st.Ctim),
-		Ino:     st.Ino,
-		Mode:    st.Mode,
+		Size:    st.size,
+		MtimeNs: st.mtimeSec*1e9 + st.mtimeNsec,
+		CtimeNs: st.ctimeSec*1e9 + st.ctimeNsec,
+		Ino:     st.ino,
+		Mode:    st.rawMode,
 	}
 }
 
@@ -109,7 +109,7 @@ func (c statCache) save(stateDir string, start time.Time) error {
 	if err := errors.Join(w.Flush(), tmp.Close()); err != nil {
 		return fmt.Errorf("save stat cache: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), statCachePath(stateDir)); err != nil {
+	if err := atomicfile.Rename(tmp.Name(), statCachePath(stateDir)); err != nil {
 		return fmt.Errorf("save stat cache: %w", err)
 	}
 	return nil

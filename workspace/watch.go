@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-	"golang.org/x/sys/unix"
-
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
@@ -66,8 +64,8 @@ type fileStamp struct {
 }
 
 func stamp(path string) fileStamp {
-	var st unix.Stat_t
-	if path == "" || unix.Stat(path, &st) != nil {
+	var st fileStat
+	if path == "" || statPath(path, &st) != nil {
 		return fileStamp{path: path}
 	}
 	return fileStamp{path: path, key: keyOf(&st), ok: true}
@@ -75,13 +73,19 @@ func stamp(path string) fileStamp {
 
 func (w *Workspace) cookieDir() string { return filepath.Join(w.StateDir(), "watch") }
 
+// ErrNoWatcher is returned by Workspace.Watch and Daemon.Listen where
+// gitguard has no file watcher it trusts to see every change: on every
+// platform but Linux (kqueue on macOS needs a descriptor per file, and the
+// watcher's soundness argument is made for inotify). Snapshots then walk
+// the work tree, which is always correct.
+var ErrNoWatcher = errors.New("no file watcher on this platform: every snapshot walks the work tree")
+
 // Watch starts watching the work tree: the top folder, every folder of
 // tree (the newest recorded work tree; zero for none), and the folders
 // found since. Call SetBase with the snapshot taken after Watch returns.
 func (w *Workspace) Watch(tree record.Hash) (*Watcher, error) {
-	if name, remote := remoteFS(w.repo.WorkTree); remote {
-		// Changes made on another machine raise no event here.
-		return nil, fmt.Errorf("watch the work tree: it is on a %s file system, whose changes inotify does not see", name)
+	if err := watchable(w.repo.WorkTree); err != nil {
+		return nil, fmt.Errorf("watch the work tree: %w", err)
 	}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -111,29 +115,6 @@ func (w *Workspace) Watch(tree record.Hash) (*Watcher, error) {
 	}
 	go wt.loop()
 	return wt, nil
-}
-
-// remoteFileSystems are the file systems whose changes may come from
-// elsewhere (statfs f_type), as git's fsmonitor refuses them too.
-var remoteFileSystems = map[int64]string{
-	0x6969:     "NFS",
-	0x517b:     "SMB",
-	0xff534d42: "CIFS",
-	0xfe534d42: "SMB2",
-	0x01021997: "9P",
-	0x65735546: "FUSE",
-	0x5346414f: "AFS",
-	0x00c36400: "Ceph",
-	0x73757245: "Coda",
-}
-
-func remoteFS(dir string) (string, bool) {
-	var st unix.Statfs_t
-	if unix.Statfs(dir, &st) != nil {
-		return "", false
-	}
-	name, ok := remoteFileSystems[int64(st.Type)]
-	return name, ok
 }
 
 func treeDirs(db *odb.DB, tree record.Hash, prefix string, out *[]string) error {
@@ -378,7 +359,7 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	ign, err := baseIgnores(wt.w.repo.CommonDir, wt.w.opts.ExcludesFile)
+	ign, err := baseIgnores(wt.w.repo.CommonDir, wt.w.opts.ExcludesFile, hostNameRules(wt.w.config).ignoreCase)
 	if err != nil {
 		return nil, err
 	}
@@ -472,7 +453,7 @@ func (wt *Watcher) ignored(base *ignoreStack, path string) bool {
 	parts := strings.Split(path, "/")
 	for i, name := range parts {
 		if data, err := os.ReadFile(wt.w.Abs(filepath.ToSlash(filepath.Join(dir, ".gitignore")))); err == nil {
-			st = st.push(parseIgnore(data, dir))
+			st = st.push(parseIgnore(data, dir, hostNameRules(wt.w.config).ignoreCase))
 		}
 		sub := name
 		if dir != "" {
@@ -486,3 +467,7 @@ func (wt *Watcher) ignored(base *ignoreStack, path string) bool {
 	}
 	return false
 }
+
+// Watchable returns nil when the work tree can be watched here, else why
+// not (ErrNoWatcher, wrapped, on platforms without a trusted watcher).
+func (w *Workspace) Watchable() error { return watchable(w.repo.WorkTree) }

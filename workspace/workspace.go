@@ -86,6 +86,7 @@ type Workspace struct {
 	globalAttrs bool // a global or info/attributes file exists
 
 	daemon      atomic.Pointer[Daemon] // this process's watch daemon, if it runs one
+	idxModes    indexModes             // for Capture without executable bits or symlinks
 	fpOnce      sync.Once
 	fingerprint string
 }

@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -112,11 +111,7 @@ func runOne(dir, command string) (sample, error) {
 	if err != nil {
 		return sample{}, fmt.Errorf("%w: %s", err, stderr.String())
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
-	}
-	return sample{wall: wall, rss: rss}, nil
+	return sample{wall: wall, rss: maxRSS(cmd.ProcessState)}, nil
 }
 
 func readPlan(name string) ([]line, error) {

@@ -28,12 +28,12 @@ func newCallCommand(e *env) *cli.Command {
 func callIdentityFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "tool", Usage: "the tool's `NAME` (write_file, run_command, ...)"},
-		&cli.StringFlag{Name: "input-hash", Usage: "a hash of the call's input, as the runtime computes it", Category: runtimeCategory},
-		&cli.StringFlag{Name: "input", Usage: "a short summary of the input, e.g. the command line"},
-		&cli.StringFlag{Name: "idempotency", Usage: "idempotent, conditional or non_idempotent"},
-		&cli.StringFlag{Name: "replay", Usage: "replay policy at resume: auto, ask or never"},
-		&cli.StringSliceFlag{Name: "side-effect", Usage: "an external effect of the call, e.g. 'sends an email' (repeatable)"},
-		&cli.StringFlag{Name: "compensation", Usage: "how to undo the call's external effect by hand"},
+		&cli.StringFlag{Name: "input-hash", Usage: "a `HASH` of the call's input, as the runtime computes it", Category: runtimeCategory},
+		&cli.StringFlag{Name: "input", Usage: "a short summary of the input as `TEXT`, e.g. the command line"},
+		&cli.StringFlag{Name: "idempotency", Usage: "`CLASS`: idempotent, conditional or non_idempotent"},
+		&cli.StringFlag{Name: "replay", Usage: "replay `POLICY` at resume: auto, ask or never"},
+		&cli.StringSliceFlag{Name: "side-effect", Usage: "an external effect of the call, as `TEXT`, e.g. 'sends an email' (repeatable)"},
+		&cli.StringFlag{Name: "compensation", Usage: "how to undo the call's external effect by hand, as `TEXT`"},
 	}
 }
 
@@ -52,7 +52,7 @@ func newCallPlanCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "record a call in the ledger before it runs",
-		UsageText: "gitguard call plan CALL --tool NAME [--idempotency idempotent|conditional|non_idempotent] [--replay auto|ask|never] [--side-effect TEXT]... [--compensation TEXT] [--input-hash H]",
+		UsageText: "gitguard call plan CALL --tool NAME [--idempotency idempotent|conditional|non_idempotent] [--replay auto|ask|never] [--side-effect TEXT]... [--compensation TEXT] [--input-hash HASH]",
 		Description: "Records what the call will do and how safe it is to repeat, so that a resume\n" +
 			"never replays a non-idempotent call. Nothing runs and no file is captured.",
 		Flags: flags([]cli.Flag{runFlag("record into run `RUN`"), jsonFlag}, callIdentityFlags(), checkpointFlags()),
@@ -119,7 +119,7 @@ func newCallStartCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "start",
 		Usage:     "record a call's start and the before state of what it may change",
-		UsageText: "gitguard call start CALL --tool NAME [--step ID] [--input-hash H] [--paths GLOB]... [-- PATH...]",
+		UsageText: "gitguard call start CALL --tool NAME [--step STEP] [--input-hash HASH] [--paths GLOB]... [-- PATH...]",
 		Description: "Returns once the start is durable, so run the tool after it returns. PATHs are\n" +
 			"relative to the current directory; a folder widens the capture to the whole\n" +
 			"workspace narrowed to that folder. --paths narrows a whole-workspace capture.",

@@ -20,7 +20,7 @@ func newSnapshotCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "snapshot",
 		Usage:     "record a checkpoint of HEAD, the index and the work tree",
-		UsageText: "gitguard snapshot [--run RUN] [--step ID] [--label TEXT]",
+		UsageText: "gitguard snapshot [--run RUN] [--step STEP] [--label TEXT]",
 		Description: "Records HEAD, the index and the whole work tree (untracked files included,\n" +
 			"ignored ones excluded) as a checkpoint of the run, and prints its commit id.\n" +
 			"Without --run it uses the active run, starting one if there is none.\n" +

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -202,6 +201,9 @@ func spawnDaemon(ctx context.Context, g *gitguard.Guard, idle time.Duration) (gi
 	if st, err := g.WatchStatus(ctx, false); err == nil {
 		return st, nil
 	}
+	if err := g.WatchAvailable(); err != nil {
+		return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
+	}
 	// The name gitguard was started by (git-guard under git, a test's
 	// stand-in), else the file it runs from.
 	self, err := exec.LookPath(os.Args[0])
@@ -221,7 +223,7 @@ func spawnDaemon(ctx context.Context, g *gitguard.Guard, idle time.Duration) (gi
 	defer logFile.Close()
 	cmd := exec.Command(self, "-C", g.WorkTree(), "watch", "--idle", idle.String())
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = detachedAttr()
 	if err := cmd.Start(); err != nil {
 		return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
 	}

@@ -63,6 +63,8 @@ func classify(err error) failure {
 		return failure{err, "gitguard guards a work tree; run it in a clone or a 'git worktree add' checkout", exitUsage}
 	case errors.Is(err, gitguard.ErrNoWorkTree):
 		return failure{err, "run gitguard from the work tree, not from inside .git", exitUsage}
+	case errors.Is(err, gitguard.ErrNoWatcher):
+		return failure{err, "the watch daemon runs on Linux only; elsewhere every snapshot walks the work tree, which is always correct", exitUsage}
 	case errors.Is(err, gitguard.ErrDaemonRunning):
 		return failure{err, "see it with 'gitguard watch status'; stop it with 'gitguard watch stop'", exitUsage}
 	case errors.As(err, &unmerged):

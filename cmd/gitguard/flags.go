@@ -19,13 +19,13 @@ const runtimeCategory = "AGENT RUNTIME"
 func checkpointFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "step", Usage: "the runtime's step `STEP`", Category: runtimeCategory},
-		&cli.StringFlag{Name: "label", Usage: "a note for humans"},
+		&cli.StringFlag{Name: "label", Usage: "a note for humans (`TEXT`)"},
 		&cli.StringFlag{Name: "messages-ref", Usage: "where the runtime keeps the conversation (any `REF` it understands)", Category: runtimeCategory},
-		&cli.StringFlag{Name: "approvals-ref", Usage: "where the runtime keeps approvals", Category: runtimeCategory},
-		&cli.StringFlag{Name: "trace-ref", Usage: "where the trace continues", Category: runtimeCategory},
-		&cli.Int64Flag{Name: "budget-tokens", Usage: "tokens left, as the runtime reports them", Category: runtimeCategory},
-		&cli.Float64Flag{Name: "budget-usd", Usage: "money left, in USD", Category: runtimeCategory},
-		&cli.Int64Flag{Name: "budget-steps", Usage: "steps left", Category: runtimeCategory},
+		&cli.StringFlag{Name: "approvals-ref", Usage: "where the runtime keeps approvals (any `REF` it understands)", Category: runtimeCategory},
+		&cli.StringFlag{Name: "trace-ref", Usage: "where the trace continues (any `REF`)", Category: runtimeCategory},
+		&cli.Int64Flag{Name: "budget-tokens", Usage: "`N` tokens left, as the runtime reports them", Category: runtimeCategory},
+		&cli.Float64Flag{Name: "budget-usd", Usage: "`USD` left", Category: runtimeCategory},
+		&cli.Int64Flag{Name: "budget-steps", Usage: "`N` steps left", Category: runtimeCategory},
 	}
 }
 

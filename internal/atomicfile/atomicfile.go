@@ -32,7 +32,7 @@ func WriteFile(path string, data []byte, mode os.FileMode) error {
 	if err = errors.Join(err, tmp.Close()); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := Rename(tmp.Name(), path); err != nil {
 		return err
 	}
 	d, err := os.Open(dir)

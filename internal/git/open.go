@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Open finds the repository containing dir and reads its configuration,
@@ -101,29 +99,27 @@ func findRepo(dir string) (*Repo, bool) {
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
 		return nil, false
 	}
-	var st unix.Stat_t
-	if unix.Stat(abs, &st) != nil {
+	dev, _, ok := statOwner(abs)
+	if !ok {
 		return nil, false
 	}
-	dev := st.Dev
 	for d := abs; ; d = filepath.Dir(d) {
-		if unix.Stat(d, &st) != nil || st.Dev != dev {
+		if ddev, _, ok := statOwner(d); !ok || ddev != dev {
 			return nil, false
 		}
 		if isGitDir(d) || filepath.Base(d) == ".git" {
 			return nil, false // inside a git dir: git says what that means
 		}
 		dotgit := filepath.Join(d, ".git")
-		var lst unix.Stat_t
-		if unix.Lstat(dotgit, &lst) == nil {
-			if int(lst.Uid) != os.Geteuid() {
+		if fi, uid, ok := lstatOwner(dotgit); ok {
+			if uid != os.Geteuid() {
 				return nil, false // git's safe.directory rules decide
 			}
 			gitDir := ""
-			switch lst.Mode & unix.S_IFMT {
-			case unix.S_IFDIR:
+			switch {
+			case fi.IsDir():
 				gitDir = dotgit
-			case unix.S_IFREG:
+			case fi.Mode().IsRegular():
 				gitDir = readGitfile(d, dotgit)
 			}
 			if gitDir == "" || !isGitDir(gitDir) || !ownedByMe(d) || !ownedByMe(gitDir) {
@@ -151,8 +147,8 @@ func findRepo(dir string) (*Repo, bool) {
 }
 
 func ownedByMe(path string) bool {
-	var st unix.Stat_t
-	return unix.Stat(path, &st) == nil && int(st.Uid) == os.Geteuid()
+	_, uid, ok := statOwner(path)
+	return ok && uid == os.Geteuid()
 }
 
 // readGitfile returns the real path of the git dir a gitfile names, or "".
@@ -262,14 +258,6 @@ type fileID struct {
 	Mtime int64  `json:"mtime,omitempty"`
 	Ctime int64  `json:"ctime,omitempty"`
 	Ino   uint64 `json:"ino,omitempty"`
-}
-
-func identify(path string) fileID {
-	var st unix.Stat_t
-	if unix.Stat(path, &st) != nil {
-		return fileID{Path: path}
-	}
-	return fileID{Path: path, Exist: true, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino}
 }
 
 type configCache struct {

@@ -13,8 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -271,7 +269,14 @@ func (db *DB) installAt(tmp *os.File, dst string) error {
 		}
 	}
 	if err != nil {
-		return err
+		// Names are content hashes: an object already there (another
+		// process wrote it; on Windows a read-only or open file cannot be
+		// replaced) is this one, as git's finalize_object_file reasons.
+		// It is synced with the rest, as it may not be yet.
+		if _, serr := os.Lstat(dst); serr != nil {
+			return err
+		}
+		_ = os.Remove(tmp.Name())
 	}
 	db.pmu.Lock()
 	db.pending = append(db.pending, dst)
@@ -283,9 +288,9 @@ func (db *DB) installAt(tmp *os.File, dst string) error {
 
 // Sync makes every object written so far durable: an fsync of each new
 // object file and of the folders they were renamed into when there are few,
-// else one syncfs(2) of the file system holding the objects rather than an
-// fsync per object (git's core.fsyncMethod=batch idea). Callers sync before
-// a ref points at them.
+// else, on Linux, one syncfs(2) of the file system holding the objects
+// rather than an fsync per object (git's core.fsyncMethod=batch idea);
+// elsewhere an fsync of each. Callers sync before a ref points at them.
 func (db *DB) Sync() error {
 	db.bmu.Lock()
 	err := db.flushLocked()
@@ -327,12 +332,7 @@ func (db *DB) Sync() error {
 		}
 		return nil
 	}
-	d, err := os.Open(db.objDir)
-	if err != nil {
-		return fail(err)
-	}
-	defer d.Close()
-	if err := unix.Syncfs(int(d.Fd())); err != nil {
+	if err := syncFS(db.objDir, files); err != nil {
 		return fail(err)
 	}
 	return nil
@@ -354,20 +354,6 @@ func fsyncAll(names []string) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-func fsyncPath(name string) error {
-	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	for {
-		err = unix.Fsync(fd)
-		if !errors.Is(err, unix.EINTR) {
-			return err
-		}
-	}
 }
 
 // Read returns the type and content of an object.

@@ -1,7 +1,6 @@
 package odb
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -9,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/gitguard/gitguard/internal/git"
 )
@@ -84,9 +81,9 @@ func (p *packIndexes) close() {
 }
 
 func (f *idxFile) unmap() {
-	_ = unix.Munmap(f.data)
+	unmapFile(f.data)
 	if f.packData != nil {
-		_ = unix.Munmap(f.packData)
+		unmapFile(f.packData)
 	}
 }
 
@@ -133,32 +130,6 @@ func (p *packIndexes) loadLocked(old []*idxFile) {
 // idxMagic starts a version 2 pack index.
 var idxMagic = []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}
 
-// mapFile maps a whole file read-only. A file shorter than minSize or not
-// starting with magic is errNotHere: go-git reads what this package does not.
-func mapFile(path string, minSize int, magic []byte) ([]byte, error) {
-	fd, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fd.Close()
-	fi, err := fd.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() < int64(minSize) || fi.Size() > 1<<40 {
-		return nil, errNotHere
-	}
-	data, err := unix.Mmap(int(fd.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		return nil, err
-	}
-	if !bytes.HasPrefix(data, magic) {
-		_ = unix.Munmap(data)
-		return nil, errNotHere
-	}
-	return data, nil
-}
-
 // idxHeader is the size of a version 2 index's magic, version and fan-out table.
 const idxHeader = 8 + 256*4
 
@@ -171,7 +142,7 @@ func mapIndex(path string) (*idxFile, error) {
 	count := int(binary.BigEndian.Uint32(fanout[255*4:]))
 	// names, CRCs and 31-bit offsets, then the two checksums at least
 	if idxHeader+count*(20+4+4)+2*20 > len(data) {
-		_ = unix.Munmap(data)
+		unmapFile(data)
 		return nil, errNotHere
 	}
 	return &idxFile{path: path, data: data, fanout: fanout, names: data[idxHeader : idxHeader+count*20], count: count}, nil

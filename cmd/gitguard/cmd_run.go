@@ -94,6 +94,8 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 				}
 			}()
 		case errors.Is(err, gitguard.ErrDaemonRunning):
+		case errors.Is(err, gitguard.ErrNoWatcher):
+			e.say("gitguard: %v", err) // one line: macOS and Windows always walk
 		default:
 			e.log.Info("no watch daemon; snapshots walk the work tree", "err", err)
 		}
@@ -143,9 +145,9 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 
 // runChild runs argv with the streams passed through and returns its exit
 // status (128+N when a signal N killed it). A terminal's Ctrl-C reaches the
-// child directly (same process group); signals sent to gitguard alone are
-// forwarded: SIGTERM and SIGHUP always, SIGINT when stdin is not a
-// terminal (a supervisor's kill -INT).
+// child directly (same process group); on Unix signals sent to gitguard
+// alone are forwarded: SIGTERM, SIGHUP and SIGQUIT always, SIGINT when
+// stdin is not a terminal (a supervisor's kill -INT). See proc_*.go.
 func runChild(e *env, argv []string, env []string) (int, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
@@ -154,7 +156,7 @@ func runChild(e *env, argv []string, env []string) (int, error) {
 		cmd.Dir = d
 	}
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	signal.Notify(sigs, childSignals...)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		return 127, fmt.Errorf("start %s: %w", argv[0], err)
@@ -168,10 +170,7 @@ func runChild(e *env, argv []string, env []string) (int, error) {
 		for {
 			select {
 			case s := <-sigs:
-				if s == syscall.SIGINT && interactive {
-					continue // the terminal sent it to the child too
-				}
-				_ = cmd.Process.Signal(s)
+				forwardSignal(cmd.Process, s, interactive)
 			case <-done:
 				return
 			}

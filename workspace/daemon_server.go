@@ -3,8 +3,6 @@ package workspace
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,14 +10,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gitguard/gitguard/patchstore/record"
-	"golang.org/x/sys/unix"
 )
 
 // A Daemon owns a Watcher and hands out snapshots of the work tree: to its
@@ -61,13 +56,6 @@ type Daemon struct {
 // serves the work tree.
 var ErrDaemonRunning = errors.New("a gitguard watch daemon already serves this work tree")
 
-// ErrNoDaemon is returned by Workspace.DaemonStatus when no daemon serves
-// the work tree (Snapshot then walks, silently).
-var ErrNoDaemon = errors.New("no watch daemon serves this work tree")
-
-// daemonProtocol is the version of the socket's request and answer lines.
-const daemonProtocol = 1
-
 // maxSocketPath is the longest file name a unix socket can be bound to.
 const maxSocketPath = 107
 
@@ -83,9 +71,6 @@ func (w *Workspace) NewDaemon(reopen func() (*Workspace, error)) *Daemon {
 	w.daemon.Store(d)
 	return d
 }
-
-// DaemonSocket is the file name of the work tree's daemon socket.
-func (w *Workspace) DaemonSocket() string { return filepath.Join(w.cookieDir(), "daemon.sock") }
 
 // Snapshot returns the work tree as of now, from the watcher when it can
 // vouch for every change, else from a full walk that arms a new watcher.
@@ -149,7 +134,13 @@ func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 
 // Listen takes the work tree's daemon lock and binds its socket. It
 // returns ErrDaemonRunning when another daemon holds the lock.
+//
+// On platforms without a file watcher gitguard trusts (see Workspace.Watch)
+// it returns ErrNoWatcher: a daemon there would walk for every request.
 func (d *Daemon) Listen() error {
+	if err := watchable(d.w.repo.WorkTree); err != nil {
+		return fmt.Errorf("watch daemon: %w", err)
+	}
 	dir := d.w.cookieDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("watch daemon: %w", err)
@@ -164,10 +155,10 @@ func (d *Daemon) Listen() error {
 	}
 	// The kernel drops the lock when the process dies, however it dies,
 	// so a stale socket left by a killed daemon never blocks a new one.
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := lockOnce(lock); err != nil {
 		lock.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return ErrDaemonRunning
+		if errors.Is(err, ErrDaemonRunning) {
+			return err
 		}
 		return fmt.Errorf("watch daemon: lock: %w", err)
 	}
@@ -265,39 +256,11 @@ func (d *Daemon) Close() error {
 	return nil
 }
 
-// DaemonStatus is what a daemon says of itself.
-type DaemonStatus struct {
-	PID      int       `json:"pid"`
-	WorkTree string    `json:"worktree"`
-	Since    time.Time `json:"since"`
-	Requests int64     `json:"requests"`
-	Watched  int64     `json:"watched"` // answered from the watcher
-	Walks    int64     `json:"walks"`   // answered by walking the tree
-	LastWalk string    `json:"last_walk,omitempty"`
-}
-
 // Status reports the daemon's counters.
 func (d *Daemon) Status() DaemonStatus {
 	return DaemonStatus{PID: os.Getpid(), WorkTree: d.workTree, Since: d.started,
 		Requests: d.requests.Load(), Watched: d.watched.Load(), Walks: d.walks.Load(),
 		LastWalk: d.lastWalk.Load().(string)}
-}
-
-type daemonRequest struct {
-	V           int      `json:"v"`
-	Op          string   `json:"op"` // snapshot, status, stop
-	WorkTree    string   `json:"worktree,omitempty"`
-	Fingerprint string   `json:"fingerprint,omitempty"`
-	Paths       []string `json:"paths,omitempty"` // times: the paths asked about
-}
-
-type daemonAnswer struct {
-	V        int           `json:"v"`
-	Snapshot *Snapshot     `json:"snapshot,omitempty"`
-	Via      string        `json:"via,omitempty"`
-	Status   *DaemonStatus `json:"status,omitempty"`
-	Times    *ChangeTimes  `json:"times,omitempty"`
-	Error    string        `json:"error,omitempty"`
 }
 
 func (d *Daemon) handle(ctx context.Context, conn *net.UnixConn) {
@@ -376,146 +339,5 @@ func (d *Daemon) sameConfig(fingerprint string) error {
 	d.origin.daemon.Store(d)
 	w.daemon.Store(d)
 	d.w = w
-	return nil
-}
-
-func peerUID(conn *net.UnixConn) (int, error) {
-	raw, err := conn.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return -1, err
-	}
-	if credErr != nil {
-		return -1, credErr
-	}
-	return int(cred.Uid), nil
-}
-
-// Fingerprint identifies everything that decides what a snapshot of this
-// workspace records: the repository, git's configuration and gitguard's
-// options. A daemon answers only clients with the same fingerprint.
-func (w *Workspace) Fingerprint() string {
-	w.fpOnce.Do(func() {
-		h := sha256.New()
-		line := func(parts ...string) {
-			for _, p := range parts {
-				h.Write([]byte(strconv.Quote(p)))
-				h.Write([]byte{' '})
-			}
-			h.Write([]byte{'\n'})
-		}
-		line("repo", w.repo.WorkTree, w.repo.GitDir, w.repo.CommonDir)
-		keys := make([]string, 0, len(w.config))
-		for k := range w.config {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			line(append([]string{"config", k}, w.config[k]...)...)
-		}
-		line("excludesFile", w.opts.ExcludesFile)
-		line("attributesFile", w.opts.AttributesFile)
-		line(append([]string{"exclude"}, w.opts.Exclude...)...)
-		line("maxFileSize", strconv.FormatInt(w.opts.MaxFileSize, 10))
-		line("conversion", strconv.FormatBool(w.autocrlf), strconv.FormatBool(w.globalAttrs))
-		w.fingerprint = hex.EncodeToString(h.Sum(nil))
-	})
-	return w.fingerprint
-}
-
-// askDaemon gets a snapshot from the work tree's daemon. It returns
-// ErrNoDaemon, cheaply, when none listens.
-func (w *Workspace) askDaemon(ctx context.Context) (*Snapshot, error) {
-	var ans daemonAnswer
-	err := w.callDaemon(ctx, daemonRequest{Op: "snapshot", WorkTree: w.repo.WorkTree, Fingerprint: w.Fingerprint()}, &ans)
-	if err != nil {
-		return nil, err
-	}
-	if ans.Error != "" {
-		return nil, fmt.Errorf("watch daemon: %s", ans.Error)
-	}
-	snap := ans.Snapshot
-	if snap == nil {
-		return nil, errors.New("watch daemon: answer without a snapshot")
-	}
-	// The daemon wrote and synced these trees; trust none that is missing.
-	for _, tree := range []record.Hash{snap.Worktree, snap.IndexTree} {
-		if !w.db.Has(tree) {
-			return nil, fmt.Errorf("watch daemon: its tree %s is not in the object database", tree)
-		}
-	}
-	w.log.Debug("snapshot from the watch daemon", "via", ans.Via)
-	return snap, nil
-}
-
-// DaemonStatus asks the work tree's daemon for its status; stop also asks
-// it to stop. It returns ErrNoDaemon when none runs.
-func (w *Workspace) DaemonStatus(ctx context.Context, stop bool) (DaemonStatus, error) {
-	req := daemonRequest{Op: "status"}
-	if stop {
-		req.Op = "stop"
-	}
-	var ans daemonAnswer
-	if err := w.callDaemon(ctx, req, &ans); err != nil {
-		return DaemonStatus{}, err
-	}
-	if ans.Error != "" || ans.Status == nil {
-		return DaemonStatus{}, fmt.Errorf("watch daemon: %s", ans.Error)
-	}
-	return *ans.Status, nil
-}
-
-// daemonTimeout bounds one request: a daemon that walks a huge tree answers
-// within it, a hung one is given up on and the client walks.
-const daemonTimeout = 2 * time.Minute
-
-func (w *Workspace) callDaemon(ctx context.Context, req daemonRequest, ans *daemonAnswer) error {
-	path := w.DaemonSocket()
-	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil {
-		return ErrNoDaemon
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFSOCK || int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("watch daemon: %s is not a socket of this user", path)
-	}
-	var dialer net.Dialer
-	c, err := dialer.DialContext(ctx, "unix", path)
-	if err != nil {
-		if errors.Is(err, unix.ECONNREFUSED) || errors.Is(err, unix.ENOENT) {
-			return ErrNoDaemon // a daemon died and left its socket
-		}
-		return fmt.Errorf("watch daemon: %w", err)
-	}
-	conn := c.(*net.UnixConn)
-	defer conn.Close()
-	if uid, err := peerUID(conn); err != nil || uid != os.Geteuid() {
-		return fmt.Errorf("watch daemon: %s is served by another user", path)
-	}
-	deadline := time.Now().Add(daemonTimeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	_ = conn.SetDeadline(deadline)
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
-	defer stop()
-	req.V = daemonProtocol
-	if err := json.NewEncoder(conn).Encode(req); err != nil {
-		return fmt.Errorf("watch daemon: %w", err)
-	}
-	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(ans); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("watch daemon: %w", err)
-	}
-	if ans.V != daemonProtocol {
-		return fmt.Errorf("watch daemon: protocol version %d, want %d", ans.V, daemonProtocol)
-	}
 	return nil
 }

@@ -1,0 +1,182 @@
+package workspace
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/gitguard/gitguard/patchstore/record"
+)
+
+// This file is the client side of the watch daemon (daemon_server.go): the
+// request and answer lines both sides speak, and the calls other gitguard
+// processes make.
+
+// ErrNoDaemon is returned by Workspace.DaemonStatus when no daemon serves
+// the work tree (Snapshot then walks, silently).
+var ErrNoDaemon = errors.New("no watch daemon serves this work tree")
+
+// daemonProtocol is the version of the socket's request and answer lines.
+const daemonProtocol = 1
+
+// DaemonSocket is the file name of the work tree's daemon socket.
+func (w *Workspace) DaemonSocket() string { return filepath.Join(w.cookieDir(), "daemon.sock") }
+
+// DaemonStatus is what a daemon says of itself.
+type DaemonStatus struct {
+	PID      int       `json:"pid"`
+	WorkTree string    `json:"worktree"`
+	Since    time.Time `json:"since"`
+	Requests int64     `json:"requests"`
+	Watched  int64     `json:"watched"` // answered from the watcher
+	Walks    int64     `json:"walks"`   // answered by walking the tree
+	LastWalk string    `json:"last_walk,omitempty"`
+}
+
+type daemonRequest struct {
+	V           int      `json:"v"`
+	Op          string   `json:"op"` // snapshot, status, stop
+	WorkTree    string   `json:"worktree,omitempty"`
+	Fingerprint string   `json:"fingerprint,omitempty"`
+	Paths       []string `json:"paths,omitempty"` // times: the paths asked about
+}
+
+type daemonAnswer struct {
+	V        int           `json:"v"`
+	Snapshot *Snapshot     `json:"snapshot,omitempty"`
+	Via      string        `json:"via,omitempty"`
+	Status   *DaemonStatus `json:"status,omitempty"`
+	Times    *ChangeTimes  `json:"times,omitempty"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// Fingerprint identifies everything that decides what a snapshot of this
+// workspace records: the repository, git's configuration and gitguard's
+// options. A daemon answers only clients with the same fingerprint.
+func (w *Workspace) Fingerprint() string {
+	w.fpOnce.Do(func() {
+		h := sha256.New()
+		line := func(parts ...string) {
+			for _, p := range parts {
+				h.Write([]byte(strconv.Quote(p)))
+				h.Write([]byte{' '})
+			}
+			h.Write([]byte{'\n'})
+		}
+		line("repo", w.repo.WorkTree, w.repo.GitDir, w.repo.CommonDir)
+		keys := make([]string, 0, len(w.config))
+		for k := range w.config {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			line(append([]string{"config", k}, w.config[k]...)...)
+		}
+		line("excludesFile", w.opts.ExcludesFile)
+		line("attributesFile", w.opts.AttributesFile)
+		line(append([]string{"exclude"}, w.opts.Exclude...)...)
+		line("maxFileSize", strconv.FormatInt(w.opts.MaxFileSize, 10))
+		line("conversion", strconv.FormatBool(w.autocrlf), strconv.FormatBool(w.globalAttrs))
+		w.fingerprint = hex.EncodeToString(h.Sum(nil))
+	})
+	return w.fingerprint
+}
+
+// askDaemon gets a snapshot from the work tree's daemon. It returns
+// ErrNoDaemon, cheaply, when none listens.
+func (w *Workspace) askDaemon(ctx context.Context) (*Snapshot, error) {
+	var ans daemonAnswer
+	err := w.callDaemon(ctx, daemonRequest{Op: "snapshot", WorkTree: w.repo.WorkTree, Fingerprint: w.Fingerprint()}, &ans)
+	if err != nil {
+		return nil, err
+	}
+	if ans.Error != "" {
+		return nil, fmt.Errorf("watch daemon: %s", ans.Error)
+	}
+	snap := ans.Snapshot
+	if snap == nil {
+		return nil, errors.New("watch daemon: answer without a snapshot")
+	}
+	// The daemon wrote and synced these trees; trust none that is missing.
+	for _, tree := range []record.Hash{snap.Worktree, snap.IndexTree} {
+		if !w.db.Has(tree) {
+			return nil, fmt.Errorf("watch daemon: its tree %s is not in the object database", tree)
+		}
+	}
+	w.log.Debug("snapshot from the watch daemon", "via", ans.Via)
+	return snap, nil
+}
+
+// DaemonStatus asks the work tree's daemon for its status; stop also asks
+// it to stop. It returns ErrNoDaemon when none runs.
+func (w *Workspace) DaemonStatus(ctx context.Context, stop bool) (DaemonStatus, error) {
+	req := daemonRequest{Op: "status"}
+	if stop {
+		req.Op = "stop"
+	}
+	var ans daemonAnswer
+	if err := w.callDaemon(ctx, req, &ans); err != nil {
+		return DaemonStatus{}, err
+	}
+	if ans.Error != "" || ans.Status == nil {
+		return DaemonStatus{}, fmt.Errorf("watch daemon: %s", ans.Error)
+	}
+	return *ans.Status, nil
+}
+
+// daemonTimeout bounds one request: a daemon that walks a huge tree answers
+// within it, a hung one is given up on and the client walks.
+const daemonTimeout = 2 * time.Minute
+
+func (w *Workspace) callDaemon(ctx context.Context, req daemonRequest, ans *daemonAnswer) error {
+	path := w.DaemonSocket()
+	if err := checkSocket(path); err != nil {
+		return err
+	}
+	var dialer net.Dialer
+	c, err := dialer.DialContext(ctx, "unix", path)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist) {
+			return ErrNoDaemon // a daemon died and left its socket
+		}
+		return fmt.Errorf("watch daemon: %w", err)
+	}
+	conn := c.(*net.UnixConn)
+	defer conn.Close()
+	if uid, err := peerUID(conn); err != nil || uid != os.Geteuid() {
+		return fmt.Errorf("watch daemon: %s is served by another user", path)
+	}
+	deadline := time.Now().Add(daemonTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = conn.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
+	defer stop()
+	req.V = daemonProtocol
+	if err := json.NewEncoder(conn).Encode(req); err != nil {
+		return fmt.Errorf("watch daemon: %w", err)
+	}
+	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(ans); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("watch daemon: %w", err)
+	}
+	if ans.V != daemonProtocol {
+		return fmt.Errorf("watch daemon: protocol version %d, want %d", ans.V, daemonProtocol)
+	}
+	return nil
+}
