@@ -248,6 +248,7 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 	id := run.ID
 	var (
 		patches []record.FilePatch
+		others  []record.FilePatch // changes other calls made meanwhile
 		after   []record.PathState
 		snap    *workspace.Snapshot
 	)
@@ -263,6 +264,9 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 			return nil, err
 		}
 		if patches, err = g.treePatches(ctx, callID, c.Ledger, run, snap); err != nil {
+			return nil, err
+		}
+		if patches, others, err = g.attribute(ctx, record.CallRef{Run: id, Call: callID}, &c.Ledger, patches); err != nil {
 			return nil, err
 		}
 	}
@@ -283,7 +287,7 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 		}
 		c.Touch()
 		now := g.now()
-		c.Patches = patches
+		c.Patches, c.Others = patches, others
 		c.Ledger.Patches = len(patches)
 		c.Ledger.Status = o.Status
 		c.Ledger.UncertainReason = ""

@@ -77,6 +77,10 @@ type Resume struct {
 	// Unrecorded holds what changed after it outside any call.
 	Since  string
 	Budget *record.Budget
+	// FromOthers are changes other sessions (calls of other runs of this
+	// work tree) made; OpenElsewhere their calls running now.
+	FromOthers    []OtherChange
+	OpenElsewhere []record.CallRef
 	// HeadMoves are the calls during which HEAD moved (the agent committed).
 	HeadMoves []HeadMove
 }
@@ -135,6 +139,9 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	r := &Resume{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
 		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget,
 		HeadMoves: status.HeadMoves}
+	if err := g.resumeParallel(ctx, r, status); err != nil {
+		return nil, err
+	}
 	if len(r.Unrecorded) > 0 {
 		walked, err := g.store.NewestWhere(ctx, id, func(cp *record.Checkpoint) bool {
 			return !cp.Partial && cp.Kind != record.KindLedger
@@ -316,6 +323,7 @@ func (r *Resume) Brief() string {
 			fmt.Fprintf(&b, "- %s holds someone else's changes; %s took out only the edit of %s (merged).\n", p.Path, p.UndoneBy, p.Call)
 		}
 	}
+	r.parallelLines(&b)
 	if n := len(r.Unrecorded); n > 0 {
 		var ps []string
 		for i, c := range r.Unrecorded {

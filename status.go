@@ -29,6 +29,10 @@ type PathStatus struct {
 	// LastUndo is the newest undo that touched the path, when newer than
 	// Call: with UndoneBy empty, the undo that left it conflicted.
 	LastUndo record.CallID
+	// SharedWith names the calls of other runs that ran at the same time
+	// as Call and may equally have made its change: undo leaves the path
+	// alone unless forced.
+	SharedWith []record.CallRef
 }
 
 // StatusOptions narrow Status.
@@ -45,6 +49,12 @@ type StatusReport struct {
 	Checkpoint patchstore.Entry
 	Paths      []PathStatus
 	Unrecorded []record.Change
+	// Others are the changes the run's shell calls saw made meanwhile by
+	// calls of other runs (OwnedBy names each): not this run's to undo.
+	Others []record.FilePatch
+	// OpenElsewhere are the calls of other runs of this work tree open right
+	// now: an undo may race what they write.
+	OpenElsewhere []record.CallRef
 	// HeadMoves are the calls during which HEAD moved (the agent committed).
 	HeadMoves []HeadMove
 }
@@ -155,6 +165,7 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 			Path: p, Call: fp.ToolCallID, Tool: c.Ledger.ToolName,
 			Before: fp.Before(), After: fp.After(), Current: now.State, IsDir: now.IsDir,
 			Oversize: fp.Oversize, State: now.Class(fp.Before(), fp.After()), UndoneBy: c.Ledger.UndoneBy,
+			SharedWith: fp.SharedWith,
 		}
 		if u := lastUndo[p]; u != nil && newerCall(u, c) {
 			ps.LastUndo = u.Ledger.CallID
@@ -166,6 +177,12 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 			}
 		}
 		rep.Paths = append(rep.Paths, ps)
+	}
+	for _, c := range agent {
+		rep.Others = append(rep.Others, c.Others...)
+	}
+	if rep.OpenElsewhere, err = g.OpenElsewhere(ctx, id); err != nil {
+		return nil, err
 	}
 	if o.Unrecorded {
 		snap, err := g.ws.Snapshot(ctx)

@@ -36,6 +36,7 @@ const (
 	ActionConflict      = conflict.Conflict      // overlapping edits: left as it is (or markers)
 	ActionSkip          = conflict.Skip          // already as before
 	ActionUnrecoverable = conflict.Unrecoverable // before content was recorded by hash only
+	ActionShared        = conflict.Shared        // another session's call may have made it: left alone
 )
 
 // UndoOptions choose what to undo. With none of Call, To and WholeRun, the
@@ -49,6 +50,10 @@ type UndoOptions struct {
 	// Markers writes git-style conflict markers where hunks overlap instead
 	// of leaving the file as it is.
 	Markers bool
+	// Force reverts paths shared with a call of another run that ran at the
+	// same time (see record.FilePatch.SharedWith); without it they are left
+	// as they are and reported.
+	Force bool
 }
 
 // UndoItem is one path of an undo plan, and whether undo wrote it.
@@ -65,6 +70,7 @@ type UndoResult struct {
 	Commit    record.Hash     // the checkpoint that finished the undo
 	Items     []UndoItem
 	Conflicts int // paths left conflicted (or written with markers)
+	Shared    int // paths left alone: another run's call may have made them
 	DryRun    bool
 	// UndoCall is empty when nothing was recorded: a dry run, or a plan
 	// that writes nothing (Items say what remains).
@@ -136,6 +142,9 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	for _, it := range items {
 		if it.Action == ActionConflict || it.Action == ActionUnrecoverable {
 			res.Conflicts++
+		}
+		if it.Action == ActionShared {
+			res.Shared++
 		}
 		if it.Writes() {
 			writes++
@@ -216,7 +225,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 func leftConflicted(items []UndoItem) int {
 	n := 0
 	for _, it := range items {
-		if (it.Action == ActionConflict || it.Action == ActionUnrecoverable) && !it.Written {
+		if (it.Action == ActionConflict || it.Action == ActionUnrecoverable || it.Action == ActionShared) && !it.Written {
 			n++
 		}
 	}
@@ -356,7 +365,7 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 		}
 		pc := PassedCall{Call: c.Ledger.CallID}
 		for _, it := range items {
-			if it.Action == ActionConflict || it.Action == ActionUnrecoverable {
+			if it.Action == ActionConflict || it.Action == ActionUnrecoverable || it.Action == ActionShared {
 				pc.Left = append(pc.Left, it)
 			}
 		}
@@ -418,6 +427,9 @@ func (g *Guard) plan(ctx context.Context, targets []*patchstore.Call, o UndoOpti
 		it, err := g.planPath(ctx, p, byPath[p], o.Markers)
 		if err != nil {
 			return nil, err
+		}
+		if !o.Force {
+			leaveShared(&it, byPath[p])
 		}
 		items = append(items, it)
 	}

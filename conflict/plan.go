@@ -18,6 +18,7 @@ const (
 	Conflict      Action = "conflict"      // overlapping edits: left as it is (or markers)
 	Skip          Action = "skip"          // already as before
 	Unrecoverable Action = "unrecoverable" // before content was recorded by hash only
+	Shared        Action = "shared"        // another session's call may have made the change: left as it is
 )
 
 // Current is a path as it is now in the work tree.

@@ -10,6 +10,7 @@
 //	calls/<call-id>/ledger.json    the call's LedgerEntry, latest status
 //	calls/<call-id>/patches.json   its FilePatch entries, once finished
 //	calls/<call-id>/before.json    path states captured at start
+//	calls/<call-id>/others.json    changes other calls made in its window
 //	calls/<call-id>/blobs/<id>     every blob a record names, so git keeps it
 //
 // and its parents are the previous checkpoint and the HEAD commit of the

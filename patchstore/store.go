@@ -99,7 +99,10 @@ type Call struct {
 	Ledger  record.LedgerEntry
 	Patches []record.FilePatch
 	Before  []record.PathState
-	tree    record.Hash // unchanged subtree to reuse; zero when modified
+	// Others are the changes seen inside a whole-workspace call's window
+	// that other calls made (OwnedBy names each): never undone with it.
+	Others []record.FilePatch
+	tree   record.Hash // unchanged subtree to reuse; zero when modified
 }
 
 // Touch marks the call modified, so the next commit rewrites its records.
@@ -275,6 +278,8 @@ func (s *Store) readCalls(tree record.Hash, r *Run, want callFilter) error {
 				err = s.readJSON(f.Hash, &c.Patches, "calls/"+e.Name+"/patches.json")
 			case "before.json":
 				err = s.readJSON(f.Hash, &c.Before, "calls/"+e.Name+"/before.json")
+			case "others.json":
+				err = s.readJSON(f.Hash, &c.Others, "calls/"+e.Name+"/others.json")
 			}
 			if err != nil {
 				return err
@@ -287,6 +292,9 @@ func (s *Store) readCalls(tree record.Hash, r *Run, want callFilter) error {
 			return err
 		}
 		if err := record.ValidatePatches(id, c.Patches); err != nil {
+			return err
+		}
+		if err := record.ValidateOthers(id, c.Others); err != nil {
 			return err
 		}
 		for _, b := range c.Before {
@@ -427,6 +435,7 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	if cp.CreatedAt.IsZero() {
 		cp.CreatedAt = s.now()
 	}
+	s.stampOverlap(tip, cp)
 	if cp.WorktreeTree.IsZero() && tip.Exists() {
 		cp.WorktreeTree, cp.IndexTree, cp.Head, cp.Partial = tip.Checkpoint.WorktreeTree, tip.Checkpoint.IndexTree, tip.Checkpoint.Head, tip.Checkpoint.Partial
 	}
@@ -548,6 +557,11 @@ func (s *Store) writeCall(c *Call) (record.Hash, error) {
 			return record.ZeroHash, err
 		}
 	}
+	if len(c.Others) > 0 {
+		if err := add("others.json", c.Others); err != nil {
+			return record.ZeroHash, err
+		}
+	}
 	// Keep every blob the records name reachable from this commit.
 	keep := map[record.Hash]bool{}
 	blob := func(st record.State) {
@@ -565,6 +579,10 @@ func (s *Store) writeCall(c *Call) (record.Hash, error) {
 	}
 	for _, b := range c.Before {
 		blob(b.State)
+	}
+	for i := range c.Others {
+		blob(c.Others[i].Before())
+		blob(c.Others[i].After())
 	}
 	if len(keep) > 0 {
 		var list []odb.TreeEntry

@@ -157,7 +157,7 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 			return err
 		}
 	}
-	texts := []string{cp.Kind, cp.StepID, cp.Label, string(cp.CallID), cp.Head.Ref, cp.MessagesRef, cp.ApprovalsRef, cp.TraceRef}
+	texts := []string{cp.Kind, cp.StepID, cp.Label, string(cp.CallID), cp.Head.Ref, cp.MessagesRef, cp.ApprovalsRef, cp.TraceRef, cp.Worktree}
 	for _, o := range cp.Oversize {
 		if o.Size < 0 {
 			return fmt.Errorf("%w: oversize %s has a negative size", errHostile, o.Path)

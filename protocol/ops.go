@@ -226,7 +226,7 @@ func opDiff(x *exchange) (any, error) {
 
 func opUndo(x *exchange, redo bool) (any, error) {
 	r := x.req
-	o := gitguard.UndoOptions{Call: r.Call, WholeRun: r.All, DryRun: r.DryRun, Markers: r.Markers, Globs: r.Globs}
+	o := gitguard.UndoOptions{Call: r.Call, WholeRun: r.All, DryRun: r.DryRun, Markers: r.Markers, Globs: r.Globs, Force: r.Force}
 	g, err := x.guard()
 	if err != nil {
 		return nil, err

@@ -43,6 +43,7 @@ type Request struct {
 	All        bool   `json:"all"`
 	DryRun     bool   `json:"dry_run"`
 	Markers    bool   `json:"markers"`
+	Force      bool   `json:"force"` // undo: also revert paths shared with another run's call
 	// any op that records a checkpoint
 	Step         string  `json:"step"`
 	Label        string  `json:"label"`

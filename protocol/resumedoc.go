@@ -17,7 +17,11 @@ type ResumeDoc struct {
 	Paths      []PathStatus `json:"paths"`
 	Unrecorded []Change     `json:"unrecorded"`
 	Budget     *Budget      `json:"budget,omitempty"`
-	Brief      string       `json:"brief"`
+	// FromOthers are changes calls of other sessions (runs of this work
+	// tree) made; OpenElsewhere their calls running now, as "run/call".
+	FromOthers    []OtherChange `json:"from_others,omitempty"`
+	OpenElsewhere []string      `json:"open_elsewhere,omitempty"`
+	Brief         string        `json:"brief"`
 	// AgentCommits are the calls during which the agent committed.
 	AgentCommits []HeadMove `json:"agent_commits,omitempty"`
 	// Since is the newest checkpoint that looked at the whole work tree:
@@ -55,6 +59,10 @@ func NewResumeDoc(r *gitguard.Resume) ResumeDoc {
 			Before: c.Before.Hash.String(), After: c.After.Hash.String()})
 	}
 	out.Budget = NewBudget(r.Budget)
+	for _, o := range r.FromOthers {
+		out.FromOthers = append(out.FromOthers, OtherChange{Path: o.Path, SeenBy: o.SeenBy, OwnedBy: o.By.String()})
+	}
+	out.OpenElsewhere = RefStrings(r.OpenElsewhere)
 	return out
 }
 

@@ -12,8 +12,30 @@ type StatusDoc struct {
 	Checkpoint string       `json:"checkpoint"`
 	Paths      []PathStatus `json:"paths"`
 	Unrecorded []Change     `json:"unrecorded"`
+	// OpenElsewhere names, as "run/call", the calls of other runs of this
+	// work tree running now: an undo may race what they write.
+	OpenElsewhere []string `json:"open_elsewhere,omitempty"`
+	// Others are changes seen during this run's shell calls that calls of
+	// other runs made: not this run's to undo.
+	Others []OtherChange `json:"others,omitempty"`
 	// AgentCommits are the calls during which the agent committed.
 	AgentCommits []HeadMove `json:"agent_commits,omitempty"`
+}
+
+// OtherChange is a change a call of another run made.
+type OtherChange struct {
+	Path    string        `json:"path"`
+	SeenBy  record.CallID `json:"seen_by,omitempty"` // this run's shell call it was seen in
+	OwnedBy string        `json:"owned_by"`          // run/call
+}
+
+// RefStrings renders call references as "run/call".
+func RefStrings(refs []record.CallRef) []string {
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.String())
+	}
+	return out
 }
 
 // PathStatus is one path of a StatusDoc or ResumeDoc.
@@ -31,6 +53,9 @@ type PathStatus struct {
 	// when UndoneBy is empty).
 	UndoneBy record.CallID `json:"undone_by,omitempty"`
 	LastUndo record.CallID `json:"last_undo,omitempty"`
+	// SharedWith names, as "run/call", calls of other runs that ran at the
+	// same time and may equally have made the change.
+	SharedWith []string `json:"shared_with,omitempty"`
 }
 
 // NewStatusDoc is the document of rep.
@@ -43,6 +68,10 @@ func NewStatusDoc(rep *gitguard.StatusReport) StatusDoc {
 	for _, c := range rep.Unrecorded {
 		out.Unrecorded = append(out.Unrecorded, Change{Path: c.Path, Status: gitguard.ChangeLetter(c),
 			Before: c.Before.Hash.String(), After: c.After.Hash.String()})
+	}
+	out.OpenElsewhere = RefStrings(rep.OpenElsewhere)
+	for _, o := range rep.Others {
+		out.Others = append(out.Others, OtherChange{Path: o.Path, SeenBy: o.ToolCallID, OwnedBy: o.OwnedBy.String()})
 	}
 	out.AgentCommits = NewHeadMoves(rep.HeadMoves)
 	return out
@@ -57,7 +86,7 @@ func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
 	}
 	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool,
 		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize,
-		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo}
+		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith)}
 }
 
 // StateString renders a file state as "MODE HASH", or "absent".

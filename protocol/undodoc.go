@@ -17,7 +17,10 @@ type UndoDoc struct {
 	UndoCall  record.CallID   `json:"undo_call,omitempty"`
 	Commit    string          `json:"checkpoint_commit,omitempty"`
 	Conflicts int             `json:"conflicts"`
-	Paths     []UndoItem      `json:"paths"`
+	// Shared counts the paths left as they are because a call of another
+	// run ran at the same time and may have made the change.
+	Shared int        `json:"shared"`
+	Paths  []UndoItem `json:"paths"`
 	// Recorded is false when nothing was written and no undo call
 	// recorded: a dry run, or a plan that changes no file.
 	Recorded bool `json:"recorded"`
@@ -59,7 +62,7 @@ type UndoItem struct {
 // NewUndoDoc is the document of res.
 func NewUndoDoc(res *gitguard.UndoResult) UndoDoc {
 	out := UndoDoc{Version: DocVersion, Run: res.Run, DryRun: res.DryRun, Undone: res.Undone, UndoCall: res.UndoCall,
-		Conflicts: res.Conflicts, Paths: []UndoItem{}}
+		Conflicts: res.Conflicts, Shared: res.Shared, Paths: []UndoItem{}}
 	if !res.Commit.IsZero() {
 		out.Commit = res.Commit.String()
 	}

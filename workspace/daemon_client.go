@@ -46,10 +46,11 @@ type DaemonStatus struct {
 }
 
 type daemonRequest struct {
-	V           int    `json:"v"`
-	Op          string `json:"op"` // snapshot, status, stop
-	WorkTree    string `json:"worktree,omitempty"`
-	Fingerprint string `json:"fingerprint,omitempty"`
+	V           int      `json:"v"`
+	Op          string   `json:"op"` // snapshot, status, stop
+	WorkTree    string   `json:"worktree,omitempty"`
+	Fingerprint string   `json:"fingerprint,omitempty"`
+	Paths       []string `json:"paths,omitempty"` // times: the paths asked about
 }
 
 type daemonAnswer struct {
@@ -57,6 +58,7 @@ type daemonAnswer struct {
 	Snapshot *Snapshot     `json:"snapshot,omitempty"`
 	Via      string        `json:"via,omitempty"`
 	Status   *DaemonStatus `json:"status,omitempty"`
+	Times    *ChangeTimes  `json:"times,omitempty"`
 	Error    string        `json:"error,omitempty"`
 }
 

@@ -89,6 +89,7 @@ func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 	start := time.Now()
 	d.last.Store(start.UnixNano())
 	d.requests.Add(1)
+	var old *Watcher
 	if d.wt != nil {
 		snap, err := d.wt.Snapshot(ctx)
 		if err == nil {
@@ -101,7 +102,10 @@ func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 		// pruned meanwhile), a walk that arms a new watcher is right.
 		d.log.Info("watch daemon walks the work tree", "reason", err)
 		d.lastWalk.Store(err.Error())
-		d.wt.Close()
+		// The old watcher watches on until the new one is armed, so that
+		// the new one can take over its change times.
+		defer d.wt.Close()
+		old = d.wt
 		d.wt = nil
 	} else {
 		d.lastWalk.Store("first snapshot")
@@ -120,6 +124,9 @@ func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 	if err != nil {
 		wt.Close()
 		return nil, "", err
+	}
+	if old != nil {
+		wt.inheritTimes(old)
 	}
 	d.wt = wt
 	return snap, "walk", d.w.db.Sync()
@@ -283,6 +290,8 @@ func (d *Daemon) answer(ctx context.Context, req daemonRequest) daemonAnswer {
 		d.Stop()
 		st := d.Status()
 		return daemonAnswer{Status: &st}
+	case "times":
+		return d.answerTimes(ctx, req)
 	case "snapshot":
 	default:
 		return daemonAnswer{Error: fmt.Sprintf("unknown op %q", req.Op)}

@@ -48,6 +48,10 @@ type Watcher struct {
 	cookies map[string]chan struct{}
 	seq     int
 	done    chan struct{}
+	// times holds when each path last raised an event, complete from
+	// timesFrom (zero: from armedAt); see changetimes.go.
+	times     map[string]time.Time
+	timesFrom time.Time
 }
 
 // fileStamp tells whether a file changed, by the stat data the stat cache
@@ -163,6 +167,7 @@ func (wt *Watcher) loop() {
 			}
 			wt.mu.Lock()
 			wt.changed[rel] = true
+			wt.noteEvent(rel, time.Now())
 			wt.mu.Unlock()
 			if ev.Has(fsnotify.Create) {
 				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {

@@ -5,6 +5,7 @@ import (
 
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -13,11 +14,14 @@ import (
 
 func newRunsCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:        "runs",
-		Usage:       "list runs, most recently active first",
-		UsageText:   "gitguard runs",
-		Description: "Lists every run recorded in this repository, with its state and checkpoint count.",
-		Flags:       []cli.Flag{jsonFlag},
+		Name:      "runs",
+		Usage:     "list runs, most recently active first",
+		UsageText: "gitguard runs",
+		Description: "Lists every run recorded in this repository, with its state and checkpoint count,\n" +
+			"its calls open now, and the runs of the same work tree whose windows (first to\n" +
+			"newest checkpoint, or until now while not finished) overlap its own: sessions\n" +
+			"that ran at the same time.",
+		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
@@ -40,6 +44,13 @@ type jsonRun struct {
 	Tip         string       `json:"tip"`
 	LastID      string       `json:"last_checkpoint"`
 	LastAt      time.Time    `json:"last_at"`
+	// Active: the run is not finished. StartedAt and EndedAt bound its
+	// window (EndedAt only once finished).
+	Active    bool            `json:"active"`
+	StartedAt time.Time       `json:"started_at,omitzero"`
+	EndedAt   time.Time       `json:"ended_at,omitzero"`
+	OpenCalls []record.CallID `json:"open_calls,omitempty"`
+	Overlaps  []record.RunID  `json:"overlaps,omitempty"`
 }
 
 func runRuns(ctx context.Context, e *env) error {
@@ -52,7 +63,7 @@ func runRuns(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	infos, err := g.ListRuns(ctx)
+	infos, err := g.RunWindows(ctx)
 	if err != nil {
 		return err
 	}
@@ -66,7 +77,8 @@ func runRuns(ctx context.Context, e *env) error {
 			state = "finished"
 		}
 		out.Runs = append(out.Runs, jsonRun{ID: i.ID, State: state, Checkpoints: i.Checkpoints,
-			Tip: i.Tip.String(), LastID: i.Last.ID, LastAt: i.Last.CreatedAt})
+			Tip: i.Tip.String(), LastID: i.Last.ID, LastAt: i.Last.CreatedAt,
+			Active: i.Active(), StartedAt: i.Start, EndedAt: i.End, OpenCalls: i.Open, Overlaps: i.Overlaps})
 	}
 	if e.json {
 		return e.printJSON(out)
@@ -76,9 +88,18 @@ func runRuns(ctx context.Context, e *env) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTATE\tCHECKPOINTS\tLAST\tAT")
+	fmt.Fprintln(tw, "RUN\tSTATE\tCHECKPOINTS\tLAST\tAT\tOPEN CALLS\tOVERLAPS")
 	for _, r := range out.Runs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.ID, r.State, r.Checkpoints, r.LastID, r.LastAt.UTC().Format(time.RFC3339))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.State, r.Checkpoints, r.LastID, r.LastAt.UTC().Format(time.RFC3339),
+			dash(record.JoinCallIDs(r.OpenCalls, ",")), dash(joinRunIDs(r.Overlaps)))
 	}
 	return tw.Flush()
+}
+
+func joinRunIDs(ids []record.RunID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, ",")
 }

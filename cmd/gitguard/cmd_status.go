@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -62,6 +63,9 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, r := range rep.OpenElsewhere {
+		fmt.Fprintf(e.stderr, "gitguard: warning: call %s of run %s is running in this work tree now; an undo may race its edits\n", r.Call, r.Run)
+	}
 	conflicted := 0
 	for _, p := range rep.Paths {
 		if p.State == gitguard.Conflicted {
@@ -91,12 +95,21 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		case p.LastUndo != "":
 			line += fmt.Sprintf("\tleft by %s", p.LastUndo)
 		}
+		if len(p.SharedWith) > 0 {
+			line += "\tshared with " + strings.Join(protocol.RefStrings(p.SharedWith), ", ")
+		}
 		fmt.Fprintln(tw, line)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	printHeadMoves(e, rep.HeadMoves, false)
+	if len(rep.Others) > 0 {
+		e.printf("made by other runs' calls meanwhile (not this run's to undo):\n")
+		for _, o := range rep.Others {
+			e.printf("  %s\t%s (seen during %s)\n", o.Path, o.OwnedBy, o.ToolCallID)
+		}
+	}
 	if len(rep.Unrecorded) > 0 {
 		e.printf("unrecorded (changed since %s, no call recorded it):\n", rep.Checkpoint.Checkpoint.ID)
 		for _, c := range rep.Unrecorded {

@@ -49,6 +49,7 @@ func newUndoCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "conflict", Value: "refuse", Usage: "on overlapping hunks: refuse (leave the file) or markers"},
 			&cli.StringSliceFlag{Name: "paths", Usage: "only paths matching `GLOB` (doublestar, repeatable)"},
 			&cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "choose what to undo in a terminal view (gitguard ui)"},
+			&cli.BoolFlag{Name: "force", Usage: "also revert paths shared with another run's call that ran at the same time"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Bool("interactive") {
@@ -105,6 +106,7 @@ func undoAction(c *cli.Context, e *env, redo bool) error {
 	wantJSON(c, e)
 	o := undoOptions{run: record.RunID(c.String("run")), redo: redo, UndoOptions: gitguard.UndoOptions{
 		Call: record.CallID(c.String("call")), WholeRun: c.Bool("all"), DryRun: c.Bool("dry-run"), Globs: c.StringSlice("paths"),
+		Force: c.Bool("force"),
 	}}
 	if !redo {
 		o.to = c.String("to")
@@ -159,6 +161,9 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 	}
 	if res.Conflicts > 0 {
 		return &foundError{(&protocol.ConflictsError{Paths: res.Conflicts, DryRun: res.DryRun}).Error()}
+	}
+	if res.Shared > 0 {
+		return &foundError{fmt.Sprintf("%d path(s) left as they are: another run's call ran at the same time and may have made the change (--force reverts them)", res.Shared)}
 	}
 	return nil
 }

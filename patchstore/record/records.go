@@ -41,6 +41,16 @@ type Checkpoint struct {
 	TraceRef     string      `json:"traceRef,omitempty"`
 	Budget       *Budget     `json:"budget,omitempty"`
 	RunFinished  bool        `json:"runFinished,omitempty"`
+	// Worktree names the linked worktree the run records (the folder name
+	// under the common git dir's worktrees/); empty for the main one.
+	Worktree string `json:"worktree,omitempty"`
+	// RunStartedAt is when the run's first checkpoint was recorded (zero in
+	// checkpoints of older writers).
+	RunStartedAt time.Time `json:"runStartedAt,omitzero"`
+	// Open lists the run's calls that are started and not finished, when
+	// OpenKnown (checkpoints of older writers do not say).
+	Open      []CallID `json:"open,omitempty"`
+	OpenKnown bool     `json:"openKnown,omitempty"`
 }
 
 // Checkpoint kinds.
@@ -193,6 +203,13 @@ type FilePatch struct {
 	Oversize   bool      `json:"oversize,omitempty"` // before or after recorded by hash only
 	ToolCallID CallID    `json:"toolCallId"`
 	CreatedAt  time.Time `json:"createdAt"`
+	// SharedWith names the calls of other runs whose windows overlapped
+	// this call's and that may equally have made this change: undo leaves
+	// a shared path alone unless forced.
+	SharedWith []CallRef `json:"sharedWith,omitempty"`
+	// OwnedBy, on an entry of calls/<id>/others.json, names the call that
+	// made a change seen inside this call's window: it is not this call's.
+	OwnedBy *CallRef `json:"ownedBy,omitempty"`
 }
 
 // Before returns the state before the call.

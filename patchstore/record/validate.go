@@ -57,6 +57,11 @@ func (c *Checkpoint) Validate() error {
 			return fmt.Errorf("%w: checkpoint.json: %w", ErrCorrupt, err)
 		}
 	}
+	for _, id := range c.Open {
+		if err := id.Validate(); err != nil {
+			return fmt.Errorf("%w: checkpoint.json: open: %w", ErrCorrupt, err)
+		}
+	}
 	return nil
 }
 
@@ -107,6 +112,9 @@ func ValidatePatches(name CallID, ps []FilePatch) error {
 		}
 		if (p.BeforeMode == ModeNone) != p.BeforeHash.IsZero() || (p.AfterMode == ModeNone) != p.AfterHash.IsZero() {
 			return fmt.Errorf("%w: calls/%s/patches.json: %s: mode and hash disagree", ErrCorrupt, name, p.Path)
+		}
+		if err := p.validateRefs(); err != nil {
+			return fmt.Errorf("%w: calls/%s/patches.json: %w", ErrCorrupt, name, err)
 		}
 	}
 	return nil
