@@ -1,14 +1,14 @@
 package gitguard
 
 import (
-	"github.com/gitguard/gitguard/internal/ospath"
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gitguard/gitguard/internal/ospath"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ErrOutsideWorkTree is returned for a path argument outside the work tree.

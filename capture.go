@@ -1,8 +1,6 @@
 package gitguard
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 

@@ -1,14 +1,13 @@
 package gitguard
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"fmt"
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // An agent may commit inside a tool call (aider commits after every edit by

@@ -1,8 +1,6 @@
 package gitguard_test
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"os"
 	"path/filepath"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/internal/gittest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // fixture is a throwaway repository with a guard and an active run.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard/conflict"
-
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"

@@ -1,12 +1,11 @@
 package gitguard
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"fmt"
 
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // CallPlan records a planned call in the ledger before anything runs:

@@ -1,8 +1,6 @@
 package gitguard
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"bytes"
 	"context"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // RunSummary is one run as a run picker lists it.

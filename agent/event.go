@@ -1,9 +1,8 @@
 package agent
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Kind is what an event asks of gitguard.

@@ -1,20 +1,18 @@
 package agent
 
 import (
-	"slices"
-
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/internal/atomicfile"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Options tell Handle how to reach the repository.

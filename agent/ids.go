@@ -1,12 +1,12 @@
 package agent
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // RunID derives the run id of an agent session: prefix and the session id

@@ -1,8 +1,6 @@
 package mcpserver
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // ResumeURI is the resource holding the resume brief of the server's run.

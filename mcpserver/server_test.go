@@ -1,8 +1,6 @@
 package mcpserver_test
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"encoding/json"
 	"os"
@@ -15,6 +13,7 @@ import (
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/mcpserver"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 type fixture struct {

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	fgdiff "github.com/go-git/go-git/v5/plumbing/format/diff"
 	"github.com/go-git/go-git/v5/utils/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // FormatPatch returns a git-style patch turning before into after at path,

@@ -1,14 +1,13 @@
 package ui
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // errClosed is returned by a backend call made after the view has exited.

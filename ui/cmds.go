@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // errRunMoved is returned when a confirmed write no longer does what the

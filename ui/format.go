@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +8,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // matchesFilter says whether call c touched a path matching f: a

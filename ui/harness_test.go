@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"strings"
 	"testing"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/internal/gittest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // harness drives a Model in process against a real repository: messages go

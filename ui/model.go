@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"errors"
 	"time"
@@ -13,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // DefaultPoll is how often the view checks the run and the work tree.

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"fmt"
 	"regexp"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/internal/gittest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func TestOpensNewestFirstAndNavigates(t *testing.T) {

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // View draws the screen: a header, the calls, the selected call's detail

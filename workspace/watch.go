@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore/record"
 )

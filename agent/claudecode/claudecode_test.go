@@ -1,8 +1,6 @@
 package claudecode_test
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/agent/claudecode"
 	"github.com/gitguard/gitguard/agent/internal/agenttest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func read(r io.Reader) (*agent.Event, error) { return claudecode.Read(r, claudecode.Options{}) }

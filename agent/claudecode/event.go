@@ -1,14 +1,13 @@
 package claudecode
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"encoding/json"
 	"io"
 	"strings"
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Name is the agent's name in messages.

@@ -1,8 +1,6 @@
 package codex_test
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"encoding/json"
 	"errors"
 	"io"
@@ -16,6 +14,7 @@ import (
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/agent/codex"
 	"github.com/gitguard/gitguard/agent/internal/agenttest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func TestPatchPaths(t *testing.T) {

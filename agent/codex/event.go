@@ -1,8 +1,6 @@
 package codex
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"encoding/json"
 	"io"
 	"strconv"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Name is the agent's name in messages.

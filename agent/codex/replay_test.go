@@ -1,8 +1,6 @@
 package codex_test
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"bufio"
 	"os"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gitguard/gitguard/agent/codex"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // TestReplayRecordedSession replays the hook events Codex 0.171 sent in a

@@ -1,8 +1,6 @@
 package gemini_test
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"encoding/json"
 	"errors"
 	"io"
@@ -16,6 +14,7 @@ import (
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/agent/gemini"
 	"github.com/gitguard/gitguard/agent/internal/agenttest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func read(r io.Reader) (*agent.Event, error) { return gemini.Read(r, gemini.Options{}) }

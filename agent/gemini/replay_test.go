@@ -1,8 +1,6 @@
 package gemini_test
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"bufio"
 	"os"
 	"testing"
@@ -10,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gitguard/gitguard/agent/internal/agenttest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // TestReplayRecordedSession replays the hook events Gemini CLI 0.61 sent in

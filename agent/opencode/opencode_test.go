@@ -1,8 +1,6 @@
 package opencode_test
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"fmt"
 	"io"
@@ -16,6 +14,7 @@ import (
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/agent/internal/agenttest"
 	"github.com/gitguard/gitguard/agent/opencode"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 

@@ -9,8 +9,6 @@
 package main
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"flag"
 	"fmt"
@@ -24,6 +22,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/ui"
 )
 

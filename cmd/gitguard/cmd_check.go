@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func newCheckCommand(e *env) *cli.Command {

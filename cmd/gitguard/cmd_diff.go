@@ -1,14 +1,13 @@
 package main
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/protocol"
 )
 

@@ -1,9 +1,8 @@
 package main
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // printHeadMoves lists the commits the agent made inside calls, and, after

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"fmt"
 	"text/tabwriter"
@@ -11,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/protocol"
 )
 

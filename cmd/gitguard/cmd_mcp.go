@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"io"
 
@@ -11,6 +9,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/mcpserver"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func newMCPCommand(e *env) *cli.Command {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"fmt"
 	"text/tabwriter"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/config"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func init() {

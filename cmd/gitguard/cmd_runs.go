@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 	"fmt"
 	"strings"
@@ -10,6 +8,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 func newRunsCommand(e *env) *cli.Command {

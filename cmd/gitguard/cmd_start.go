@@ -1,13 +1,12 @@
 package main
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"context"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 type startOptions struct {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"bufio"
 	"context"
 	"errors"
@@ -18,6 +16,7 @@ import (
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // crashScenario is one gitguard command killed at each crash point it

@@ -6,8 +6,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/gitguard/gitguard"
 	"golang.org/x/term"
+
+	"github.com/gitguard/gitguard"
 )
 
 // progressDelay is how long a walk runs before a progress line appears:

@@ -5,8 +5,6 @@
 package agenttest
 
 import (
-	"github.com/gitguard/gitguard/patchstore/record"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,6 +18,7 @@ import (
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/internal/gittest"
+	"github.com/gitguard/gitguard/patchstore/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 
