@@ -29,7 +29,7 @@ const pluginMarker = "// gitguard opencode plugin"
 const pluginTemplate = pluginMarker + ` v1: written by 'gitguard init opencode --write'.
 // It records each tool use with gitguard (see 'gitguard hook opencode --help').
 // Rewritten by that command; to change the command, use its --command flag.
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 
 const COMMAND = @COMMAND@
 
@@ -59,6 +59,15 @@ export const GitguardPlugin = async ({ directory, client }) => {
       child.stdin.on("error", () => {})
       child.stdin.end(JSON.stringify({ cwd: directory, ...event }))
     })
+  // The end of a session is recorded synchronously: opencode may exit as
+  // soon as it has called this handler, before any promise settles.
+  const hookSync = (event) => {
+    const r = spawnSync(COMMAND[0], COMMAND.slice(1), {
+      cwd: directory, input: JSON.stringify({ cwd: directory, ...event }), stdio: ["pipe", "ignore", "pipe"],
+    })
+    if (r.error) return { code: 1, stderr: "gitguard: could not run " + COMMAND[0] + ": " + r.error }
+    return { code: r.status ?? 1, stderr: String(r.stderr ?? "") }
+  }
   return {
     "tool.execute.before": async (input, output) => {
       open.set(input.callID, { tool: input.tool, args: output.args, sessionID: input.sessionID })
@@ -80,15 +89,15 @@ export const GitguardPlugin = async ({ directory, client }) => {
     event: async ({ event }) => {
       if (event.type !== "session.idle" && event.type !== "session.deleted") return
       const sessionID = event.properties?.sessionID ?? event.properties?.info?.id
+      const said = []
       for (const [callID, c] of open) {
         if (c.sessionID !== sessionID) continue
         open.delete(callID)
-        const r = await hook({ event: "tool.execute.after", session_id: sessionID, call_id: callID, tool: c.tool,
-          args: c.args, synthetic: true })
-        await say(r.stderr.trim())
+        said.push(hookSync({ event: "tool.execute.after", session_id: sessionID, call_id: callID, tool: c.tool,
+          args: c.args, synthetic: true }).stderr.trim())
       }
-      const r = await hook({ event: event.type, session_id: sessionID })
-      await say(r.stderr.trim())
+      said.push(hookSync({ event: event.type, session_id: sessionID }).stderr.trim())
+      for (const text of said) await say(text)
     },
   }
 }
