@@ -89,7 +89,12 @@ func OpenRecords(ctx context.Context, dir string, opts Options) (*Guard, error) 
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
-	if g.store, err = patchstore.Open(ctx, dir, patchstore.Options{Getenv: opts.Getenv, Now: opts.Now}); err != nil {
+	top := h.WorkTree
+	if h.Bare() {
+		top = h.GitDir
+	}
+	ctx = repo.WithHandle(ctx, h)
+	if g.store, err = patchstore.Open(ctx, top, patchstore.Options{Getenv: opts.Getenv, Now: opts.Now}); err != nil {
 		g.Close()
 		return nil, err
 	}
@@ -116,6 +121,9 @@ func (g *Guard) open(ctx context.Context, opts Options) error {
 	if wopts.Logger == nil {
 		wopts.Logger = opts.Logger
 	}
+	// The workspace and the store share this Guard's discovery of the
+	// repository and its object database.
+	ctx = repo.WithHandle(ctx, g.h)
 	dir := g.repo.WorkTree
 	if g.ws, err = workspace.Open(ctx, dir, wopts); err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/atomicfile"
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/repo"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
@@ -40,11 +41,14 @@ type Store struct {
 // lets it find the repository without starting git when the environment
 // does not steer git elsewhere; nil always asks git.
 func Open(ctx context.Context, dir string, getenv func(string) string) (*Store, error) {
-	repo, _, err := git.OpenAllowBare(ctx, dir, getenv)
+	if h, ok := repo.FromContext(ctx, dir); ok {
+		return &Store{repo: h.Repo}, nil
+	}
+	r, _, err := git.OpenAllowBare(ctx, dir, getenv)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{repo: repo}, nil
+	return &Store{repo: r}, nil
 }
 
 // Read returns the object ref points at, or record.ZeroHash when it does not exist.

@@ -36,7 +36,17 @@ var (
 // Open finds the repository containing dir (see git.Open; getenv nil means
 // always ask git) and opens its object database, or shares the one already
 // open in this process.
+//
+// When ctx carries a handle (WithHandle) for the repository whose top is
+// dir, Open shares it instead of finding the repository again: one gitguard
+// Guard opens its workspace, store and refs from one discovery.
 func Open(ctx context.Context, dir string, getenv func(string) string) (*Handle, error) {
+	if h, ok := FromContext(ctx, dir); ok {
+		mu.Lock()
+		defer mu.Unlock()
+		dbs[h.CommonDir].refs++
+		return &Handle{Repo: h.Repo, Config: h.Config, DB: h.DB}, nil
+	}
 	r, cfg, err := git.OpenAllowBare(ctx, dir, getenv)
 	if err != nil {
 		return nil, err
@@ -73,6 +83,24 @@ func (h *Handle) Close() error {
 		}
 	})
 	return err
+}
+
+type ctxKey struct{}
+
+// WithHandle returns a context under which Open (and FromContext) reuse h
+// for h's repository instead of finding it again.
+func WithHandle(ctx context.Context, h *Handle) context.Context {
+	return context.WithValue(ctx, ctxKey{}, h)
+}
+
+// FromContext returns the handle ctx carries when dir is its work tree (or
+// its git dir, for a bare repository).
+func FromContext(ctx context.Context, dir string) (*Handle, bool) {
+	h, ok := ctx.Value(ctxKey{}).(*Handle)
+	if !ok || (dir != h.WorkTree && dir != h.GitDir) {
+		return nil, false
+	}
+	return h, true
 }
 
 // StateDir is gitguard's private folder for this worktree: inside its git
