@@ -180,7 +180,7 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 				return nil, err
 			}
 			cp = &record.Checkpoint{Kind: record.KindCallStart, WorktreeTree: wt, Partial: true, Oversize: over,
-				IndexTree: tip.Checkpoint.IndexTree, Head: tip.Checkpoint.Head}
+				IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head}
 		}
 		cp.CallID = o.CallID
 		o.Checkpoint.apply(cp, tip)
@@ -314,7 +314,7 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 				return nil, err
 			}
 			cp = &record.Checkpoint{Kind: record.KindCallFinish, WorktreeTree: wt, Partial: true, Oversize: over,
-				IndexTree: tip.Checkpoint.IndexTree, Head: tip.Checkpoint.Head}
+				IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head}
 		}
 		cp.CallID = callID
 		o.Checkpoint.apply(cp, tip)

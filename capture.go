@@ -91,7 +91,7 @@ func (g *Guard) CaptureBefore(ctx context.Context, runID record.RunID, callID re
 			return nil, err
 		}
 		return &record.Checkpoint{Kind: record.KindCallStart, CallID: callID, WorktreeTree: wt, Partial: true,
-			Oversize: over, IndexTree: tip.Checkpoint.IndexTree, Head: tip.Checkpoint.Head,
+			Oversize: over, IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head,
 			StepID: tip.Checkpoint.StepID}, nil
 	})
 }
@@ -160,7 +160,7 @@ func (g *Guard) CaptureAfter(ctx context.Context, runID record.RunID, callID rec
 			return nil, err
 		}
 		return &record.Checkpoint{Kind: record.KindCallFinish, CallID: callID, WorktreeTree: wt, Partial: true,
-			Oversize: over, IndexTree: tip.Checkpoint.IndexTree, Head: tip.Checkpoint.Head,
+			Oversize: over, IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head,
 			StepID: tip.Checkpoint.StepID, Label: "captured after state"}, nil
 	})
 }

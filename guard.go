@@ -212,6 +212,7 @@ func snapshotCheckpoint(snap *workspace.Snapshot, kind string) *record.Checkpoin
 		Head:         record.Head{Commit: snap.Head.Commit, Ref: snap.Head.Ref},
 		IndexTree:    snap.IndexTree,
 		WorktreeTree: snap.Worktree,
+		Unmerged:     snap.Unmerged,
 	}
 	for _, o := range snap.Oversize {
 		cp.Oversize = append(cp.Oversize, record.FileState{Path: o.Path, Mode: o.Mode, Hash: o.Hash, Size: o.Size})

@@ -34,8 +34,6 @@ type (
 	WorkspaceOptions = workspace.Options
 	// Progress reports how far a snapshot's walk of the work tree has come.
 	Progress = workspace.Progress
-	// UnmergedError lists the paths an unmerged index holds in conflict.
-	UnmergedError = workspace.UnmergedError
 	// PushOptions tune Push.
 	PushOptions = gitrefs.PushOptions
 	// PushResult is what happened to one run ref in a push.

@@ -116,16 +116,16 @@ func (w *Workspace) CheckParents(path string) error {
 }
 
 // IndexTree writes the index as a tree (as `git write-tree` would, without
-// touching the index) and returns its id. It returns ErrUnmerged when the
-// index has conflict entries.
+// touching the index) and returns its id. A conflicted path is entered
+// with its stage 2 ("ours"), or left out when it has none.
 func (w *Workspace) IndexTree(ctx context.Context) (record.Hash, error) {
 	idx, err := w.ReadIndex(ctx)
 	if err != nil {
 		return record.ZeroHash, err
 	}
-	if un := unmergedPaths(idx); len(un) > 0 {
-		return record.ZeroHash, &UnmergedError{Paths: un}
-	}
 	var st Stats
+	if _, ours, unmerged := splitUnmerged(idx); unmerged != nil {
+		return w.writeFlatTree(ours, &st)
+	}
 	return w.writeFlatTree(indexFlat(idx), &st)
 }

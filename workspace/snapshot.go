@@ -26,7 +26,10 @@ type Snapshot struct {
 	// Skipped lists paths that could not be recorded, with the reason
 	// (a nested repository without commits, a file that vanished mid-read).
 	Skipped []record.Skipped
-	Stats   Stats
+	// Unmerged holds the index's conflict entries and the operation in
+	// progress; nil when the index has none.
+	Unmerged *record.Unmerged
+	Stats    Stats
 }
 
 // Stats counts the work a snapshot did.
@@ -42,8 +45,8 @@ type Stats struct {
 
 // Snapshot records HEAD, the index and the work tree (untracked files
 // included, ignored excluded). It writes blobs of changed and untracked
-// files and the trees, and never writes the index. It returns ErrUnmerged
-// when the index has conflict entries.
+// files and the trees, and never writes the index. An index with conflict
+// entries is recorded as unmerged.go describes.
 //
 // When this process runs a watch daemon, or Options.UseDaemon is set and
 // another process runs one for this work tree, the snapshot comes from the
@@ -98,18 +101,21 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 	if err != nil {
 		return nil, err
 	}
-	if un := unmergedPaths(idx); len(un) > 0 {
-		return nil, &UnmergedError{Paths: un}
-	}
 	snap := &Snapshot{Head: head}
 	tIndex := time.Now()
 
-	if h, ok := cachedIndexTree(idx); ok && w.db.Has(h) {
+	// A conflicted index is recorded too: see unmerged.go.
+	idx, oursFlat, unmerged := splitUnmerged(idx)
+	snap.Unmerged = w.unmergedRecord(ctx, unmerged)
+	if h, ok := cachedIndexTree(idx); ok && unmerged == nil && w.db.Has(h) {
 		// git trusts its cache-tree for write-tree and commit; so does
 		// gitguard, which saves building every folder's tree twice.
 		snap.IndexTree = h
 	} else {
-		snap.IndexTree, err = w.writeFlatTree(indexFlat(idx), &snap.Stats)
+		if oursFlat == nil {
+			oursFlat = indexFlat(idx)
+		}
+		snap.IndexTree, err = w.writeFlatTree(oursFlat, &snap.Stats)
 		if err != nil {
 			return nil, fmt.Errorf("write index tree: %w", err)
 		}
@@ -132,31 +138,6 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 	w.log.Debug("snapshot", "walker", walkerName, "index", tIndex.Sub(start), "walk", tWalk.Sub(tIndex),
 		"trees", time.Since(tWalk), "stats", fmt.Sprintf("%+v", snap.Stats))
 	return snap, nil
-}
-
-// UnmergedError lists the paths with conflict entries in the index.
-type UnmergedError struct{ Paths []string }
-
-func (e *UnmergedError) Error() string {
-	p := e.Paths
-	more := ""
-	if len(p) > 3 {
-		p, more = p[:3], fmt.Sprintf(" and %d more", len(e.Paths)-3)
-	}
-	return fmt.Sprintf("%s: %s%s", ErrUnmerged, strings.Join(p, ", "), more)
-}
-
-func (e *UnmergedError) Unwrap() error { return ErrUnmerged }
-
-func unmergedPaths(idx *Index) []string {
-	var out []string
-	for i := range idx.Entries {
-		e := &idx.Entries[i]
-		if e.Stage != 0 && (len(out) == 0 || out[len(out)-1] != e.Path) {
-			out = append(out, e.Path)
-		}
-	}
-	return out
 }
 
 // flatEntry is one leaf of a tree being built, by full slash-separated path.

@@ -1,20 +1,16 @@
 package workspace
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
 )
 
@@ -225,40 +221,5 @@ func TestStatCacheCorrupt(t *testing.T) {
 			gittest.WriteFile(t, filepath.Join(r.Dir, ".git", "gitguard", "statcache"), content)
 			checkOracle(t, r.Dir)
 		})
-	}
-}
-
-// TestSnapshotUnmerged: a conflicted index is refused with ErrUnmerged
-// naming the paths, and nothing is changed.
-func TestSnapshotUnmerged(t *testing.T) {
-	r := gittest.New(t)
-	base(t, r)
-	r.Git("checkout", "-q", "-b", "other")
-	r.Write("a.txt", "other\n")
-	r.Commit("other")
-	r.Git("checkout", "-q", "main")
-	r.Write("a.txt", "main\n")
-	r.Commit("main")
-	if _, err := git.Run(context.Background(), r.Dir, "merge", "-q", "other"); err == nil {
-		t.Fatal("merge did not conflict")
-	}
-	before, err := gittest.UserState(r.Dir, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = openWS(t, r.Dir).Snapshot(context.Background())
-	var ue *UnmergedError
-	if !errors.As(err, &ue) || !errors.Is(err, ErrUnmerged) || !strings.Contains(err.Error(), "a.txt") {
-		t.Fatalf("Snapshot error = %v, want UnmergedError for a.txt", err)
-	}
-	if diff := cmp.Diff([]string{"a.txt"}, ue.Paths); diff != "" {
-		t.Errorf("unmerged paths (-want +got):\n%s", diff)
-	}
-	after, err := gittest.UserState(r.Dir, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if before != after {
-		t.Errorf("refused snapshot changed user state:\n%s", gittest.Diff(before, after))
 	}
 }

@@ -373,7 +373,7 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	snap := &Snapshot{Head: head, IndexTree: base.IndexTree}
+	snap := &Snapshot{Head: head, IndexTree: base.IndexTree, Unmerged: base.Unmerged}
 	var states []record.FileState
 	over := map[string]record.FileState{}
 	for _, o := range base.Oversize {

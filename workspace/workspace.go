@@ -19,11 +19,6 @@ import (
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
-// ErrUnmerged is returned when the index has unmerged entries (a merge,
-// rebase or cherry-pick stopped on conflicts): gitguard cannot tell which
-// side is "the file" until the user resolves them.
-var ErrUnmerged = errors.New("index has unmerged entries")
-
 // DefaultMaxFileSize is the size above which a file is recorded by hash only.
 const DefaultMaxFileSize = 64 << 20
 

@@ -40,10 +40,9 @@ func (e *foundError) Error() string { return e.msg }
 // place that knows how errors look to users.
 func classify(err error) failure {
 	var (
-		usage    *usageError
-		found    *foundError
-		unmerged *gitguard.UnmergedError
-		refused  *gitguard.RefusedError
+		usage   *usageError
+		found   *foundError
+		refused *gitguard.RefusedError
 	)
 	var code *exitCodeError
 	switch {
@@ -67,8 +66,6 @@ func classify(err error) failure {
 		return failure{err, "the watch daemon runs on Linux only; elsewhere every snapshot walks the work tree, which is always correct", exitUsage}
 	case errors.Is(err, gitguard.ErrDaemonRunning):
 		return failure{err, "see it with 'gitguard watch status'; stop it with 'gitguard watch stop'", exitUsage}
-	case errors.As(err, &unmerged):
-		return failure{err, "snapshots of a repository with unresolved conflicts are not supported; resolve them (git status) or abort the merge, then run again", exitUsage}
 	case errors.Is(err, gitguard.ErrBadRunID):
 		return failure{err, "run ids are letters, digits, '.', '_' and '-'", exitUsage}
 	case errors.Is(err, gitguard.ErrUnknownRun):

@@ -51,6 +51,9 @@ type Checkpoint struct {
 	// OpenKnown (checkpoints of older writers do not say).
 	Open      []CallID `json:"open,omitempty"`
 	OpenKnown bool     `json:"openKnown,omitempty"`
+	// Unmerged is set when the index held conflict entries (a merge,
+	// rebase, cherry-pick or stash pop stopped on conflicts).
+	Unmerged *Unmerged `json:"unmerged,omitempty"`
 }
 
 // Checkpoint kinds.

@@ -62,6 +62,11 @@ func (c *Checkpoint) Validate() error {
 			return fmt.Errorf("%w: checkpoint.json: open: %w", ErrCorrupt, err)
 		}
 	}
+	if c.Unmerged != nil {
+		if err := c.Unmerged.Validate(); err != nil {
+			return fmt.Errorf("checkpoint.json: %w", err)
+		}
+	}
 	return nil
 }
 
