@@ -22,6 +22,9 @@ type CheckReport struct {
 	Checkpoint patchstore.Entry
 	Staged     bool
 	Drift      []Drift
+	// Git is the merge, rebase or other operation in progress; with Staged,
+	// paths staged with the content the operation brings in are not drift.
+	Git *GitOperation
 }
 
 // Check compares the work tree (with staged, the changes staged in the
@@ -40,6 +43,9 @@ func (g *Guard) Check(ctx context.Context, runID record.RunID, staged bool) (*Ch
 		return nil, err
 	}
 	rep := &CheckReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}, Staged: staged}
+	if rep.Git, err = g.GitOperation(ctx); err != nil {
+		return nil, err
+	}
 	var changes []record.Change
 	if staged {
 		changes, err = g.stagedDrift(ctx, run)
@@ -82,12 +88,13 @@ func (g *Guard) stagedDrift(ctx context.Context, run *patchstore.Run) ([]record.
 		return nil, err
 	}
 	var out []record.Change
+	incoming := g.incoming(ctx)
 	for _, s := range staged {
 		rec, err := g.db.Lookup(run.Checkpoint.WorktreeTree, s.Path)
 		if err != nil {
 			return nil, err
 		}
-		if rec.State() == s.After.State() {
+		if rec.State() == s.After.State() || g.broughtIn(incoming, s.Path, s.After.State()) {
 			continue
 		}
 		if derived, err := g.derivedFrom(ctx, s.Before.State(), rec.State(), s.After.State()); err != nil {

@@ -57,6 +57,9 @@ type StatusReport struct {
 	OpenElsewhere []record.CallRef
 	// HeadMoves are the calls during which HEAD moved (the agent committed).
 	HeadMoves []HeadMove
+	// Git is the merge, rebase or other operation in progress and the
+	// paths in conflict; nil when there is none.
+	Git *GitOperation
 }
 
 // callOrder sorts calls oldest first: by the checkpoint that finished them,
@@ -182,6 +185,9 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 		rep.Others = append(rep.Others, c.Others...)
 	}
 	if rep.OpenElsewhere, err = g.OpenElsewhere(ctx, id); err != nil {
+		return nil, err
+	}
+	if rep.Git, err = g.GitOperation(ctx); err != nil {
 		return nil, err
 	}
 	if o.Unrecorded {

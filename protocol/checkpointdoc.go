@@ -36,6 +36,8 @@ type CheckpointDoc struct {
 	RunFinished  bool           `json:"run_finished,omitempty"`
 	Changes      []Change       `json:"changes,omitempty"`
 	Stats        *SnapshotStats `json:"stats,omitempty"`
+	// Unmerged is what the index held in conflict at this checkpoint.
+	Unmerged *GitOperation `json:"unmerged,omitempty"`
 }
 
 // FileRecord is a file recorded by hash only (over the size limit).
@@ -88,6 +90,7 @@ func NewCheckpointDoc(e gitguard.Entry) CheckpointDoc {
 		Partial: cp.Partial, ChangedPaths: cp.ChangedPaths, MessagesRef: cp.MessagesRef,
 		ApprovalsRef: cp.ApprovalsRef, TraceRef: cp.TraceRef, RunFinished: cp.RunFinished,
 	}
+	out.Unmerged = NewUnmerged(cp.Unmerged)
 	if !cp.Prev.IsZero() {
 		out.Prev = cp.Prev.String()
 	}

@@ -20,6 +20,8 @@ type StatusDoc struct {
 	Others []OtherChange `json:"others,omitempty"`
 	// AgentCommits are the calls during which the agent committed.
 	AgentCommits []HeadMove `json:"agent_commits,omitempty"`
+	// Git is the merge, rebase or other git operation in progress.
+	Git *GitOperation `json:"git,omitempty"`
 }
 
 // OtherChange is a change a call of another run made.
@@ -74,6 +76,7 @@ func NewStatusDoc(rep *gitguard.StatusReport) StatusDoc {
 		out.Others = append(out.Others, OtherChange{Path: o.Path, SeenBy: o.ToolCallID, OwnedBy: o.OwnedBy.String()})
 	}
 	out.AgentCommits = NewHeadMoves(rep.HeadMoves)
+	out.Git = NewGitOperation(rep.Git)
 	return out
 }
 

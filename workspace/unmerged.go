@@ -133,3 +133,35 @@ func (w *Workspace) unmergedRecord(ctx context.Context, paths []record.UnmergedP
 	}
 	return &record.Unmerged{Operation: w.Operation(ctx), Paths: paths}
 }
+
+// OperationCommits returns the commits whose content the operation in
+// progress brings into the work tree: MERGE_HEAD (every head of an octopus
+// merge), CHERRY_PICK_HEAD, REBASE_HEAD (the commit a rebase stopped on),
+// and for a revert the parent of REVERT_HEAD (the content it goes back to).
+// It reads files of the worktree's git dir and writes nothing; a marker
+// it cannot read is left out.
+func (w *Workspace) OperationCommits(ctx context.Context) []record.Hash {
+	var out []record.Hash
+	read := func(name string) []record.Hash {
+		data, err := os.ReadFile(filepath.Join(w.repo.GitDir, name))
+		if err != nil {
+			return nil
+		}
+		var hs []record.Hash
+		for _, line := range strings.Split(string(data), "\n") {
+			if h, err := record.ParseHash(strings.TrimSpace(line)); err == nil {
+				hs = append(hs, h)
+			}
+		}
+		return hs
+	}
+	out = append(out, read("MERGE_HEAD")...)
+	out = append(out, read("CHERRY_PICK_HEAD")...)
+	out = append(out, read("REBASE_HEAD")...)
+	for _, h := range read("REVERT_HEAD") {
+		if c, err := w.db.ReadCommit(h); err == nil && len(c.Parents) > 0 {
+			out = append(out, c.Parents[0])
+		}
+	}
+	return out
+}

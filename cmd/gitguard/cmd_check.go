@@ -91,6 +91,12 @@ func runCheck(ctx context.Context, e *env, runID record.RunID, staged bool) erro
 	if !out.Clean {
 		msg := fmt.Sprintf("%d path(s) drifted from checkpoint %s of run %s; if they are yours, 'gitguard snapshot' records them",
 			len(out.Drift), out.Checkpoint, out.Run)
+		if rep.Git.InProgress() {
+			msg += fmt.Sprintf("; %s is in progress", operationName(rep.Git.Operation))
+			if staged {
+				msg += ": content staged as the commit it brings in has it is not drift, a conflict resolution no call recorded is"
+			}
+		}
 		if staged {
 			msg += " (or 'git commit --no-verify' commits without this check)"
 		}

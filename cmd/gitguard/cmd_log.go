@@ -233,6 +233,7 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 	for _, s := range cp.Skipped {
 		e.printf("  skipped %s: %s\n", s.Path, s.Reason)
 	}
+	printUnmerged(e, cp.Unmerged)
 	return nil
 }
 

@@ -83,6 +83,7 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		return found
 	}
 	e.printf("run %s at %s\n", rep.Run, rep.Checkpoint.Checkpoint.ID)
+	printGitOperation(e, rep.Git)
 	if len(rep.Paths) == 0 {
 		e.printf("no paths touched by the agent\n")
 	}
