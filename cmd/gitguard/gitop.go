@@ -70,6 +70,9 @@ func printGitOperation(e *env, op *gitguard.GitOperation) {
 
 // unmergedSummary is one line on the conflicts a checkpoint recorded.
 func unmergedSummary(u *record.Unmerged) string {
+	if u.Operation == record.OpNone {
+		return fmt.Sprintf("%d path(s), with no merge, rebase or cherry-pick in progress (as git stash pop or apply leaves them)", len(u.Paths))
+	}
 	return fmt.Sprintf("%d path(s), during %s", len(u.Paths), operationName(u.Operation))
 }
 
