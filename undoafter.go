@@ -101,6 +101,7 @@ func (g *Guard) indexNotes(ctx context.Context, items []UndoItem) []IndexNote {
 		}
 		headTree = c.Tree
 	}
+	unresolvable, _ := g.ws.Unresolvable(ctx)
 	var notes []IndexNote
 	for _, it := range items {
 		if !it.Written || len(it.Calls) == 0 {
@@ -114,6 +115,9 @@ func (g *Guard) indexNotes(ctx context.Context, items []UndoItem) []IndexNote {
 		fix := "git restore --staged -- " + quoteArg(it.Path)
 		if !committed.Exists() {
 			fix = "git rm --cached -- " + quoteArg(it.Path)
+		}
+		if f := g.unresolveFix(unresolvable, it); f != "" {
+			fix = f // the conflict the agent resolved and staged comes back
 		}
 		notes = append(notes, IndexNote{Path: it.Path, Fix: fix})
 	}

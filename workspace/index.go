@@ -49,6 +49,9 @@ type Index struct {
 	// would write for this index, without building it.
 	cacheTree    record.Hash
 	hasCacheTree bool
+	// resolveUndo holds the paths of the REUC extension: conflicts that
+	// git add resolved (see resolveundo.go).
+	resolveUndo map[string]bool
 }
 
 // parseCacheTreeRoot reads the root of a TREE extension: an empty path,
@@ -172,7 +175,10 @@ func parseIndex(data []byte) (*Index, error) {
 		if sig == "TREE" {
 			idx.cacheTree, idx.hasCacheTree = parseCacheTreeRoot(p[8:8+size], count)
 		}
-		// Other extensions (REUC, UNTR, FSMN, EOIE, IEOT, sdir) are
+		if sig == "REUC" {
+			idx.resolveUndo = parseResolveUndo(p[8 : 8+size])
+		}
+		// Other extensions (UNTR, FSMN, EOIE, IEOT, sdir) are
 		// caches or bookkeeping gitguard does not need.
 		p = p[8+size:]
 	}

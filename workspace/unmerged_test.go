@@ -220,3 +220,32 @@ func TestOperation(t *testing.T) {
 		t.Errorf("main worktree snapshot: unmerged %+v", s.Unmerged)
 	}
 }
+
+// TestUnresolvable: after git add resolves conflicts, the index's
+// resolve-undo record names exactly the paths git update-index --unresolve
+// can bring back; before, it names none.
+func TestUnresolvable(t *testing.T) {
+	r := gittest.New(t)
+	conflictedMerge(t, r)
+	ctx := context.Background()
+	got, err := openWS(t, r.Dir).Unresolvable(ctx)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("before git add: %v, %v", got, err)
+	}
+	r.Write("a.txt", "resolved\n")
+	r.Write("new.txt", "resolved\n")
+	r.Git("add", "a.txt", "new.txt")
+	got, err = openWS(t, r.Dir).Unresolvable(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]bool{"a.txt": true, "new.txt": true}, got); diff != "" {
+		t.Errorf("unresolvable paths (-want +got):\n%s", diff)
+	}
+	// git agrees: both come back as conflicts, dir/b.txt still is one.
+	r.Git("update-index", "--unresolve", "a.txt", "new.txt")
+	out := r.Git("diff", "--name-only", "--diff-filter=U")
+	if strings.TrimSpace(out) != "a.txt\ndir/b.txt\nnew.txt" {
+		t.Errorf("after --unresolve, unmerged paths are %q", out)
+	}
+}
