@@ -2,6 +2,8 @@ package gitguard
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/gitguard/gitguard/patchstore/record"
 )
@@ -43,4 +45,37 @@ func (g *Guard) GitOperation(ctx context.Context) (*GitOperation, error) {
 		return nil, nil
 	}
 	return op, nil
+}
+
+// Sentence says, for the resume brief, what git is in the middle of and
+// which paths are in conflict.
+func (o *GitOperation) Sentence() string {
+	what := "There are conflicts with no merge, rebase or cherry-pick in progress (as git stash pop leaves them)"
+	cont := ""
+	switch o.Operation {
+	case record.OpNone:
+	case record.OpAm:
+		what, cont = "git am is in progress", "git am --continue"
+	case record.OpBisect:
+		what = "A bisect is in progress"
+	default:
+		what, cont = fmt.Sprintf("A %s is in progress", o.Operation), fmt.Sprintf("git %s --continue", o.Operation)
+	}
+	if len(o.Unmerged) == 0 {
+		return what + "; no conflicts are left in the index."
+	}
+	names := make([]string, 0, len(o.Unmerged))
+	for i, p := range o.Unmerged {
+		if i == 10 {
+			names = append(names, fmt.Sprintf("and %d more", len(o.Unmerged)-10))
+			break
+		}
+		names = append(names, fmt.Sprintf("%s (%s)", p.Path, p.Conflict()))
+	}
+	s := fmt.Sprintf("%s with %d unmerged path(s): %s. Resolving a conflict means editing the file until no conflict markers are left; git add marks it resolved",
+		what, len(o.Unmerged), strings.Join(names, ", "))
+	if cont != "" {
+		s += ", and " + cont + " goes on once all are"
+	}
+	return s + "."
 }

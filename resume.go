@@ -83,6 +83,8 @@ type Resume struct {
 	OpenElsewhere []record.CallRef
 	// HeadMoves are the calls during which HEAD moved (the agent committed).
 	HeadMoves []HeadMove
+	// Git is the merge, rebase or other git operation in progress.
+	Git *GitOperation
 }
 
 // ResumeOptions tune Resume.
@@ -138,7 +140,7 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	}
 	r := &Resume{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
 		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget,
-		HeadMoves: status.HeadMoves}
+		HeadMoves: status.HeadMoves, Git: status.Git}
 	if err := g.resumeParallel(ctx, r, status); err != nil {
 		return nil, err
 	}
@@ -312,6 +314,9 @@ func (r *Resume) Brief() string {
 	}
 	for _, m := range r.HeadMoves {
 		fmt.Fprintf(&b, "- %s\n", m.Sentence())
+	}
+	if r.Git.InProgress() {
+		fmt.Fprintf(&b, "- %s\n", r.Git.Sentence())
 	}
 	for _, p := range r.Paths {
 		switch {
