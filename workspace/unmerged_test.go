@@ -249,3 +249,51 @@ func TestUnresolvable(t *testing.T) {
 		t.Errorf("after --unresolve, unmerged paths are %q", out)
 	}
 }
+
+// TestSnapshotUnmergedOddNames: conflicted paths with a leading dash, a
+// space and a newline are recorded in the work tree as git add -A stages
+// them; the unmerged record keeps the ones the record format can carry and
+// leaves out the newline, which no reader would accept.
+func TestSnapshotUnmergedOddNames(t *testing.T) {
+	r := gittest.New(t)
+	base(t, r)
+	names := []string{"-dash file.txt", "new\nline.txt"}
+	for _, n := range names {
+		r.Write(n, "base\n")
+	}
+	r.Git("add", "-A")
+	r.Commit("odd names")
+	r.Git("checkout", "-q", "-b", "other")
+	for _, n := range names {
+		r.Write(n, "other\n")
+	}
+	r.Git("add", "-A")
+	r.Commit("other")
+	r.Git("checkout", "-q", "main")
+	for _, n := range names {
+		r.Write(n, "main\n")
+	}
+	r.Git("add", "-A")
+	r.Commit("main")
+	if _, err := git.Run(context.Background(), r.Dir, "merge", "-q", "other"); err == nil {
+		t.Fatal("merge did not conflict")
+	}
+	s := snap(t, r.Dir)
+	if s.Unmerged == nil || len(s.Unmerged.Paths) != 1 || s.Unmerged.Paths[0].Path != "-dash file.txt" {
+		t.Fatalf("unmerged record %+v, want only -dash file.txt", s.Unmerged)
+	}
+	if err := s.Unmerged.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	db := openWS(t, r.Dir).db
+	for _, n := range names {
+		fs, err := db.Lookup(s.Worktree, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.TrimSpace(r.Git("hash-object", "--", n))
+		if fs.Hash.String() != want {
+			t.Errorf("%q recorded as %s, the file with markers hashes to %s", n, fs.Hash, want)
+		}
+	}
+}
