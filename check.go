@@ -43,15 +43,15 @@ func (g *Guard) Check(ctx context.Context, runID record.RunID, staged bool) (*Ch
 		return nil, err
 	}
 	rep := &CheckReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}, Staged: staged}
-	if rep.Git, err = g.GitOperation(ctx); err != nil {
-		return nil, err
-	}
 	var changes []record.Change
 	if staged {
-		changes, err = g.stagedDrift(ctx, run)
+		if rep.Git, err = g.markedOperation(ctx); err == nil {
+			changes, err = g.stagedDrift(ctx, run)
+		}
 	} else {
 		var snap *workspace.Snapshot
 		if snap, err = g.ws.Snapshot(ctx); err == nil {
+			rep.Git = g.snapshotOperation(ctx, snap)
 			changes, err = g.db.DiffTrees(run.Checkpoint.WorktreeTree, snap.Worktree)
 		}
 	}

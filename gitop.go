@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/workspace"
 )
 
 // GitOperation is what git is in the middle of in this work tree: a merge,
@@ -45,6 +46,30 @@ func (g *Guard) GitOperation(ctx context.Context) (*GitOperation, error) {
 		return nil, nil
 	}
 	return op, nil
+}
+
+// markedOperation is GitOperation for callers that must stay cheap: it
+// reads the index only when git marks an operation in progress, so it does
+// not see conflicts git marks no operation for (a stash pop); a snapshot
+// sees those (see snapshotOperation).
+func (g *Guard) markedOperation(ctx context.Context) (*GitOperation, error) {
+	if g.ws.Operation(ctx) == record.OpNone {
+		return nil, nil
+	}
+	return g.GitOperation(ctx)
+}
+
+// snapshotOperation is GitOperation from a snapshot just taken, which read
+// the index already.
+func (g *Guard) snapshotOperation(ctx context.Context, snap *workspace.Snapshot) *GitOperation {
+	op := &GitOperation{Operation: g.ws.Operation(ctx)}
+	if snap.Unmerged != nil {
+		op.Unmerged = snap.Unmerged.Paths
+	}
+	if !op.InProgress() {
+		return nil
+	}
+	return op
 }
 
 // Sentence says, for the resume brief, what git is in the middle of and

@@ -187,7 +187,7 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 	if rep.OpenElsewhere, err = g.OpenElsewhere(ctx, id); err != nil {
 		return nil, err
 	}
-	if rep.Git, err = g.GitOperation(ctx); err != nil {
+	if rep.Git, err = g.markedOperation(ctx); err != nil {
 		return nil, err
 	}
 	if o.Unrecorded {
@@ -195,6 +195,7 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 		if err != nil {
 			return nil, err
 		}
+		rep.Git = g.snapshotOperation(ctx, snap)
 		changes, err := g.db.DiffTrees(run.Checkpoint.WorktreeTree, snap.Worktree)
 		if err != nil {
 			return nil, err
