@@ -51,7 +51,7 @@ func (g *Guard) Check(ctx context.Context, runID record.RunID, staged bool) (*Ch
 	} else {
 		var snap *workspace.Snapshot
 		if snap, err = g.ws.Snapshot(ctx); err == nil {
-			rep.Git = g.snapshotOperation(ctx, snap)
+			rep.Git = g.snapshotOperation(snap)
 			changes, err = g.db.DiffTrees(run.Checkpoint.WorktreeTree, snap.Worktree)
 		}
 	}
@@ -88,7 +88,7 @@ func (g *Guard) stagedDrift(ctx context.Context, run *patchstore.Run) ([]record.
 		return nil, err
 	}
 	var out []record.Change
-	incoming := g.incoming(ctx)
+	incoming := g.incoming()
 	for _, s := range staged {
 		rec, err := g.db.Lookup(run.Checkpoint.WorktreeTree, s.Path)
 		if err != nil {

@@ -1,18 +1,14 @@
 package gitguard
 
-import (
-	"context"
-
-	"github.com/gitguard/gitguard/patchstore/record"
-)
+import "github.com/gitguard/gitguard/patchstore/record"
 
 // incoming returns the trees of the commits the git operation in progress
 // brings in (see workspace.OperationCommits): when the user commits a
 // merge, a staged path that holds what the merged commit has was brought by
 // git, not written by anyone since the checkpoint.
-func (g *Guard) incoming(ctx context.Context) []record.Hash {
+func (g *Guard) incoming() []record.Hash {
 	var trees []record.Hash
-	for _, h := range g.ws.OperationCommits(ctx) {
+	for _, h := range g.ws.OperationCommits() {
 		if c, err := g.db.ReadCommit(h); err == nil {
 			trees = append(trees, c.Tree)
 		}

@@ -38,7 +38,7 @@ func (g *Guard) GitOperation(ctx context.Context) (*GitOperation, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := &GitOperation{Operation: g.ws.Operation(ctx)}
+	op := &GitOperation{Operation: g.ws.Operation()}
 	if u != nil {
 		op.Unmerged = u.Paths
 	}
@@ -53,7 +53,7 @@ func (g *Guard) GitOperation(ctx context.Context) (*GitOperation, error) {
 // not see conflicts git marks no operation for (a stash pop); a snapshot
 // sees those (see snapshotOperation).
 func (g *Guard) markedOperation(ctx context.Context) (*GitOperation, error) {
-	if g.ws.Operation(ctx) == record.OpNone {
+	if g.ws.Operation() == record.OpNone {
 		return nil, nil
 	}
 	return g.GitOperation(ctx)
@@ -61,8 +61,8 @@ func (g *Guard) markedOperation(ctx context.Context) (*GitOperation, error) {
 
 // snapshotOperation is GitOperation from a snapshot just taken, which read
 // the index already.
-func (g *Guard) snapshotOperation(ctx context.Context, snap *workspace.Snapshot) *GitOperation {
-	op := &GitOperation{Operation: g.ws.Operation(ctx)}
+func (g *Guard) snapshotOperation(snap *workspace.Snapshot) *GitOperation {
+	op := &GitOperation{Operation: g.ws.Operation()}
 	if snap.Unmerged != nil {
 		op.Unmerged = snap.Unmerged.Paths
 	}

@@ -195,7 +195,7 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 		if err != nil {
 			return nil, err
 		}
-		rep.Git = g.snapshotOperation(ctx, snap)
+		rep.Git = g.snapshotOperation(snap)
 		changes, err := g.db.DiffTrees(run.Checkpoint.WorktreeTree, snap.Worktree)
 		if err != nil {
 			return nil, err

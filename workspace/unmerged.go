@@ -87,7 +87,7 @@ func splitUnmerged(idx *Index) (view *Index, indexTree []flatEntry, paths []reco
 // the marker files git keeps in the worktree's own git dir (a linked
 // worktree has its own): OpNone when there is none. It reads a few file
 // names and writes nothing.
-func (w *Workspace) Operation(ctx context.Context) record.Operation {
+func (w *Workspace) Operation() record.Operation {
 	return operationIn(w.repo.GitDir)
 }
 
@@ -124,14 +124,14 @@ func (w *Workspace) Unmerged(ctx context.Context) (*record.Unmerged, error) {
 		return nil, err
 	}
 	_, _, paths := splitUnmerged(idx)
-	return w.unmergedRecord(ctx, paths), nil
+	return w.unmergedRecord(paths), nil
 }
 
-func (w *Workspace) unmergedRecord(ctx context.Context, paths []record.UnmergedPath) *record.Unmerged {
+func (w *Workspace) unmergedRecord(paths []record.UnmergedPath) *record.Unmerged {
 	if paths == nil {
 		return nil
 	}
-	return &record.Unmerged{Operation: w.Operation(ctx), Paths: paths}
+	return &record.Unmerged{Operation: w.Operation(), Paths: paths}
 }
 
 // OperationCommits returns the commits whose content the operation in
@@ -140,7 +140,7 @@ func (w *Workspace) unmergedRecord(ctx context.Context, paths []record.UnmergedP
 // and for a revert the parent of REVERT_HEAD (the content it goes back to).
 // It reads files of the worktree's git dir and writes nothing; a marker
 // it cannot read is left out.
-func (w *Workspace) OperationCommits(ctx context.Context) []record.Hash {
+func (w *Workspace) OperationCommits() []record.Hash {
 	var out []record.Hash
 	read := func(name string) []record.Hash {
 		data, err := os.ReadFile(filepath.Join(w.repo.GitDir, name))

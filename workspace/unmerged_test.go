@@ -159,7 +159,7 @@ func TestOperation(t *testing.T) {
 	r.Write("a.txt", "main\n")
 	r.Commit("main")
 	ctx := context.Background()
-	op := func(dir string) record.Operation { return openWS(t, dir).Operation(ctx) }
+	op := func(dir string) record.Operation { return openWS(t, dir).Operation() }
 	if got := op(r.Dir); got != record.OpNone {
 		t.Fatalf("clean repository: operation %q", got)
 	}
