@@ -169,6 +169,9 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 	for _, sk := range cp.Skipped {
 		texts = append(texts, sk.Path, sk.Reason)
 	}
+	if cp.Unmerged != nil {
+		texts = append(texts, cp.Unmerged.Names()...)
+	}
 	for id, call := range r.Calls {
 		l := &call.Ledger
 		texts = append(texts, l.ToolName, l.Input, l.Result, l.Compensation, l.ResultRef, l.UncertainReason)
