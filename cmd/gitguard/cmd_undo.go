@@ -154,6 +154,7 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 		if perr := printUndo(e, res); perr != nil && err == nil {
 			err = perr
 		}
+		sayOperationBeforeHistory(ctx, e, g, res)
 	}
 	if err != nil {
 		return err

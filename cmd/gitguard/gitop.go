@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gitguard/gitguard"
@@ -106,4 +107,22 @@ func stageName(n int) string {
 		return "ours"
 	}
 	return "theirs"
+}
+
+// sayOperationBeforeHistory warns, after an undo that reverted calls which
+// moved HEAD, that git is mid-operation: the reset or revert printed for
+// those commits must wait until the operation is finished or aborted.
+func sayOperationBeforeHistory(ctx context.Context, e *env, g *gitguard.Guard, res *gitguard.UndoResult) {
+	if res.DryRun || len(res.HeadMoves) == 0 {
+		return
+	}
+	op, err := g.GitOperation(ctx)
+	if err != nil || op == nil {
+		return
+	}
+	switch op.Operation {
+	case record.OpMerge, record.OpRebase, record.OpCherryPick, record.OpRevert, record.OpAm:
+		e.say("%s is in progress: finish it, or abort it ('git %s --abort' returns to where it started), before you reset or revert those commits",
+			capitalize(operationName(op.Operation)), op.Operation)
+	}
 }
