@@ -187,10 +187,12 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 	if rep.OpenElsewhere, err = g.OpenElsewhere(ctx, id); err != nil {
 		return nil, err
 	}
-	if rep.Git, err = g.markedOperation(ctx); err != nil {
-		return nil, err
-	}
-	if o.Unrecorded {
+	if !o.Unrecorded {
+		// Without a snapshot: cheap, from git's marker files.
+		if rep.Git, err = g.markedOperation(ctx); err != nil {
+			return nil, err
+		}
+	} else {
 		snap, err := g.ws.Snapshot(ctx)
 		if err != nil {
 			return nil, err
