@@ -242,6 +242,10 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 	}
 	run, c, err := g.readStartedCall(ctx, runID, callID)
 	if err != nil {
+		again, err := finishedAgain(run, callID, o.Status, err)
+		if again && err == nil {
+			return run, nil // finished already, as asked: nothing to record
+		}
 		return nil, err
 	}
 	id := run.ID
@@ -289,7 +293,7 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 		c.Patches, c.Others = patches, others
 		c.Ledger.Patches = len(patches)
 		c.Ledger.Status = o.Status
-		c.Ledger.UncertainReason = ""
+		c.Ledger.UncertainReason, c.Ledger.ChangesThrough = "", 0
 		c.Ledger.FinishedAt = &now
 		c.Ledger.FinishSeq = nextSeq(tip)
 		c.Ledger.Head = head

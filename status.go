@@ -18,6 +18,9 @@ type PathStatus struct {
 	State    conflict.State
 	Call     record.CallID
 	Tool     string
+	// Uncertain is set when Call is uncertain: its process died and the
+	// change was attributed to it from what changed while it may have run.
+	Uncertain bool
 	Before   record.State
 	After    record.State
 	Current  record.State
@@ -165,7 +168,7 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 			Path: p, Call: fp.ToolCallID, Tool: c.Ledger.ToolName,
 			Before: fp.Before(), After: fp.After(), Current: now.State, IsDir: now.IsDir,
 			Oversize: fp.Oversize, State: now.Class(fp.Before(), fp.After()), UndoneBy: c.Ledger.UndoneBy,
-			SharedWith: fp.SharedWith,
+			SharedWith: fp.SharedWith, Uncertain: c.Ledger.Status == record.StatusUncertain,
 		}
 		if u := lastUndo[p]; u != nil && newerCall(u, c) {
 			ps.LastUndo = u.Ledger.CallID

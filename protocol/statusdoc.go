@@ -40,14 +40,16 @@ func RefStrings(refs []record.CallRef) []string {
 
 // PathStatus is one path of a StatusDoc or ResumeDoc.
 type PathStatus struct {
-	Path     string        `json:"path"`
-	State    string        `json:"state"`
-	Call     record.CallID `json:"call"`
-	Tool     string        `json:"tool,omitempty"`
-	Before   string        `json:"before"`
-	After    string        `json:"after"`
-	Current  string        `json:"current"`
-	Oversize bool          `json:"oversize,omitempty"`
+	Path  string        `json:"path"`
+	State string        `json:"state"`
+	Call  record.CallID `json:"call"`
+	Tool  string        `json:"tool,omitempty"`
+	// Uncertain: Call's process died; the change was attributed to it.
+	Uncertain bool   `json:"uncertain,omitempty"`
+	Before    string `json:"before"`
+	After     string `json:"after"`
+	Current   string `json:"current"`
+	Oversize  bool   `json:"oversize,omitempty"`
 	// UndoneBy is the undo that took Call's change out; LastUndo the
 	// newest undo that planned the path (one that left it conflicted,
 	// when UndoneBy is empty).
@@ -84,7 +86,7 @@ func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
 	if showFolder && p.IsDir {
 		cur = "folder"
 	}
-	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool,
+	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool, Uncertain: p.Uncertain,
 		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize,
 		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith)}
 }

@@ -89,6 +89,9 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	for _, p := range rep.Paths {
 		line := fmt.Sprintf("  %s\t%s\t%s (%s)", p.State, p.Path, p.Call, p.Tool)
+		if p.Uncertain {
+			line = fmt.Sprintf("  %s\t%s\t%s (%s, uncertain)", p.State, p.Path, p.Call, p.Tool)
+		}
 		switch {
 		case p.UndoneBy != "":
 			line += fmt.Sprintf("\tundone by %s", p.UndoneBy)

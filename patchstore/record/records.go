@@ -175,6 +175,10 @@ type LedgerEntry struct {
 	UndoneBy CallID `json:"undoneBy,omitempty"`
 	// UncertainReason says why a call is uncertain (e.g. found started at resume).
 	UncertainReason string `json:"uncertainReason,omitempty"`
+	// ChangesThrough is set on a call found started after its process
+	// died: the sequence number of the checkpoint whose work tree ends
+	// the changes attributed to it (from its start to that checkpoint).
+	ChangesThrough int `json:"changesThrough,omitempty"`
 	// Head is the commit HEAD named when the call started, and, when HEAD
 	// moved before it finished (the agent committed), the one it named then.
 	Head *HeadMove `json:"head,omitempty"`
