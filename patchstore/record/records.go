@@ -51,6 +51,22 @@ type Checkpoint struct {
 	// OpenKnown (checkpoints of older writers do not say).
 	Open      []CallID `json:"open,omitempty"`
 	OpenKnown bool     `json:"openKnown,omitempty"`
+	// Settings are the protection settings the run started with, carried
+	// by every checkpoint of the run; nil in runs of older writers.
+	Settings *Settings `json:"settings,omitempty"`
+}
+
+// Settings decide what a run's snapshots protect. A run keeps the ones
+// it started with, whatever the configuration says later.
+type Settings struct {
+	// Exclude holds doublestar globs of untracked paths never recorded.
+	Exclude []string `json:"exclude,omitempty"`
+	// MaxFileSize is the size in bytes above which a file is recorded by
+	// hash only; -1 for no limit.
+	MaxFileSize int64 `json:"maxFileSize"`
+	// Sources names where they came from, highest precedence first:
+	// "flags", "git config", "HEAD:.gitguard.toml", "defaults".
+	Sources []string `json:"sources,omitempty"`
 }
 
 // Checkpoint kinds.

@@ -62,6 +62,11 @@ func (c *Checkpoint) Validate() error {
 			return fmt.Errorf("%w: checkpoint.json: open: %w", ErrCorrupt, err)
 		}
 	}
+	if c.Settings != nil {
+		if err := c.Settings.Validate(); err != nil {
+			return fmt.Errorf("%w: checkpoint.json: %w", ErrCorrupt, err)
+		}
+	}
 	return nil
 }
 
