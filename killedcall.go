@@ -25,6 +25,14 @@ import (
 // merging whatever was edited after the window. Changes made after the
 // process died and before the window ended cannot be told apart from the
 // call's and are attributed to it; the brief says so.
+//
+// The records cannot tell when the process died. The window ends at the
+// first checkpoint that looked, even one a call running beside it took
+// while it was still alive: ending early leaves later writes reported as
+// unrecorded, ending late would hand the user's edits to the agent's call
+// and undo would take them out. Calls found started together are compared
+// with each other as attribute compares finished calls: what one with
+// declared paths recorded is taken out of a whole-workspace call's change.
 
 // killedChange is what resume attributes to one call found started.
 type killedChange struct {
@@ -41,6 +49,10 @@ type killedWindow struct {
 	run     *patchstore.Run
 	entries []patchstore.Entry
 	now     *workspace.Snapshot // taken once, when some call needs it
+	// batch names the calls found started together; declared holds the
+	// patches attributed to those of them with declared paths, by path.
+	batch    map[record.CallID]bool
+	declared map[string][]record.FilePatch
 }
 
 // killedChanges computes what to attribute to each call of ids (calls of
@@ -62,24 +74,32 @@ func (g *Guard) killedChanges(ctx context.Context, run *patchstore.Run, ids []re
 		return nil, nil, fmt.Errorf("read the checkpoints since call %s started: %w", ids[0], err)
 	}
 	slices.Reverse(hist)
-	w := &killedWindow{run: run, entries: hist}
+	w := &killedWindow{run: run, entries: hist, batch: map[record.CallID]bool{}, declared: map[string][]record.FilePatch{}}
 	for _, id := range ids {
-		c := run.Calls[id]
-		var kc *killedChange
-		switch {
-		case c.Ledger.StartSeq == 0:
-			continue
-		case len(c.Ledger.Paths) > 0:
-			kc, err = g.killedPathChanges(ctx, w, c)
-		case !c.Ledger.BeforeTree.IsZero():
-			kc, err = g.killedTreeChanges(ctx, w, c)
-		default:
-			continue // a ledger-only call captures no file
+		w.batch[id] = true
+	}
+	// Calls with declared paths first: what they wrote is theirs, and is
+	// taken out of what the whole-workspace calls beside them saw.
+	for _, id := range ids {
+		if c := run.Calls[id]; c.Ledger.StartSeq > 0 && len(c.Ledger.Paths) > 0 {
+			kc, err := g.killedPathChanges(ctx, w, c)
+			if err != nil {
+				return nil, nil, fmt.Errorf("attribute the changes of call %s: %w", id, err)
+			}
+			out[id] = kc
+			for _, p := range kc.patches {
+				w.declared[p.Path] = append(w.declared[p.Path], p)
+			}
 		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("attribute the changes of call %s: %w", id, err)
+	}
+	for _, id := range ids {
+		if c := run.Calls[id]; c.Ledger.StartSeq > 0 && len(c.Ledger.Paths) == 0 && !c.Ledger.BeforeTree.IsZero() {
+			kc, err := g.killedTreeChanges(ctx, w, c)
+			if err != nil {
+				return nil, nil, fmt.Errorf("attribute the changes of call %s: %w", id, err)
+			}
+			out[id] = kc
 		}
-		out[id] = kc
 	}
 	return out, w.now, nil
 }
@@ -121,15 +141,63 @@ func (g *Guard) killedTreeChanges(ctx context.Context, w *killedWindow, c *patch
 	if err != nil {
 		return nil, err
 	}
-	// Calls that started after the window ended wrote nothing inside it.
-	after := func(q peerCall) bool {
+	// Calls that started after the window ended wrote nothing inside it;
+	// the calls found started with this one are compared below.
+	skip := func(q peerCall) bool {
+		if q.ref.Run == w.run.ID && w.batch[q.ref.Call] {
+			return true
+		}
 		if q.ref.Run == w.run.ID && kc.through > 0 {
 			return q.c.Ledger.StartSeq >= kc.through
 		}
 		return q.started().After(endAt)
 	}
-	kc.patches, kc.others, err = g.attributeWindow(ctx, record.CallRef{Run: w.run.ID, Call: id}, &c.Ledger, patches, after)
+	self := record.CallRef{Run: w.run.ID, Call: id}
+	if patches, kc.others, err = g.takeOutDeclared(self, patches, w.declared); err != nil {
+		return nil, err
+	}
+	own, others, err := g.attributeWindow(ctx, self, &c.Ledger, patches, skip)
+	kc.patches, kc.others = own, append(kc.others, others...)
 	return kc, err
+}
+
+// takeOutDeclared removes from a whole-workspace call's patches the parts
+// that killed calls with declared paths recorded exactly (their before or
+// after state chains into the change), as attribute does for finished
+// calls; those parts are returned as others, owned by their calls.
+func (g *Guard) takeOutDeclared(self record.CallRef, patches []record.FilePatch, declared map[string][]record.FilePatch) ([]record.FilePatch, []record.FilePatch, error) {
+	var own, others []record.FilePatch
+	for _, p := range patches {
+		before, after := p.Before(), p.After()
+		for _, q := range declared[p.Path] {
+			if before == after {
+				break
+			}
+			switch {
+			case q.Before() == before:
+				before = q.After()
+			case q.After() == after:
+				after = q.Before()
+			default:
+				continue
+			}
+			o := q
+			o.ToolCallID, o.OwnedBy, o.SharedWith = self.Call, &record.CallRef{Run: self.Run, Call: q.ToolCallID}, nil
+			others = append(others, o)
+		}
+		if before == after {
+			continue // all of it was theirs
+		}
+		if before != p.Before() || after != p.After() {
+			np, err := g.makePatch(self.Call, p.Path, before, after, p.Oversize)
+			if err != nil {
+				return nil, nil, err
+			}
+			p = np
+		}
+		own = append(own, p)
+	}
+	return own, others, nil
 }
 
 // killedPathChanges compares each declared path's before state with the
