@@ -118,7 +118,9 @@ func (g *Guard) useSettings(ctx context.Context, s *record.Settings) error {
 		return fmt.Errorf("snapshot settings: %w", err)
 	}
 	if g.ws != nil {
-		g.ws.Close()
+		// Closed with the Guard: a watch daemon made from it may still
+		// serve from it.
+		g.retired = append(g.retired, g.ws)
 	}
 	g.ws = ws
 	cp := *s

@@ -56,6 +56,7 @@ type Guard struct {
 	wopts    workspace.Options
 	settings record.Settings
 	applied  *record.Settings
+	retired  []*workspace.Workspace // opened with other settings before
 }
 
 // Open finds the repository containing dir and prepares it. It returns
@@ -150,6 +151,9 @@ func (g *Guard) Close() error {
 	}
 	if g.ws != nil {
 		errs = append(errs, g.ws.Close())
+	}
+	for _, ws := range g.retired {
+		errs = append(errs, ws.Close())
 	}
 	return errors.Join(append(errs, g.h.Close())...)
 }

@@ -82,7 +82,7 @@ func (g *Guard) killedChanges(ctx context.Context, run *patchstore.Run, ids []re
 	// taken out of what the whole-workspace calls beside them saw.
 	for _, id := range ids {
 		if c := run.Calls[id]; c.Ledger.StartSeq > 0 && len(c.Ledger.Paths) > 0 {
-			kc, err := g.killedPathChanges(ctx, w, c)
+			kc, err := g.killedPathChanges(w, c)
 			if err != nil {
 				return nil, nil, fmt.Errorf("attribute the changes of call %s: %w", id, err)
 			}
@@ -203,7 +203,7 @@ func (g *Guard) takeOutDeclared(self record.CallRef, patches []record.FilePatch,
 // killedPathChanges compares each declared path's before state with the
 // first later checkpoint that captured the path (a full snapshot, or a
 // call declaring it), or with the file now.
-func (g *Guard) killedPathChanges(ctx context.Context, w *killedWindow, c *patchstore.Call) (*killedChange, error) {
+func (g *Guard) killedPathChanges(w *killedWindow, c *patchstore.Call) (*killedChange, error) {
 	kc := &killedChange{}
 	usedNow := false
 	for _, b := range c.Before {
