@@ -150,10 +150,6 @@ func sameSettings(a, b *record.Settings) bool {
 	return a.MaxFileSize == b.MaxFileSize && slices.Equal(a.Exclude, b.Exclude)
 }
 
-// Settings returns the settings a new run would start with, and where
-// they came from.
-func (g *Guard) Settings() record.Settings { return g.settings }
-
 // ConfigNotice returns a one-line notice when the work tree's
 // .gitguard.toml differs from HEAD's: gitguard does not use the work
 // tree's copy, so its edits count only once committed, and only for runs

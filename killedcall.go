@@ -290,7 +290,13 @@ func attributeKilled(c *patchstore.Call, kc *killedChange, seq int) {
 func (g *Guard) markKilled(ctx context.Context, run *patchstore.Run, stale []record.CallID) (*patchstore.Run, error) {
 	changes, snap, err := g.killedChanges(ctx, run, stale)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// Marking them uncertain matters more: what they changed then
+		// shows as changed outside any call, not as nobody's loss.
+		g.log.Warn("changes of calls found started not attributed to them", "err", err)
+		changes, snap = nil, nil
 	}
 	return g.store.Commit(ctx, run.ID, func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		seq := nextSeq(tip)
