@@ -14,18 +14,15 @@ import (
 // PathStatus is the state of one path the run touched, against the newest
 // patch for it.
 type PathStatus struct {
-	Path  string
-	State conflict.State
-	Call  record.CallID
-	Tool  string
-	// Uncertain is set when Call is uncertain: its process died and the
-	// change was attributed to it from what changed while it may have run.
-	Uncertain bool
-	Before    record.State
-	After     record.State
-	Current   record.State
-	IsDir     bool // a folder stands where the file should be
-	Oversize  bool
+	Path     string
+	State    conflict.State
+	Call     record.CallID
+	Tool     string
+	Before   record.State
+	After    record.State
+	Current  record.State
+	IsDir    bool // a folder stands where the file should be
+	Oversize bool
 	// UndoneBy is the undo that took Call's change out (State is then
 	// reapplyable, or merged when that undo kept someone else's edits).
 	UndoneBy record.CallID
@@ -36,6 +33,9 @@ type PathStatus struct {
 	// as Call and may equally have made its change: undo leaves the path
 	// alone unless forced.
 	SharedWith []record.CallRef
+	// Uncertain is set when Call is uncertain: its process died and the
+	// change was attributed to it from what changed while it may have run.
+	Uncertain bool
 }
 
 // StatusOptions narrow Status.

@@ -40,16 +40,14 @@ func RefStrings(refs []record.CallRef) []string {
 
 // PathStatus is one path of a StatusDoc or ResumeDoc.
 type PathStatus struct {
-	Path  string        `json:"path"`
-	State string        `json:"state"`
-	Call  record.CallID `json:"call"`
-	Tool  string        `json:"tool,omitempty"`
-	// Uncertain: Call's process died; the change was attributed to it.
-	Uncertain bool   `json:"uncertain,omitempty"`
-	Before    string `json:"before"`
-	After     string `json:"after"`
-	Current   string `json:"current"`
-	Oversize  bool   `json:"oversize,omitempty"`
+	Path     string        `json:"path"`
+	State    string        `json:"state"`
+	Call     record.CallID `json:"call"`
+	Tool     string        `json:"tool,omitempty"`
+	Before   string        `json:"before"`
+	After    string        `json:"after"`
+	Current  string        `json:"current"`
+	Oversize bool          `json:"oversize,omitempty"`
 	// UndoneBy is the undo that took Call's change out; LastUndo the
 	// newest undo that planned the path (one that left it conflicted,
 	// when UndoneBy is empty).
@@ -58,6 +56,8 @@ type PathStatus struct {
 	// SharedWith names, as "run/call", calls of other runs that ran at the
 	// same time and may equally have made the change.
 	SharedWith []string `json:"shared_with,omitempty"`
+	// Uncertain: Call's process died; the change was attributed to it.
+	Uncertain bool `json:"uncertain,omitempty"`
 }
 
 // NewStatusDoc is the document of rep.
