@@ -113,6 +113,11 @@ func (g *Guard) useSettings(ctx context.Context, s *record.Settings) error {
 	}
 	o := g.wopts
 	o.Exclude, o.MaxFileSize = s.Exclude, s.MaxFileSize
+	if !sameSettings(s, &g.settings) {
+		// A watch daemon snapshots as configured now, not as this run
+		// does: asking it would only make it reopen and refuse.
+		o.UseDaemon = false
+	}
 	ws, err := workspace.Open(repo.WithHandle(ctx, g.h), g.repo.WorkTree, o)
 	if err != nil {
 		return fmt.Errorf("snapshot settings: %w", err)
