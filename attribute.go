@@ -24,12 +24,22 @@ import (
 //     the path), unless the open call's start already held the result or
 //     the watch daemon saw the last change before it started.
 func (g *Guard) attribute(ctx context.Context, self record.CallRef, e *record.LedgerEntry, patches []record.FilePatch) ([]record.FilePatch, []record.FilePatch, error) {
+	return g.attributeWindow(ctx, self, e, patches, nil)
+}
+
+// attributeWindow is attribute for a window that ended before now (a call
+// whose process died): the peers for which after is true started after it
+// and are left out.
+func (g *Guard) attributeWindow(ctx context.Context, self record.CallRef, e *record.LedgerEntry, patches []record.FilePatch, after func(peerCall) bool) ([]record.FilePatch, []record.FilePatch, error) {
 	if len(patches) == 0 || e.StartedAt == nil {
 		return patches, nil, nil
 	}
 	peers, err := g.peerCalls(ctx, self, *e.StartedAt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the calls that ran beside %s: %w", self.Call, err)
+	}
+	if after != nil {
+		peers = slices.DeleteFunc(peers, after)
 	}
 	if len(peers) == 0 {
 		return patches, nil, nil

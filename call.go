@@ -71,7 +71,10 @@ func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointO
 		return "", err
 	}
 	if id != "" {
-		if _, err := g.store.ReadRunCalls(ctx, id); !errors.Is(err, patchstore.ErrUnknownRun) {
+		if run, err := g.store.ReadRunCalls(ctx, id); !errors.Is(err, patchstore.ErrUnknownRun) {
+			if err == nil {
+				err = g.useRunSettings(ctx, run.Checkpoint) // the run keeps its settings
+			}
 			return id, err
 		}
 		active, err := g.store.ActiveRun()
@@ -80,12 +83,17 @@ func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointO
 		}
 		if active != "" && active != id {
 			// Start it without taking over the active run.
+			settings, err := g.newRunSettings(ctx)
+			if err != nil {
+				return "", err
+			}
 			snap, err := g.ws.Snapshot(ctx)
 			if err != nil {
 				return "", err
 			}
 			_, err = g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
 				cp := snapshotCheckpoint(snap, record.KindRunStart)
+				cp.Settings = settings
 				opts.apply(cp, tip)
 				return cp, nil
 			})
@@ -242,9 +250,16 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 	}
 	run, c, err := g.readStartedCall(ctx, runID, callID)
 	if err != nil {
+		again, err := finishedAgain(run, callID, o.Status, err)
+		if again && err == nil {
+			return run, nil // finished already, as asked: nothing to record
+		}
 		return nil, err
 	}
 	id := run.ID
+	if err := g.useRunSettings(ctx, run.Checkpoint); err != nil {
+		return nil, err
+	}
 	var (
 		patches []record.FilePatch
 		others  []record.FilePatch // changes other calls made meanwhile
@@ -289,7 +304,7 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 		c.Patches, c.Others = patches, others
 		c.Ledger.Patches = len(patches)
 		c.Ledger.Status = o.Status
-		c.Ledger.UncertainReason = ""
+		c.Ledger.UncertainReason, c.Ledger.ChangesThrough = "", 0
 		c.Ledger.FinishedAt = &now
 		c.Ledger.FinishSeq = nextSeq(tip)
 		c.Ledger.Head = head

@@ -61,6 +61,11 @@ func (g *Guard) CaptureBefore(ctx context.Context, runID record.RunID, callID re
 			return nil, err
 		}
 	}
+	if tip, err := g.store.ReadRunCalls(ctx, id); err == nil {
+		if err := g.useRunSettings(ctx, tip.Checkpoint); err != nil {
+			return nil, err
+		}
+	}
 	states, err := g.capture(paths)
 	if err != nil {
 		return nil, err
@@ -143,6 +148,9 @@ func (g *Guard) CaptureAfter(ctx context.Context, runID record.RunID, callID rec
 		return nil, err
 	}
 	id := run.ID
+	if err := g.useRunSettings(ctx, run.Checkpoint); err != nil {
+		return nil, err
+	}
 	patches, after, err := g.pathPatches(c, callID, paths)
 	if err != nil {
 		return nil, err

@@ -42,6 +42,9 @@ func (g *Guard) Check(ctx context.Context, runID record.RunID, staged bool) (*Ch
 	if err != nil {
 		return nil, err
 	}
+	if err := g.useRunSettings(ctx, run.Checkpoint); err != nil {
+		return nil, err
+	}
 	rep := &CheckReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}, Staged: staged}
 	var changes []record.Change
 	if staged {

@@ -144,5 +144,9 @@ func (g *Guard) readRun(ctx context.Context, id record.RunID) (*patchstore.Run, 
 	if err != nil {
 		return nil, err
 	}
-	return g.store.ReadRun(ctx, id)
+	run, err := g.store.ReadRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return run, g.useRunSettings(ctx, run.Checkpoint) // status and undo look as the run does
 }

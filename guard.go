@@ -47,9 +47,16 @@ type Guard struct {
 	ws    *workspace.Workspace
 	store *patchstore.Store
 	refs  *gitrefs.Store
-	// Config is the work tree's .gitguard.toml (zero when there is none).
+	// Config is the configuration read at Open from flags, git config and
+	// HEAD's .gitguard.toml (see configsource.go); zero when none is set.
 	Config *config.Config
 	log    *slog.Logger
+	// wopts are the workspace options given in code; settings the ones a
+	// new run starts with; applied those the workspace snapshots with now.
+	wopts    workspace.Options
+	settings record.Settings
+	applied  *record.Settings
+	retired  []*workspace.Workspace // opened with other settings before
 }
 
 // Open finds the repository containing dir and prepares it. It returns
@@ -111,21 +118,22 @@ func (g *Guard) needWorkTree() error {
 }
 
 func (g *Guard) open(ctx context.Context, opts Options) error {
-	conf, err := config.Load(g.repo.WorkTree) // .gitguard.toml; see config.go
-	if err != nil {
-		return err
-	}
-	g.Config = conf
-	wopts := applyConfig(opts.Workspace, conf)
+	wopts := opts.Workspace
 	wopts.Getenv = opts.Getenv
 	if wopts.Logger == nil {
 		wopts.Logger = opts.Logger
 	}
+	g.wopts = wopts
 	// The workspace and the store share this Guard's discovery of the
 	// repository and its object database.
 	ctx = repo.WithHandle(ctx, g.h)
 	dir := g.repo.WorkTree
+	var err error
 	if g.ws, err = workspace.Open(ctx, dir, wopts); err != nil {
+		return err
+	}
+	// Protection settings: flags, git config, HEAD's .gitguard.toml.
+	if err := g.loadSettings(ctx); err != nil {
 		return err
 	}
 	if g.store, err = patchstore.Open(ctx, dir, patchstore.Options{Getenv: opts.Getenv, Now: opts.Now}); err != nil {
@@ -143,6 +151,9 @@ func (g *Guard) Close() error {
 	}
 	if g.ws != nil {
 		errs = append(errs, g.ws.Close())
+	}
+	for _, ws := range g.retired {
+		errs = append(errs, ws.Close())
 	}
 	return errors.Join(append(errs, g.h.Close())...)
 }
@@ -242,6 +253,11 @@ func (g *Guard) Snapshot(ctx context.Context, id record.RunID, opts CheckpointOp
 		run, err := g.store.ReadRunCalls(ctx, id)
 		return run, nil, err
 	}
+	if tip, err := g.store.ReadRunCalls(ctx, id); err == nil {
+		if err := g.useRunSettings(ctx, tip.Checkpoint); err != nil {
+			return nil, nil, err
+		}
+	}
 	snap, err := g.ws.Snapshot(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -280,12 +296,29 @@ func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOp
 	if active != "" && active != id {
 		return nil, fmt.Errorf("%w: %s", ErrRunActive, active)
 	}
+	// A new run records the settings it starts with; a run that exists
+	// continues with its own.
+	settings, err := g.newRunSettings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if tip, err := g.store.ReadRunCalls(ctx, id); err == nil {
+		settings = nil
+		if err := g.useRunSettings(ctx, tip.Checkpoint); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, patchstore.ErrUnknownRun) {
+		return nil, err
+	}
 	snap, err := g.ws.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
 	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		cp := snapshotCheckpoint(snap, record.KindRunStart)
+		if !tip.Exists() {
+			cp.Settings = settings
+		}
 		opts.apply(cp, tip)
 		return cp, nil
 	})
@@ -305,7 +338,11 @@ func (g *Guard) FinishRun(ctx context.Context, id record.RunID, opts CheckpointO
 	if err != nil {
 		return nil, err
 	}
-	if _, err := g.store.ReadRunCalls(ctx, id); err != nil {
+	tip, err := g.store.ReadRunCalls(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.useRunSettings(ctx, tip.Checkpoint); err != nil {
 		return nil, err
 	}
 	snap, err := g.ws.Snapshot(ctx)

@@ -326,7 +326,17 @@ func TestParallelDaemonTimesChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { g.Close() })
+			// A run keeps the settings it started with: start one with
+			// the 16-byte limit the daemon has too.
+			if _, err := f.g.FinishRun(f.ctx, f.run, gitguard.CheckpointOptions{}); err != nil {
+				t.Fatal(err)
+			}
 			f.g = g
+			run, err := g.StartRun(f.ctx, "run-a", gitguard.CheckpointOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.run = run.ID
 			if _, _, err := g.Snapshot(f.ctx, f.run, gitguard.CheckpointOptions{}); err != nil { // arms the daemon's watcher
 				t.Fatal(err)
 			}
@@ -342,7 +352,7 @@ func TestParallelDaemonTimesChange(t *testing.T) {
 				want[1] = "big.bin shared with run-b/shB"
 			}
 			wantList(t, "shA's patches", patchPaths(f.readCall(f.run, "shA")), want...)
-			wantList(t, "shB's patches", patchPaths(f.readCall("run-b", "shB")), "a.txt shared with test-run/shA")
+			wantList(t, "shB's patches", patchPaths(f.readCall("run-b", "shB")), "a.txt shared with run-a/shA")
 			if daemon {
 				st, err := g.WatchStatus(f.ctx, false)
 				if err != nil || st.Watched == 0 {

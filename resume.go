@@ -117,20 +117,7 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	}
 	slices.Sort(stale)
 	if len(stale) > 0 && !o.DryRun {
-		run, err = g.store.Commit(ctx, id, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-			for _, cid := range stale {
-				c := tip.Calls[cid]
-				if c == nil || c.Ledger.Status != record.StatusStarted {
-					continue
-				}
-				c.Touch()
-				c.Ledger.Status = record.StatusUncertain
-				c.Ledger.UncertainReason = "found started at resume: the process running it stopped before recording its end"
-			}
-			return &record.Checkpoint{Kind: record.KindLedger, Label: "resume: started calls marked uncertain",
-				StepID: tip.Checkpoint.StepID}, nil
-		})
-		if err != nil {
+		if run, err = g.markKilled(ctx, run, stale); err != nil {
 			return nil, err
 		}
 	}
@@ -259,6 +246,9 @@ func (r *Resume) Brief() string {
 			}
 		case record.StatusUncertain:
 			s = fmt.Sprintf("%s is uncertain (it may or may not have happened)", name(c))
+			if e.ChangesThrough > 0 && e.Patches > 0 {
+				s += fmt.Sprintf("; its process stopped without recording its end, and what changed from its start to %s is attributed to it", record.CheckpointID(e.ChangesThrough))
+			}
 		case record.StatusPlanned:
 			s = fmt.Sprintf("%s was planned but not started", name(c))
 		case record.StatusApproved:

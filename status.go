@@ -33,6 +33,9 @@ type PathStatus struct {
 	// as Call and may equally have made its change: undo leaves the path
 	// alone unless forced.
 	SharedWith []record.CallRef
+	// Uncertain is set when Call is uncertain: its process died and the
+	// change was attributed to it from what changed while it may have run.
+	Uncertain bool
 }
 
 // StatusOptions narrow Status.
@@ -168,7 +171,7 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 			Path: p, Call: fp.ToolCallID, Tool: c.Ledger.ToolName,
 			Before: fp.Before(), After: fp.After(), Current: now.State, IsDir: now.IsDir,
 			Oversize: fp.Oversize, State: now.Class(fp.Before(), fp.After()), UndoneBy: c.Ledger.UndoneBy,
-			SharedWith: fp.SharedWith,
+			SharedWith: fp.SharedWith, Uncertain: c.Ledger.Status == record.StatusUncertain,
 		}
 		if u := lastUndo[p]; u != nil && newerCall(u, c) {
 			ps.LastUndo = u.Ledger.CallID

@@ -62,6 +62,9 @@ type Config struct {
 	MaxFileSize int64
 	// Retention holds the defaults of 'gitguard prune'.
 	Retention Retention
+	// Sources names the places a merged configuration came from (see
+	// Merge); empty for a single file.
+	Sources []string
 }
 
 // Retention is the [retention] table: what prune keeps when run without flags.

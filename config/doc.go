@@ -1,4 +1,9 @@
-// Package config reads a work tree's .gitguard.toml (see docs/CONFIG.md).
+// Package config parses gitguard's settings (see docs/CONFIG.md): a
+// .gitguard.toml (Parse, Load), the gitguard.* keys of git's configuration
+// (FromGitConfig), and their combination by precedence (Merge). Which
+// places are read is the caller's choice; gitguard reads HEAD's committed
+// file, never the work tree's, so that a guarded agent cannot loosen its
+// own guard.
 //
 // Invariants: a missing file is the zero Config, never an error; every other
 // problem — a syntax error, an unknown key, a value of the wrong type or out

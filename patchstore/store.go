@@ -436,6 +436,7 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 		cp.CreatedAt = s.now()
 	}
 	s.stampOverlap(tip, cp)
+	carrySettings(tip, cp)
 	if cp.WorktreeTree.IsZero() && tip.Exists() {
 		cp.WorktreeTree, cp.IndexTree, cp.Head, cp.Partial = tip.Checkpoint.WorktreeTree, tip.Checkpoint.IndexTree, tip.Checkpoint.Head, tip.Checkpoint.Partial
 	}

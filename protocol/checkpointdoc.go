@@ -38,6 +38,10 @@ type CheckpointDoc struct {
 	Stats        *SnapshotStats `json:"stats,omitempty"`
 	// Unmerged is what the index held in conflict at this checkpoint.
 	Unmerged *GitOperation `json:"unmerged,omitempty"`
+
+	// Settings are the protection settings the run started with (absent
+	// in runs of older versions).
+	Settings *Settings `json:"settings,omitempty"`
 }
 
 // FileRecord is a file recorded by hash only (over the size limit).
@@ -104,7 +108,17 @@ func NewCheckpointDoc(e gitguard.Entry) CheckpointDoc {
 		out.Skipped = append(out.Skipped, Skipped{s.Path, s.Reason})
 	}
 	out.Budget = NewBudget(cp.Budget)
+	if s := cp.Settings; s != nil {
+		out.Settings = &Settings{Exclude: s.Exclude, MaxFileSize: s.MaxFileSize, Sources: s.Sources}
+	}
 	return out
+}
+
+// Settings are the protection settings a run started with.
+type Settings struct {
+	Exclude     []string `json:"exclude,omitempty"`
+	MaxFileSize int64    `json:"max_file_size"` // bytes; -1: no limit
+	Sources     []string `json:"sources,omitempty"`
 }
 
 // NewBudget is the document of b, nil when nothing was reported.

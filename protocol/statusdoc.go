@@ -58,6 +58,8 @@ type PathStatus struct {
 	// SharedWith names, as "run/call", calls of other runs that ran at the
 	// same time and may equally have made the change.
 	SharedWith []string `json:"shared_with,omitempty"`
+	// Uncertain: Call's process died; the change was attributed to it.
+	Uncertain bool `json:"uncertain,omitempty"`
 }
 
 // NewStatusDoc is the document of rep.
@@ -87,7 +89,7 @@ func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
 	if showFolder && p.IsDir {
 		cur = "folder"
 	}
-	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool,
+	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool, Uncertain: p.Uncertain,
 		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize,
 		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith)}
 }

@@ -30,6 +30,7 @@ type env struct {
 	printedJSON    bool // a --json document went to stdout: the one result of the call
 	log            *slog.Logger
 	getenv         func(string) string
+	settings       settingsFlags // --exclude, --max-file-size
 }
 
 func (e *env) open(ctx context.Context) (*gitguard.Guard, error) { return e.openAt(ctx, e.dir) }
@@ -45,7 +46,8 @@ func (e *env) openRecords(ctx context.Context) (*gitguard.Guard, error) {
 // ask the work tree's watch daemon first unless GITGUARD_NO_DAEMON=1.
 func (e *env) openAt(ctx context.Context, dir string) (*gitguard.Guard, error) {
 	return gitguard.Open(ctx, dir, gitguard.Options{Logger: e.log, Getenv: e.getenv,
-		Workspace: gitguard.WorkspaceOptions{Progress: e.progress(), UseDaemon: e.getenv("GITGUARD_NO_DAEMON") != "1"}})
+		Workspace: gitguard.WorkspaceOptions{Progress: e.progress(), UseDaemon: e.getenv("GITGUARD_NO_DAEMON") != "1",
+			Exclude: e.settings.exclude, MaxFileSize: e.settings.maxFileSize}})
 }
 
 // usageError marks bad command-line input (exit 2).
@@ -110,8 +112,12 @@ func newApp(e *env) *cli.App {
 			&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log progress to stderr"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
+			excludeFlag, maxFileSizeFlag,
 		},
 		Before: func(c *cli.Context) error {
+			if err := e.settings.parse(c); err != nil {
+				return err
+			}
 			e.dir = c.String("repo")
 			if e.dir == "" {
 				e.dir = "."

@@ -58,6 +58,7 @@ func runCheck(ctx context.Context, e *env, runID record.RunID, staged bool) erro
 	if err != nil {
 		return err
 	}
+	configNotice(ctx, e, g)
 	out := jsonCheck{Version: jsonVersion, Run: rep.Run, Staged: staged, Clean: len(rep.Drift) == 0, Drift: []jsonDrift{}}
 	if rep.Run != "" {
 		out.Checkpoint = rep.Checkpoint.Checkpoint.ID

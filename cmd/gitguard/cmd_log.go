@@ -220,6 +220,9 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 	if cp.RunFinished {
 		row("run", "finished")
 	}
+	if s := cp.Settings; s != nil {
+		row("settings", settingsLine(s))
+	}
 	row("changed paths", fmt.Sprint(len(changes)))
 	if err := tw.Flush(); err != nil {
 		return err

@@ -63,6 +63,7 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	if err != nil {
 		return err
 	}
+	configNotice(ctx, e, g)
 	for _, r := range rep.OpenElsewhere {
 		fmt.Fprintf(e.stderr, "gitguard: warning: call %s of run %s is running in this work tree now; an undo may race its edits\n", r.Call, r.Run)
 	}
@@ -90,6 +91,9 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	for _, p := range rep.Paths {
 		line := fmt.Sprintf("  %s\t%s\t%s (%s)", p.State, p.Path, p.Call, p.Tool)
+		if p.Uncertain {
+			line = fmt.Sprintf("  %s\t%s\t%s (%s, uncertain)", p.State, p.Path, p.Call, p.Tool)
+		}
 		switch {
 		case p.UndoneBy != "":
 			line += fmt.Sprintf("\tundone by %s", p.UndoneBy)

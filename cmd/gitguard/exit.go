@@ -102,7 +102,7 @@ func classify(err error) failure {
 		return failure{err, "see 'gitguard COMMAND --help'", exitUsage}
 	// Git integration: config, hooks, push/fetch, prune.
 	case errors.Is(err, config.ErrInvalid):
-		return failure{err, "fix that line of the file; docs/CONFIG.md lists every key and the values it takes", exitUsage}
+		return failure{err, configHint(err), exitUsage}
 	case errors.Is(err, hooks.ErrForeignHook):
 		return failure{err, "gitguard only replaces or removes its own hook; look at the files named above (install --force chains to the current hook and keeps the saved one as a numbered backup)", exitUsage}
 	case errors.Is(err, hooks.ErrNotHookFile):

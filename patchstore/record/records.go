@@ -54,6 +54,22 @@ type Checkpoint struct {
 	// Unmerged is set when the index held conflict entries (a merge,
 	// rebase, cherry-pick or stash pop stopped on conflicts).
 	Unmerged *Unmerged `json:"unmerged,omitempty"`
+	// Settings are the protection settings the run started with, carried
+	// by every checkpoint of the run; nil in runs of older writers.
+	Settings *Settings `json:"settings,omitempty"`
+}
+
+// Settings decide what a run's snapshots protect. A run keeps the ones
+// it started with, whatever the configuration says later.
+type Settings struct {
+	// Exclude holds doublestar globs of untracked paths never recorded.
+	Exclude []string `json:"exclude,omitempty"`
+	// MaxFileSize is the size in bytes above which a file is recorded by
+	// hash only; -1 for no limit.
+	MaxFileSize int64 `json:"maxFileSize"`
+	// Sources names where they came from, highest precedence first:
+	// "flags", "git config", "HEAD:.gitguard.toml", "defaults".
+	Sources []string `json:"sources,omitempty"`
 }
 
 // Checkpoint kinds.
@@ -178,6 +194,10 @@ type LedgerEntry struct {
 	UndoneBy CallID `json:"undoneBy,omitempty"`
 	// UncertainReason says why a call is uncertain (e.g. found started at resume).
 	UncertainReason string `json:"uncertainReason,omitempty"`
+	// ChangesThrough is set on a call found started after its process
+	// died: the sequence number of the checkpoint whose work tree ends
+	// the changes attributed to it (from its start to that checkpoint).
+	ChangesThrough int `json:"changesThrough,omitempty"`
 	// Head is the commit HEAD named when the call started, and, when HEAD
 	// moved before it finished (the agent committed), the one it named then.
 	Head *HeadMove `json:"head,omitempty"`

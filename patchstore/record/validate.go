@@ -67,6 +67,11 @@ func (c *Checkpoint) Validate() error {
 			return fmt.Errorf("checkpoint.json: %w", err)
 		}
 	}
+	if c.Settings != nil {
+		if err := c.Settings.Validate(); err != nil {
+			return fmt.Errorf("%w: checkpoint.json: %w", ErrCorrupt, err)
+		}
+	}
 	return nil
 }
 
