@@ -116,7 +116,7 @@ func classify(err error) failure {
 	case errors.Is(err, errPushRejected):
 		return failure{err, "the remote's copy of those runs moved on; 'gitguard fetch' first, or 'gitguard push --force' to overwrite it", exitFound}
 	case errors.Is(err, gitguard.ErrNoPruneRule):
-		return failure{err, "give --keep N, --older-than DURATION or --run RUN, or set [retention] in .gitguard.toml", exitUsage}
+		return failure{err, "give --keep N, --older-than DURATION or --run RUN, or set [retention] in the committed .gitguard.toml (or gitguard.retentionKeep in git config)", exitUsage}
 	case errors.Is(err, gitguard.ErrPruneActive):
 		return failure{err, "list runs with 'gitguard runs'", exitUsage}
 	case errors.Is(err, gitguard.ErrFileChanged):
