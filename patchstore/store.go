@@ -391,7 +391,7 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want callFilter, mu
 		err = s.refs.Update(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID)
 		if err == nil {
 			fault.Point("ref.update.after")
-			return next, nil
+			return next, s.keepIntact(ctx, tip, next) // see intact.go
 		}
 		if !errors.Is(err, gitrefs.ErrRefChanged) {
 			return nil, err

@@ -104,7 +104,7 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 	snap := &Snapshot{Head: head}
 	tIndex := time.Now()
 
-	if h, ok := cachedIndexTree(idx); ok && w.db.Has(h) {
+	if h, ok := cachedIndexTree(idx); ok && w.db.Reuse(h) {
 		// git trusts its cache-tree for write-tree and commit; so does
 		// gitguard, which saves building every folder's tree twice.
 		snap.IndexTree = h

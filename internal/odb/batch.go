@@ -79,7 +79,7 @@ func (db *DB) collect(h git.Hash, t Type, data []byte) bool {
 		return false
 	}
 	if _, ok := db.batch[h]; !ok {
-		db.batch[h] = batchObject{t: t, data: bytes.Clone(data)}
+		db.batch[h] = batchObject{t: t, data: data} // Write passes its own copy
 		db.batchBytes += len(data)
 	}
 	if db.batchBytes >= maxBatchBytes {
