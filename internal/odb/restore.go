@@ -115,7 +115,7 @@ func (db *DB) Restore(h git.Hash) error {
 	defer f.Close()
 	got, err := db.writeStream(f, o.size, h)
 	if err != nil {
-		return err
+		return fmt.Errorf("object %s: %w (%s: %w)", h, ErrCannotRestore, o.path, err)
 	}
 	if got != h {
 		return fmt.Errorf("object %s: %w (%s changed since)", h, ErrCannotRestore, o.path)
