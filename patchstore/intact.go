@@ -21,11 +21,15 @@ var ErrDamaged = errors.New("checkpoint names missing objects")
 // objects a last time.
 const maxMaintenanceWait = 2 * time.Second
 
-// pruneGranularity is the resolution of git prune's expiry check (whole
-// seconds): an object written back within the second a prune started may
-// still be taken by that prune, so a write-back with no maintenance mark
-// to wait for is checked again after it.
-const pruneGranularity = 1100 * time.Millisecond
+// markLessWait is how long a writer that had to write objects back, with
+// no maintenance mark to wait for (a git prune of its own leaves none),
+// waits before it looks a last time: that prune may still be at work.
+const markLessWait = time.Second
+
+// pollMaintenance is how often a writer waiting for git maintenance looks
+// at its objects again: what a prune deletes is written back within this,
+// before the next git gc in a loop finds the ref naming a missing object.
+const pollMaintenance = 10 * time.Millisecond
 
 // keepIntact runs once the run's ref moved from tip to next. A git gc
 // --prune=now or git repack -ad that walked the refs before the move did
@@ -43,19 +47,36 @@ func (s *Store) keepIntact(ctx context.Context, tip, next *Run) error {
 	restored, err := s.ensureNamed(tip, next)
 	switch {
 	case len(seen) > 0:
-		s.waitMaintenance(ctx, seen)
-		var n int
-		n, err = s.ensureNamed(tip, next)
-		restored += n
+		// Look again while the maintenance seen runs, then once after.
+		deadline := time.Now().Add(maxMaintenanceWait)
+		for time.Now().Before(deadline) && sleep(ctx, pollMaintenance) {
+			var n int
+			n, err = s.ensureNamed(tip, next)
+			restored += n
+			now := s.db.Maintenance()
+			if !slices.ContainsFunc(seen, func(m string) bool { return slices.Contains(now, m) }) {
+				break
+			}
+		}
+		_, err = s.ensureNamed(tip, next)
 	case restored > 0:
-		// Deleted with no mark left (a git prune of its own): that prune
-		// may still be at work; look again once it cannot be.
-		if sleep(ctx, pruneGranularity) {
+		if sleep(ctx, markLessWait) {
 			_, err = s.ensureNamed(tip, next)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("%w: checkpoint %s of run %s (%s): %w", ErrDamaged, next.Checkpoint.ID, next.ID, next.Commit.Short(), err)
+	}
+	return nil
+}
+
+// checkNamed runs before the run's ref moves from tip to next: what git
+// maintenance deleted since the objects were written is written back now,
+// so that the ref never names a missing commit or tree, on which git gc
+// and git repack die (keepIntact then covers deletions racing the move).
+func (s *Store) checkNamed(tip, next *Run) error {
+	if _, err := s.ensureNamed(tip, next); err != nil {
+		return fmt.Errorf("%w: checkpoint %s of run %s, before it was recorded: %w", ErrDamaged, next.Checkpoint.ID, next.ID, err)
 	}
 	return nil
 }
@@ -87,23 +108,6 @@ func (s *Store) ensureNamed(tip, next *Run) (int, error) {
 	}
 	n, terr := s.db.EnsureTrees(pairs...)
 	return restored + n, errors.Join(err, terr)
-}
-
-// waitMaintenance waits, at most maxMaintenanceWait, until none of the
-// maintenance marks seen (odb.DB.Maintenance) is there any more.
-func (s *Store) waitMaintenance(ctx context.Context, seen []string) {
-	deadline := time.Now().Add(maxMaintenanceWait)
-	step := 5 * time.Millisecond
-	for time.Now().Before(deadline) {
-		now := s.db.Maintenance()
-		if !slices.ContainsFunc(seen, func(m string) bool { return slices.Contains(now, m) }) {
-			return
-		}
-		if !sleep(ctx, step) {
-			return
-		}
-		step = min(2*step, 50*time.Millisecond)
-	}
 }
 
 // sleep waits d, or less when ctx ends; it reports whether it waited d.

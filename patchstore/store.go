@@ -387,6 +387,9 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want callFilter, mu
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkNamed(tip, next); err != nil { // see intact.go
+			return nil, err
+		}
 		fault.Point("ref.update.before")
 		err = s.refs.Update(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID)
 		if err == nil {

@@ -263,8 +263,27 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 	return h, err
 }
 
+// errTempGone is returned by installAt when the temporary file vanished
+// before it was renamed into place: git prune deletes files named tmp_*
+// in the object folders, by their time, and with --prune=now it takes
+// those being written too. The write is done again.
+var errTempGone = errors.New("temporary object file deleted (by git prune?) before it was renamed")
+
+// maxTempTries bounds the writes of one object that git prune spoils.
+const maxTempTries = 5
+
 // writeLoose stores an object held in memory as a loose object file.
 func (db *DB) writeLoose(h git.Hash, t Type, data []byte) error {
+	var err error
+	for try := 0; try < maxTempTries; try++ {
+		if err = db.writeLooseOnce(h, t, data); !errors.Is(err, errTempGone) {
+			break
+		}
+	}
+	return err
+}
+
+func (db *DB) writeLooseOnce(h git.Hash, t Type, data []byte) error {
 	tmp, err := os.CreateTemp(db.objDir, "tmp_obj_")
 	if err != nil {
 		return fmt.Errorf("write object %s: %w", h, err)
@@ -297,6 +316,9 @@ func (db *DB) installAt(tmp *os.File, dst string) error {
 		return err
 	}
 	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return errTempGone
+		}
 		return err
 	}
 	// git prune (run by git gc, also in the background after a commit)
@@ -309,6 +331,9 @@ func (db *DB) installAt(tmp *os.File, dst string) error {
 		}
 		if err = os.Rename(tmp.Name(), dst); err == nil || !errors.Is(err, os.ErrNotExist) {
 			break
+		}
+		if _, serr := os.Lstat(tmp.Name()); errors.Is(serr, os.ErrNotExist) {
+			return errTempGone
 		}
 	}
 	if err != nil {
@@ -381,7 +406,8 @@ func (db *DB) Sync() error {
 	return nil
 }
 
-// fsyncAll fsyncs names concurrently and returns the first error.
+// fsyncAll fsyncs names concurrently and returns the errors; a name that
+// no longer exists is not one.
 func fsyncAll(names []string) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(names))
@@ -391,7 +417,11 @@ func fsyncAll(names []string) error {
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			errs[i] = fsyncPath(n)
+			// An object file git deleted meanwhile (packed by a repack,
+			// or pruned: see restore.go) has nothing left to sync.
+			if err := fsyncPath(n); !errors.Is(err, os.ErrNotExist) {
+				errs[i] = err
+			}
 			<-sem
 		}()
 	}

@@ -252,6 +252,23 @@ func (w *ensureWalk) tree(h, base git.Hash, path string) {
 // writeStream is WriteStream that, when want is not zero, installs the
 // object only if it hashes to want.
 func (db *DB) writeStream(r io.Reader, size int64, want git.Hash) (git.Hash, error) {
+	for try := 1; ; try++ {
+		h, err := db.writeStreamOnce(r, size, want)
+		if !errors.Is(err, errTempGone) || try == maxTempTries {
+			return h, err
+		}
+		// Read it again when the source can be; a stream read once is lost.
+		s, ok := r.(io.Seeker)
+		if !ok {
+			return h, err
+		}
+		if _, serr := s.Seek(0, io.SeekStart); serr != nil {
+			return h, err
+		}
+	}
+}
+
+func (db *DB) writeStreamOnce(r io.Reader, size int64, want git.Hash) (git.Hash, error) {
 	tmp, err := os.CreateTemp(db.objDir, "tmp_obj_")
 	if err != nil {
 		return git.ZeroHash, fmt.Errorf("write object: %w", err)
