@@ -121,4 +121,3 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return true
 	}
 }
-

@@ -145,4 +145,3 @@ func TestFreshenedThenPrunedIsWrittenAgain(t *testing.T) {
 		t.Error("object not written again")
 	}
 }
-
