@@ -153,4 +153,3 @@ func runFsck(ctx context.Context, e *env, repair bool) error {
 	}
 	return nil
 }
-
