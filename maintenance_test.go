@@ -25,16 +25,26 @@ import (
 // succeeded is in its run's ledger with its patch, git gc succeeds, and
 // the user's state is untouched.
 func TestCallsBesideGitGC(t *testing.T) {
-	testCallsBeside(t, "gc", "-q", "--prune=now")
+	testCallsBeside(t, "gc -q --prune=now")
 }
 
 func TestCallsBesideGitRepack(t *testing.T) {
-	testCallsBeside(t, "repack", "-q", "-a", "-d", "-f")
+	testCallsBeside(t, "repack -q -a -d -f")
 }
 
+// The other maintenance commands, in turn: packing the refs the writers
+// move, git maintenance run (its gc task), and a git prune of its own,
+// which leaves no mark of its run to wait for.
+func TestCallsBesideGitMaintenance(t *testing.T) {
+	testCallsBeside(t, "pack-refs --all", "maintenance run", "prune --expire=now")
+}
+
+// testCallsBeside runs the writers beside a loop of the git commands
+// given (each a space-separated command line), in turn.
 func testCallsBeside(t *testing.T, maintenance ...string) {
 	gittest.RequireGit(t)
 	const writers, calls = 3, 30
+	what := "git " + strings.Join(maintenance, ", git ")
 	r := gittest.New(t)
 	for w := 0; w < writers; w++ {
 		r.Write(fmt.Sprintf("w%d.txt", w), "start\n")
@@ -61,8 +71,8 @@ func testCallsBeside(t *testing.T, maintenance ...string) {
 	go func() {
 		defer close(loop)
 		deadline := time.Now().Add(time.Minute)
-		for !done.Load() && time.Now().Before(deadline) {
-			cmd := exec.Command("git", maintenance...)
+		for i := 0; !done.Load() && time.Now().Before(deadline); i++ {
+			cmd := exec.Command("git", strings.Fields(maintenance[i%len(maintenance)])...)
 			cmd.Dir = r.Dir
 			if out, err := cmd.CombinedOutput(); err != nil {
 				mu.Lock()
@@ -87,14 +97,14 @@ func testCallsBeside(t *testing.T, maintenance ...string) {
 			defer wg.Done()
 			run := record.RunID(fmt.Sprintf("w%d", w))
 			file := fmt.Sprintf("w%d.txt", w)
-			retry := func(what string, f func() error) bool {
+			retry := func(step string, f func() error) bool {
 				for try := 0; ; try++ {
 					err := f()
 					if errors.Is(err, gitguard.ErrBusy) && try < 30 {
 						continue
 					}
 					if err != nil {
-						t.Errorf("writer %d: %s: %v", w, what, err)
+						t.Errorf("writer %d: %s: %v", w, step, err)
 						return false
 					}
 					return true
@@ -129,9 +139,9 @@ func testCallsBeside(t *testing.T, maintenance ...string) {
 	concurrent := ran.Load()
 	done.Store(true)
 	<-loop
-	t.Logf("git %s completed %d times beside the writers; %d runs failed", maintenance[0], concurrent, len(failures))
+	t.Logf("%s completed %d times beside the writers; %d runs failed", what, concurrent, len(failures))
 	if concurrent < 3 {
-		t.Errorf("git %s completed only %d times while the writers ran: the race was not exercised", maintenance[0], concurrent)
+		t.Errorf("%s completed only %d times while the writers ran: the race was not exercised", what, concurrent)
 	}
 	for _, f := range failures {
 		// A git gc that starts in the instant between a racing prune
@@ -139,7 +149,7 @@ func testCallsBeside(t *testing.T, maintenance ...string) {
 		// back stops, changing nothing; the next one succeeds. Anything
 		// else is a failure.
 		if !strings.Contains(f, "does not point to a valid object") && !strings.Contains(f, "bad tree object") && !strings.Contains(f, "bad object") {
-			t.Errorf("git %s failed beside the writers: %s", maintenance[0], f)
+			t.Errorf("%s failed beside the writers: %s", what, f)
 		} else {
 			t.Logf("transient: %s", f)
 		}

@@ -86,28 +86,19 @@ func (s *Store) checkNamed(tip, next *Run) error {
 // tree and index trees are compared with HEAD's tree, which the user's
 // refs keep.
 func (s *Store) ensureNamed(tip, next *Run) (int, error) {
-	restored := 0
-	ok, err := s.db.EnsureObject(next.Commit)
-	if ok {
-		restored++
-	}
-	var pairs [][2]record.Hash
 	if tip.Exists() {
-		pairs = append(pairs, [2]record.Hash{next.tree, tip.tree})
-	} else {
-		var head record.Hash
-		if h := next.Checkpoint.Head.Commit; !h.IsZero() {
-			if c, err := s.db.ReadCommit(h); err == nil {
-				head = c.Tree
-			}
-		}
-		pairs = append(pairs,
-			[2]record.Hash{next.Checkpoint.WorktreeTree, head},
-			[2]record.Hash{next.Checkpoint.IndexTree, head},
-			[2]record.Hash{next.tree, record.ZeroHash})
+		return s.db.Ensure([]record.Hash{next.Commit}, [2]record.Hash{next.tree, tip.tree})
 	}
-	n, terr := s.db.EnsureTrees(pairs...)
-	return restored + n, errors.Join(err, terr)
+	var head record.Hash
+	if h := next.Checkpoint.Head.Commit; !h.IsZero() {
+		if c, err := s.db.ReadCommit(h); err == nil {
+			head = c.Tree
+		}
+	}
+	return s.db.Ensure([]record.Hash{next.Commit},
+		[2]record.Hash{next.Checkpoint.WorktreeTree, head},
+		[2]record.Hash{next.Checkpoint.IndexTree, head},
+		[2]record.Hash{next.tree, record.ZeroHash})
 }
 
 // sleep waits d, or less when ctx ends; it reports whether it waited d.

@@ -189,7 +189,7 @@ func (s *Store) Repair(ctx context.Context, d *Damage) (string, error) {
 		return "", err
 	}
 	// A prune racing the update may have taken the new blob.
-	if _, err := s.db.EnsureObject(blob); err != nil {
+	if _, err := s.db.Ensure([]record.Hash{blob}); err != nil {
 		return kept, err
 	}
 	return kept, nil

@@ -15,10 +15,12 @@ import (
 // for garbage (the default grace is two weeks: an object written by an
 // abandoned snapshot a month ago and reused today would otherwise go).
 //
-// A file is freshened at most once per refreshAfter in a process: a
-// snapshot that reuses thousands of unchanged blobs from one pack costs one
-// utime, and a second snapshot in the same process none. Git itself
-// freshens a pack once per process, and a loose object every time.
+// A file is freshened only when its time is over refreshAfter old, and
+// looked at at most once per refreshAfter in a process: a snapshot that
+// reuses thousands of unchanged blobs from one pack costs one stat, and
+// reusing an object written lately costs the stat that finding it cost
+// before. Git itself freshens a pack once per process, and a loose object
+// every time, whatever its age.
 
 // refreshAfter is how long a freshened file is taken as fresh by this
 // process: far below any grace period git prunes with (hours to weeks),
@@ -53,8 +55,16 @@ func (db *DB) freshen(path string, loose bool) bool {
 		}
 		return true
 	}
-	if err := os.Chtimes(path, now, now); err != nil {
+	// A file modified lately is fresh already (most reused objects were
+	// written by the snapshot before): a stat costs no write to the disk.
+	fi, err := os.Lstat(path)
+	if err != nil {
 		return false
+	}
+	if age := now.Sub(fi.ModTime()); age > refreshAfter || age < -refreshAfter {
+		if err := os.Chtimes(path, now, now); err != nil {
+			return false
+		}
 	}
 	db.fresh.mu.Lock()
 	if db.fresh.at == nil || len(db.fresh.at) >= maxFreshened {

@@ -18,7 +18,7 @@ import (
 // same, and the run then names a missing object. Git has the same race and
 // lives with it through its grace period; gitguard closes it: after the ref
 // moves, the objects the new checkpoint names that the previous one did
-// not are checked (EnsureTrees), and any that vanished is written again
+// not are checked (Ensure), and any that vanished is written again
 // from what this process remembers of it (Restore).
 //
 // What is remembered (recent), within a byte budget, oldest forgotten
@@ -123,22 +123,25 @@ func (db *DB) Restore(h git.Hash) error {
 	return nil
 }
 
-// EnsureTrees checks, after a ref moved to a commit naming the given
-// trees, that every object reachable from each pair's tree and not from
-// its base (zero for none) exists, and writes back from memory (Restore)
-// any that does not. Pairs are walked in order and share what they
-// checked, so a pair (worktree, HEAD's tree) walked before (root, zero)
-// spares the root's walk that subtree. Objects reachable from a base are
-// not looked at: they were reachable from a ref all along. Pack lists are
-// read again first, so packs a concurrent git repack deleted are not
-// trusted.
+// Ensure checks, after a ref moved to a commit, that the given objects
+// (not walked: the commit itself) and every object reachable from each
+// pair's tree and not from its base (zero for none) exist, and writes back
+// from memory (Restore) any that does not. Pairs are walked in order and
+// share what they checked, so a pair (worktree, HEAD's tree) walked before
+// (root, zero) spares the root's walk that subtree. Objects reachable from
+// a base are not looked at: they were reachable from a ref all along. The
+// pack list is read again first, so that packs a concurrent git repack
+// deleted are not trusted.
 //
-// It returns the ids it could not write back, each wrapped in a
-// *MissingError with the error of Restore; restored objects are synced.
-func (db *DB) EnsureTrees(pairs ...[2]git.Hash) (restored int, err error) {
+// It returns how many objects it wrote back (and synced), and a
+// *MissingError for each it could not.
+func (db *DB) Ensure(objects []git.Hash, trees ...[2]git.Hash) (restored int, err error) {
 	db.packs.rescan()
 	w := ensureWalk{db: db, done: map[git.Hash]bool{}}
-	for _, p := range pairs {
+	for _, h := range objects {
+		w.object(h, "")
+	}
+	for _, p := range trees {
 		w.tree(p[0], p[1], "")
 	}
 	if w.restored > 0 {
@@ -147,20 +150,6 @@ func (db *DB) EnsureTrees(pairs ...[2]git.Hash) (restored int, err error) {
 		}
 	}
 	return w.restored, errors.Join(w.errs...)
-}
-
-// EnsureObject is EnsureTrees for one object not a tree (a commit), whose
-// own references are not followed.
-func (db *DB) EnsureObject(h git.Hash) (restored bool, err error) {
-	db.packs.rescan()
-	w := ensureWalk{db: db, done: map[git.Hash]bool{}}
-	w.object(h, "")
-	if w.restored > 0 {
-		if err := db.Sync(); err != nil {
-			w.errs = append(w.errs, err)
-		}
-	}
-	return w.restored > 0, errors.Join(w.errs...)
 }
 
 // MissingError names an object found missing and not written back.

@@ -13,10 +13,10 @@ import (
 
 // Objects written by this process and then deleted by git prune (as a git
 // gc --prune=now racing a checkpoint does) are written back by
-// EnsureTrees: trees and small blobs from memory, a big blob streamed from
+// Ensure: trees and small blobs from memory, a big blob streamed from
 // a file by reading the file again. A blob whose file changed since cannot
 // be, and is reported with the path it has in the tree.
-func TestEnsureTreesWritesBackPruned(t *testing.T) {
+func TestEnsureWritesBackPruned(t *testing.T) {
 	r, db := open(t)
 	big := strings.Repeat("big file line\n", 100_000) // over the in-memory limit
 	bigPath := filepath.Join(t.TempDir(), "big")
@@ -51,9 +51,9 @@ func TestEnsureTreesWritesBackPruned(t *testing.T) {
 			t.Fatalf("git prune left %s: %v", h, err)
 		}
 	}
-	n, err := db.EnsureTrees([2]git.Hash{root, git.ZeroHash})
+	n, err := db.Ensure(nil, [2]git.Hash{root, git.ZeroHash})
 	if err != nil || n != 4 {
-		t.Fatalf("EnsureTrees = %d, %v; want 4 written back", n, err)
+		t.Fatalf("Ensure = %d, %v; want 4 written back", n, err)
 	}
 	r.Git("update-ref", "refs/test/root", r.Git("commit-tree", "-m", "x", root.String()))
 	r.Git("fsck", "--strict", "--no-dangling")
@@ -62,8 +62,8 @@ func TestEnsureTreesWritesBackPruned(t *testing.T) {
 	}
 
 	// Nothing missing: nothing written.
-	if n, err := db.EnsureTrees([2]git.Hash{root, git.ZeroHash}); err != nil || n != 0 {
-		t.Errorf("EnsureTrees of an intact tree = %d, %v", n, err)
+	if n, err := db.Ensure(nil, [2]git.Hash{root, git.ZeroHash}); err != nil || n != 0 {
+		t.Errorf("Ensure of an intact tree = %d, %v", n, err)
 	}
 
 	// The file changed: the blob cannot come back, and says where it was.
@@ -72,16 +72,16 @@ func TestEnsureTreesWritesBackPruned(t *testing.T) {
 	if err := os.WriteFile(bigPath, []byte("changed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = db.EnsureTrees([2]git.Hash{root, git.ZeroHash})
+	_, err = db.Ensure(nil, [2]git.Hash{root, git.ZeroHash})
 	var me *odb.MissingError
 	if !errors.As(err, &me) || me.ID != bigID || me.Path != "dir/big" || !errors.Is(err, odb.ErrMissing) || !errors.Is(err, odb.ErrCannotRestore) {
-		t.Fatalf("EnsureTrees with a changed source = %v; want the big blob at dir/big missing", err)
+		t.Fatalf("Ensure with a changed source = %v; want the big blob at dir/big missing", err)
 	}
 }
 
 // Objects reachable from the base are not looked at: they were reachable
 // from a ref all along. Only what differs is checked.
-func TestEnsureTreesSkipsBase(t *testing.T) {
+func TestEnsureSkipsBase(t *testing.T) {
 	_, db := open(t)
 	absent := git.Hash{0xde, 0xad} // named by the base, never stored
 	base, err := db.WriteTree([]odb.TreeEntry{{Name: "a", Mode: odb.ModeFile, Hash: absent}})
@@ -99,13 +99,13 @@ func TestEnsureTreesSkipsBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := db.EnsureTrees([2]git.Hash{next, base}); err != nil || n != 0 {
-		t.Fatalf("EnsureTrees against the base = %d, %v; want nothing to do", n, err)
+	if n, err := db.Ensure(nil, [2]git.Hash{next, base}); err != nil || n != 0 {
+		t.Fatalf("Ensure against the base = %d, %v; want nothing to do", n, err)
 	}
 	// Without the base the absent blob is found missing.
-	_, err = db.EnsureTrees([2]git.Hash{next, git.ZeroHash})
+	_, err = db.Ensure(nil, [2]git.Hash{next, git.ZeroHash})
 	var me *odb.MissingError
 	if !errors.As(err, &me) || me.ID != absent || me.Path != "a" {
-		t.Fatalf("EnsureTrees without a base = %v; want %s at a missing", err, absent)
+		t.Fatalf("Ensure without a base = %v; want %s at a missing", err, absent)
 	}
 }
