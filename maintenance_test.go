@@ -33,10 +33,13 @@ func TestCallsBesideGitRepack(t *testing.T) {
 }
 
 // The other maintenance commands, in turn: packing the refs the writers
-// move, git maintenance run (its gc task), and a git prune of its own,
-// which leaves no mark of its run to wait for.
+// move, and git maintenance run (its gc task). A git prune --expire=now
+// of its own is not here: it leaves no mark of its run to wait for, and
+// a prune that walked the refs before a checkpoint's ref moved can delete
+// its objects after every check (docs/GIT-INTEGRATION.md says so; fsck
+// --repair is the way back).
 func TestCallsBesideGitMaintenance(t *testing.T) {
-	testCallsBeside(t, "pack-refs --all", "maintenance run", "prune --expire=now")
+	testCallsBeside(t, "pack-refs --all", "maintenance run")
 }
 
 // testCallsBeside runs the writers beside a loop of the git commands
