@@ -220,14 +220,14 @@ func (w *ensureWalk) tree(h, base git.Hash, path string) {
 		if path != "" {
 			sub = path + "/" + e.Name
 		}
-		switch {
-		case e.Mode == ModeTree:
+		switch e.Mode {
+		case ModeTree:
 			var bt git.Hash
 			if inBase && b.Mode == ModeTree {
 				bt = b.Hash
 			}
 			w.tree(e.Hash, bt, sub)
-		case e.Mode == ModeGitlink:
+		case ModeGitlink:
 			// a submodule's commit lives in its own repository
 		default:
 			if !w.done[e.Hash] {
