@@ -105,6 +105,7 @@ func OpenRecords(ctx context.Context, dir string, opts Options) (*Guard, error) 
 		g.Close()
 		return nil, err
 	}
+	g.store.SetLogger(g.log)
 	g.refs = g.store.Refs()
 	return g, nil
 }
@@ -139,6 +140,7 @@ func (g *Guard) open(ctx context.Context, opts Options) error {
 	if g.store, err = patchstore.Open(ctx, dir, patchstore.Options{Getenv: opts.Getenv, Now: opts.Now}); err != nil {
 		return err
 	}
+	g.store.SetLogger(g.log)
 	g.refs = g.store.Refs()
 	return nil
 }

@@ -126,7 +126,9 @@ func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, err
 			switch {
 			case !ok:
 				return nil, fmt.Errorf("run %q: %w", id, patchstore.ErrUnknownRun)
-			case id == active:
+			case id == active && in.err == nil:
+				// An active run whose tip cannot be read cannot be finished
+				// either: naming it is the way out (see 'gitguard fsck').
 				return nil, fmt.Errorf("%w %s; finish it first with 'gitguard finish'", ErrPruneActive, id)
 			case seen[id]:
 				continue
@@ -185,13 +187,18 @@ func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, err
 	var gone []gitrefs.Ref
 	var tips []record.Hash
 	var names []string
+	clearActive := false
 	for _, d := range rep.Deleted {
 		gone = append(gone, gitrefs.Ref{Name: gitrefs.RunRef(d.ID), Hash: d.Tip})
+		clearActive = clearActive || d.ID == active
 	}
 	gone = append(gone, stale...)
 	for _, r := range gone {
-		tips = append(tips, r.Hash)
 		names = append(names, r.Name)
+		if id, ok := gitrefs.ParseRunRef(r.Name); ok && byID[id].err != nil {
+			continue // damaged: git rev-list would stop at its missing objects
+		}
+		tips = append(tips, r.Hash)
 	}
 	if !opts.DryRun {
 		// Crash points around the deletion. The refs go in one git ref
@@ -202,6 +209,11 @@ func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, err
 			return nil, err
 		}
 		fault.Point("prune.delete.after")
+		if clearActive {
+			if err := g.store.ClearActiveRun(active); err != nil {
+				return nil, err
+			}
+		}
 	}
 	rep.Unreachable, err = g.refs.Unreachable(ctx, tips, names)
 	if err != nil {

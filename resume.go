@@ -116,7 +116,9 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 		}
 	}
 	slices.Sort(stale)
-	if len(stale) > 0 && !o.DryRun {
+	// A damaged run is read at its newest intact checkpoint and not
+	// written to until 'gitguard fsck --repair' (see patchstore's damage.go).
+	if len(stale) > 0 && !o.DryRun && run.Damage == nil {
 		if run, err = g.markKilled(ctx, run, stale); err != nil {
 			return nil, err
 		}

@@ -103,7 +103,12 @@ func (s *Store) history(ctx context.Context, id record.RunID, limit int, stop fu
 		seen[h] = true
 		cp, err := s.ReadRecord(h)
 		if err != nil {
-			return nil, err
+			prev, ok := s.skipDamaged(id, h, err) // see damage.go
+			if !ok {
+				return nil, err
+			}
+			h = prev
+			continue
 		}
 		if cp.RunID != id {
 			return nil, fmt.Errorf("%w: checkpoint %s of run %s claims run %s", record.ErrCorrupt, h.Short(), id, cp.RunID)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -38,6 +39,7 @@ type Store struct {
 	db    *odb.DB
 	refs  *gitrefs.Store
 	clock func() time.Time
+	log   *slog.Logger // warnings of damaged runs (damage.go); nil discards
 }
 
 // Options configures Open. The zero value is valid.
@@ -87,8 +89,11 @@ type Run struct {
 	// Calls holds every call of the run, or, for a run read with
 	// ReadRunCalls or CommitCalls, only the named calls that exist.
 	Calls map[record.CallID]*Call
-	tree  record.Hash                   // root tree of Commit
-	other map[record.CallID]record.Hash // subtrees of the calls left unread, by id
+	// Damage is set when the run's newer checkpoints name missing objects
+	// and this is its newest intact one (see damage.go).
+	Damage *Damage
+	tree   record.Hash                   // root tree of Commit
+	other  map[record.CallID]record.Hash // subtrees of the calls left unread, by id
 }
 
 // Exists reports whether the run has at least one checkpoint.
@@ -136,14 +141,14 @@ func firstTime(e *record.LedgerEntry) time.Time {
 // ReadRun reads the newest checkpoint of run id. It returns ErrUnknownRun
 // when the run does not exist and ErrCorrupt for invalid records.
 func (s *Store) ReadRun(ctx context.Context, id record.RunID) (*Run, error) {
-	return s.readRun(ctx, id, nil)
+	return s.readRunIntact(ctx, id, nil)
 }
 
 // ReadRunCalls is ReadRun reading the records of the named calls only, so
 // that its cost does not grow with the run's length. The other calls are
 // carried over unchanged when the result is the tip of a Commit.
 func (s *Store) ReadRunCalls(ctx context.Context, id record.RunID, calls ...record.CallID) (*Run, error) {
-	return s.readRun(ctx, id, selectCalls(calls))
+	return s.readRunIntact(ctx, id, selectCalls(calls))
 }
 
 // callFilter picks the calls whose records are read; nil picks all.
@@ -387,11 +392,14 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want callFilter, mu
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkNamed(tip, next); err != nil { // see intact.go
+			return nil, err
+		}
 		fault.Point("ref.update.before")
 		err = s.refs.Update(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID)
 		if err == nil {
 			fault.Point("ref.update.after")
-			return next, nil
+			return next, s.keepIntact(ctx, tip, next) // see intact.go
 		}
 		if !errors.Is(err, gitrefs.ErrRefChanged) {
 			return nil, err
@@ -412,7 +420,7 @@ func (s *Store) readTip(ctx context.Context, id record.RunID, want callFilter) (
 	if errors.Is(err, ErrUnknownRun) {
 		return &Run{ID: id, Calls: map[record.CallID]*Call{}}, nil
 	}
-	return r, err
+	return r, damagedTip(err) // see damage.go
 }
 
 // write stores the objects of the checkpoint cp on top of tip and returns

@@ -107,7 +107,7 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 	// A conflicted index is recorded too: see unmerged.go.
 	idx, oursFlat, unmerged := splitUnmerged(idx)
 	snap.Unmerged = w.unmergedRecord(unmerged)
-	if h, ok := cachedIndexTree(idx); ok && unmerged == nil && w.db.Has(h) {
+	if h, ok := cachedIndexTree(idx); ok && unmerged == nil && w.db.Reuse(h) {
 		// git trusts its cache-tree for write-tree and commit; so does
 		// gitguard, which saves building every folder's tree twice.
 		snap.IndexTree = h

@@ -32,7 +32,8 @@ func (w *Workspace) writeFlatTree(entries []flatEntry, st *Stats) (record.Hash, 
 }
 
 func (w *Workspace) ensureTree(n *treeNode, st *Stats) error {
-	if w.db.HasForWrite(n.hash) {
+	if w.db.HasForWrite(n.hash) { // and freshened: the snapshot names it
+		w.db.Remember(n.hash, odb.TypeTree, n.data) // for a write-back after a prune
 		return nil
 	}
 	for _, c := range n.children {

@@ -384,7 +384,7 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 	s.mu.Lock()
 	ce, ok := s.cache[rel] // s.cache is never written during the scan
 	s.mu.Unlock()
-	if ok && ce.key == key && s.w.db.Has(ce.hash) {
+	if ok && ce.key == key && s.w.db.Reuse(ce.hash) { // freshened: the snapshot names it
 		s.mu.Lock()
 		s.fresh[rel] = ce
 		s.mu.Unlock()

@@ -173,7 +173,7 @@ func extraCommands(e *env) []*cli.Command {
 // what to do with them, then git integration.
 var commandOrder = []string{"start", "snapshot", "finish", "log", "show", "runs", "call", "status", "diff",
 	"undo", "redo", "ui", "ledger", "resume", "compensate", "run", "init", "hook", "mcp", "serve", "check", "push", "fetch",
-	"prune", "watch", "completion", "version"}
+	"prune", "fsck", "watch", "completion", "version"}
 
 func commandRank(name string) int {
 	for i, n := range commandOrder {
@@ -194,6 +194,7 @@ var exitFoundMeaning = map[string]string{
 	"push":   "the remote rejected a run",
 	"fetch":  "a remote run diverged from the local one and was not taken",
 	"watch":  "no watch daemon serves the work tree",
+	"fsck":   "damaged runs were found (and, with --repair, all repaired); 3: one could not be",
 }
 
 // exitStatusHelp is the EXIT STATUS section of a command's help.

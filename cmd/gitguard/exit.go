@@ -80,6 +80,10 @@ func classify(err error) failure {
 		return failure{err, "qualify it with the run, or use the commit id from 'gitguard log'", exitUsage}
 	case errors.Is(err, gitguard.ErrBadGlob):
 		return failure{err, "globs use doublestar syntax, e.g. 'src/**/*.go'", exitUsage}
+	case errors.Is(err, gitguard.ErrUnrepairable):
+		return failure{err, "no checkpoint of the run is intact; 'gitguard prune --run RUN' deletes it, after which git gc works again", exitIntegrity}
+	case errors.Is(err, gitguard.ErrDamaged):
+		return failure{err, "git maintenance or a disk error deleted objects the run names; 'gitguard fsck' says what is missing, 'gitguard fsck --repair' re-points the run at its newest intact checkpoint", exitIntegrity}
 	// A refused fetch wraps ErrCorrupt: its own hint first.
 	case errors.As(err, &refused):
 		return failure{err, "nothing of the refused run(s) was kept; the remote's copy is corrupt or hostile: do not use it, and tell whoever pushed it", exitIntegrity}

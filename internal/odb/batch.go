@@ -79,7 +79,7 @@ func (db *DB) collect(h git.Hash, t Type, data []byte) bool {
 		return false
 	}
 	if _, ok := db.batch[h]; !ok {
-		db.batch[h] = batchObject{t: t, data: bytes.Clone(data)}
+		db.batch[h] = batchObject{t: t, data: data} // Write passes its own copy
 		db.batchBytes += len(data)
 	}
 	if db.batchBytes >= maxBatchBytes {
@@ -123,6 +123,16 @@ func (db *DB) flushLocked() error {
 // and its index, as git's pack-objects writes them (undeltified), under
 // the name git gives a pack: its checksum.
 func (db *DB) writePack(ids []git.Hash) error {
+	var err error
+	for try := 0; try < maxTempTries; try++ {
+		if err = db.writePackOnce(ids); !errors.Is(err, errTempGone) {
+			break
+		}
+	}
+	return err
+}
+
+func (db *DB) writePackOnce(ids []git.Hash) error {
 	dir := filepath.Join(db.objDir, "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write pack: %w", err)

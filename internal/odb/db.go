@@ -44,6 +44,8 @@ type DB struct {
 	st *filesystem.Storage
 
 	packs packIndexes // existence checks in packs without go-git
+	fresh freshened   // files freshened lately (freshen.go)
+	kept  recent      // how to write again what was written lately (restore.go)
 
 	dirty atomic.Bool // objects written since the last Sync
 
@@ -86,16 +88,25 @@ func (db *DB) loosePath(h git.Hash) string {
 }
 
 // Has reports whether the object exists, packed, loose or in an alternate.
-func (db *DB) Has(h git.Hash) bool {
-	if db.HasForWrite(h) {
+// It only looks: a writer that names an object instead of writing it uses
+// Reuse or HasForWrite, which freshen it.
+func (db *DB) Has(h git.Hash) bool { return db.has(h, false) }
+
+// Reuse is Has for a writer that will name the object instead of writing
+// it (a blob found through a stat cache, say): an object found is
+// freshened as git does (see freshen.go), so that git prune does not take
+// it for an old unreachable one.
+func (db *DB) Reuse(h git.Hash) bool { return db.has(h, true) }
+
+func (db *DB) has(h git.Hash, freshen bool) bool {
+	if db.find(h, freshen) {
 		return true
 	}
 	// git gc or repack may have moved it into a pack written since the pack
 	// list was read: look again, as git's reprepare_packed_git does.
 	if _, known := db.packs.has(h); known {
 		db.packs.rescan()
-		found, _ := db.packs.has(h)
-		return found || db.isLoose(h)
+		return db.find(h, freshen)
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
@@ -103,29 +114,43 @@ func (db *DB) Has(h git.Hash) bool {
 	return db.st.HasEncodedObject(plumbing.Hash(h)) == nil
 }
 
-func (db *DB) isLoose(h git.Hash) bool {
-	_, err := os.Lstat(db.loosePath(h))
-	return err == nil
-}
-
 // HasForWrite is Has for a writer deciding whether to write an object: it
 // does not read the pack folder again after a miss, since a wrong "no" only
 // costs writing the object again. Packs come first, as in git: most
-// objects of a work tree are packed, and a mapped index costs no system call.
+// objects of a work tree are packed, and a mapped index costs no system
+// call. An object found is freshened, as by Reuse: the writer will name it.
 func (db *DB) HasForWrite(h git.Hash) bool {
-	if _, ok := db.batched(h); ok {
+	if db.find(h, true) {
 		return true
 	}
-	found, known := db.packs.has(h)
-	if found || db.isLoose(h) {
-		return true
-	}
-	if known {
+	if _, known := db.packs.has(h); known {
 		return false
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	return db.st.HasEncodedObject(plumbing.Hash(h)) == nil
+}
+
+// find looks for h in the open batch, the mapped packs and the loose
+// objects, without asking go-git; with freshen, an object found on disk is
+// freshened, and one that cannot be (its file just vanished) counts as
+// missing, as in git's check_and_freshen.
+func (db *DB) find(h git.Hash, freshen bool) bool {
+	if _, ok := db.batched(h); ok {
+		return true
+	}
+	if pack, _ := db.packs.find(h); pack != "" && (!freshen || db.freshen(pack, false)) {
+		return true
+	}
+	if freshen {
+		return db.freshen(db.loosePath(h), true)
+	}
+	return db.isLoose(h)
+}
+
+func (db *DB) isLoose(h git.Hash) bool {
+	_, err := os.Lstat(db.loosePath(h))
+	return err == nil
 }
 
 // Rescan forgets the cached pack list and open packs, so that objects a
@@ -147,11 +172,28 @@ func (db *DB) rescanLocked() {
 
 // Write stores an object held in memory and returns its id.
 func (db *DB) Write(t Type, data []byte) (git.Hash, error) {
+	own := data
+	if len(data) <= maxRecentObject {
+		own = bytes.Clone(data)
+	}
+	return db.writeOwned(t, own)
+}
+
+// writeOwned is Write for content nobody else changes afterwards: it is
+// remembered for Restore (restore.go) and kept by the batch as it is.
+func (db *DB) writeOwned(t Type, data []byte) (git.Hash, error) {
 	h := HashObject(t, data)
+	own := data
+	if len(data) <= maxRecentObject {
+		if own == nil {
+			own = []byte{}
+		}
+		db.kept.add(h, keptObject{t: t, data: own})
+	}
 	if db.HasForWrite(h) { // a miss just writes it again: no rescan needed
 		return h, nil
 	}
-	if len(data) <= smallFile && db.collect(h, t, data) {
+	if len(data) <= smallFile && db.collect(h, t, own) {
 		return h, nil
 	}
 	return h, db.writeLoose(h, t, data)
@@ -160,18 +202,17 @@ func (db *DB) Write(t Type, data []byte) (git.Hash, error) {
 // WriteStream stores a blob of exactly size bytes read from r, hashing and
 // compressing in one pass, and returns its id.
 func (db *DB) WriteStream(r io.Reader, size int64) (git.Hash, error) {
-	tmp, err := os.CreateTemp(db.objDir, "tmp_obj_")
-	if err != nil {
-		return git.ZeroHash, fmt.Errorf("write object: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
+	return db.writeStream(r, size, git.ZeroHash)
+}
+
+// compressBlob writes to w the compressed blob object of exactly size
+// bytes read from r and returns its id.
+func compressBlob(w io.Writer, r io.Reader, size int64) (git.Hash, error) {
 	zw := zlibWriters.Get().(*zlib.Writer)
-	zw.Reset(tmp)
+	zw.Reset(w)
 	defer zlibWriters.Put(zw) // Reset before every use, so safe to reuse after an error
 	hs := NewHasher(TypeBlob, size)
-	hdr := header(TypeBlob, size)
-	if _, err := zw.Write(hdr); err != nil {
+	if _, err := zw.Write(header(TypeBlob, size)); err != nil {
 		return git.ZeroHash, fmt.Errorf("write object: %w", err)
 	}
 	n, err := io.Copy(io.MultiWriter(zw, hs), r)
@@ -184,11 +225,7 @@ func (db *DB) WriteStream(r io.Reader, size int64) (git.Hash, error) {
 	if err := zw.Close(); err != nil {
 		return git.ZeroHash, fmt.Errorf("write object: %w", err)
 	}
-	h := hs.Sum()
-	if db.HasForWrite(h) {
-		return h, nil
-	}
-	return h, db.install(tmp, h)
+	return hs.Sum(), nil
 }
 
 // ErrChanged is returned by WriteFile when the file changed size while it was read.
@@ -215,13 +252,38 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 		if int64(n) != size {
 			return git.ZeroHash, fmt.Errorf("write object: %w (read %d bytes, expected %d)", ErrChanged, n, size)
 		}
-		return db.Write(TypeBlob, data[:n])
+		return db.writeOwned(TypeBlob, data[:n])
 	}
-	return db.WriteStream(f, size)
+	h, err := db.WriteStream(f, size)
+	if err == nil {
+		if abs, aerr := filepath.Abs(path); aerr == nil {
+			db.kept.add(h, keptObject{t: TypeBlob, path: abs, size: size})
+		}
+	}
+	return h, err
 }
+
+// errTempGone is returned by installAt when the temporary file vanished
+// before it was renamed into place: git prune deletes files named tmp_*
+// in the object folders, by their time, and with --prune=now it takes
+// those being written too. The write is done again.
+var errTempGone = errors.New("temporary object file deleted (by git prune?) before it was renamed")
+
+// maxTempTries bounds the writes of one object that git prune spoils.
+const maxTempTries = 5
 
 // writeLoose stores an object held in memory as a loose object file.
 func (db *DB) writeLoose(h git.Hash, t Type, data []byte) error {
+	var err error
+	for try := 0; try < maxTempTries; try++ {
+		if err = db.writeLooseOnce(h, t, data); !errors.Is(err, errTempGone) {
+			break
+		}
+	}
+	return err
+}
+
+func (db *DB) writeLooseOnce(h git.Hash, t Type, data []byte) error {
 	tmp, err := os.CreateTemp(db.objDir, "tmp_obj_")
 	if err != nil {
 		return fmt.Errorf("write object %s: %w", h, err)
@@ -254,6 +316,9 @@ func (db *DB) installAt(tmp *os.File, dst string) error {
 		return err
 	}
 	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return errTempGone
+		}
 		return err
 	}
 	// git prune (run by git gc, also in the background after a commit)
@@ -266,6 +331,9 @@ func (db *DB) installAt(tmp *os.File, dst string) error {
 		}
 		if err = os.Rename(tmp.Name(), dst); err == nil || !errors.Is(err, os.ErrNotExist) {
 			break
+		}
+		if _, serr := os.Lstat(tmp.Name()); errors.Is(serr, os.ErrNotExist) {
+			return errTempGone
 		}
 	}
 	if err != nil {
@@ -338,7 +406,8 @@ func (db *DB) Sync() error {
 	return nil
 }
 
-// fsyncAll fsyncs names concurrently and returns the first error.
+// fsyncAll fsyncs names concurrently and returns the errors; a name that
+// no longer exists is not one.
 func fsyncAll(names []string) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(names))
@@ -348,7 +417,11 @@ func fsyncAll(names []string) error {
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			errs[i] = fsyncPath(n)
+			// An object file git deleted meanwhile (packed by a repack,
+			// or pruned: see restore.go) has nothing left to sync.
+			if err := fsyncPath(n); !errors.Is(err, os.ErrNotExist) {
+				errs[i] = err
+			}
 			<-sem
 		}()
 	}
@@ -469,7 +542,7 @@ func (db *DB) ReadCommit(h git.Hash) (*Commit, error) {
 
 // WriteTree encodes and stores a tree.
 func (db *DB) WriteTree(entries []TreeEntry) (git.Hash, error) {
-	return db.Write(TypeTree, EncodeTree(entries))
+	return db.writeOwned(TypeTree, EncodeTree(entries))
 }
 
 // EmptyTree is the id of the tree with no entries.

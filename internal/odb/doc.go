@@ -12,4 +12,9 @@
 // file, never a truncated object. An object that already exists is not
 // written again. Small objects written inside a batch (StartBatch) are
 // stored together when it ends, as one pack when there are many.
+//
+// Git maintenance may run at any moment. An object a writer finds already
+// stored and reuses is freshened as git does (freshen.go), and the objects
+// a new checkpoint names can be checked after its ref moved and written
+// back from memory if a racing prune deleted them (restore.go, Ensure).
 package odb

@@ -39,20 +39,27 @@ type idxFile struct {
 // packs cannot be read this way (an old index format, no mmap) and the
 // caller must ask go-git.
 func (p *packIndexes) has(h git.Hash) (found, known bool) {
+	pack, known := p.find(h)
+	return pack != "", known
+}
+
+// find returns the path of the .pack file holding h ("" when none does);
+// known is as for has.
+func (p *packIndexes) find(h git.Hash) (pack string, known bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.loaded {
 		p.loadLocked(nil)
 	}
 	if !p.usable {
-		return false, false
+		return "", false
 	}
 	for _, f := range p.idx {
 		if f.has(h) {
-			return true, true
+			return strings.TrimSuffix(f.path, ".idx") + ".pack", true
 		}
 	}
-	return false, true
+	return "", true
 }
 
 // rescan reads the pack folder again, so that the next lookup sees packs a

@@ -1,0 +1,275 @@
+package odb
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/gitguard/gitguard/internal/git"
+)
+
+// Writing back what git maintenance deleted.
+//
+// An object written (or found and reused) for a checkpoint is unreachable
+// until the run's ref points at the checkpoint. A git gc --prune=now or git
+// repack -ad that walked the refs before the ref moved deletes it all the
+// same, and the run then names a missing object. Git has the same race and
+// lives with it through its grace period; gitguard closes it: after the ref
+// moves, the objects the new checkpoint names that the previous one did
+// not are checked (Ensure), and any that vanished is written again
+// from what this process remembers of it (Restore).
+//
+// What is remembered (recent), within a byte budget, oldest forgotten
+// first: the content of every object written from memory (trees, commits,
+// records, files up to smallFile) or named by Remember, and for a blob
+// streamed from a file, the file's path: it is read again and kept only if
+// it still hashes to the same id. A blob streamed from elsewhere
+// (WriteStream) is not remembered.
+
+// recentBudget bounds the bytes of content remembered.
+const recentBudget = 64 << 20
+
+// maxRecentObject is the largest content remembered; bigger objects are
+// written from files (and remembered by path) in practice.
+const maxRecentObject = smallFile
+
+type keptObject struct {
+	t    Type
+	data []byte // the content, or nil for a blob read from path
+	path string // the file a blob was streamed from
+	size int64  // its size
+}
+
+// recent remembers how to write again objects this process wrote or reused
+// lately.
+type recent struct {
+	mu    sync.Mutex
+	m     map[git.Hash]keptObject
+	order []git.Hash // oldest first
+	bytes int
+}
+
+func (r *recent) add(h git.Hash, o keptObject) {
+	if len(o.data) > maxRecentObject {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[git.Hash]keptObject{}
+	}
+	if _, ok := r.m[h]; ok {
+		return
+	}
+	r.m[h] = o
+	r.order = append(r.order, h)
+	r.bytes += len(o.data)
+	for r.bytes > recentBudget && len(r.order) > 0 {
+		old := r.order[0]
+		r.order = r.order[1:]
+		r.bytes -= len(r.m[old].data)
+		delete(r.m, old)
+	}
+	if len(r.order) == 0 {
+		r.order = nil // let the backing array go
+	}
+}
+
+func (r *recent) get(h git.Hash) (keptObject, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o, ok := r.m[h]
+	return o, ok
+}
+
+// Remember keeps an object's content so that Restore can write it again,
+// for a writer that names an object it found already stored (HasForWrite)
+// without passing its content through Write. data must not be changed
+// afterwards.
+func (db *DB) Remember(h git.Hash, t Type, data []byte) {
+	db.kept.add(h, keptObject{t: t, data: data})
+}
+
+// ErrCannotRestore is returned by Restore for an object this process has
+// no content of.
+var ErrCannotRestore = errors.New("object cannot be written again: its content is not at hand")
+
+// Restore writes object h again, as a loose object, from what this
+// process remembers of it. It returns ErrCannotRestore when the process
+// has nothing to write it from (never wrote it, forgot it, or its file
+// changed since). Call Sync before a ref may point at it again.
+func (db *DB) Restore(h git.Hash) error {
+	o, ok := db.kept.get(h)
+	if !ok {
+		return fmt.Errorf("object %s: %w", h, ErrCannotRestore)
+	}
+	if o.data != nil || o.path == "" {
+		return db.writeLoose(h, o.t, o.data)
+	}
+	f, err := os.Open(o.path)
+	if err != nil {
+		return fmt.Errorf("object %s: %w (%s: %w)", h, ErrCannotRestore, o.path, err)
+	}
+	defer f.Close()
+	got, err := db.writeStream(f, o.size, h)
+	if err != nil {
+		return fmt.Errorf("object %s: %w (%s: %w)", h, ErrCannotRestore, o.path, err)
+	}
+	if got != h {
+		return fmt.Errorf("object %s: %w (%s changed since)", h, ErrCannotRestore, o.path)
+	}
+	return nil
+}
+
+// Ensure checks, after a ref moved to a commit, that the given objects
+// (not walked: the commit itself) and every object reachable from each
+// pair's tree and not from its base (zero for none) exist, and writes back
+// from memory (Restore) any that does not. Pairs are walked in order and
+// share what they checked, so a pair (worktree, HEAD's tree) walked before
+// (root, zero) spares the root's walk that subtree. Objects reachable from
+// a base are not looked at: they were reachable from a ref all along. The
+// pack list is read again first, so that packs a concurrent git repack
+// deleted are not trusted.
+//
+// It returns how many objects it wrote back (and synced), and a
+// *MissingError for each it could not.
+func (db *DB) Ensure(objects []git.Hash, trees ...[2]git.Hash) (restored int, err error) {
+	db.packs.rescan()
+	w := ensureWalk{db: db, done: map[git.Hash]bool{}}
+	for _, h := range objects {
+		w.object(h, "")
+	}
+	for _, p := range trees {
+		w.tree(p[0], p[1], "")
+	}
+	if w.restored > 0 {
+		if err := db.Sync(); err != nil {
+			w.errs = append(w.errs, err)
+		}
+	}
+	return w.restored, errors.Join(w.errs...)
+}
+
+// MissingError names an object found missing and not written back.
+type MissingError struct {
+	ID   git.Hash
+	Path string // where it was named, slash-separated from the walked tree
+	Err  error
+}
+
+func (e *MissingError) Error() string {
+	where := ""
+	if e.Path != "" {
+		where = " (" + e.Path + ")"
+	}
+	return fmt.Sprintf("object %s%s is missing: %v", e.ID, where, e.Err)
+}
+
+func (e *MissingError) Unwrap() []error { return []error{ErrMissing, e.Err} }
+
+type ensureWalk struct {
+	db       *DB
+	done     map[git.Hash]bool
+	restored int
+	errs     []error
+}
+
+// object makes sure h exists, writing it back when it does not.
+func (w *ensureWalk) object(h git.Hash, path string) bool {
+	if w.db.Has(h) {
+		return true
+	}
+	if err := w.db.Restore(h); err != nil {
+		w.errs = append(w.errs, &MissingError{ID: h, Path: path, Err: err})
+		return false
+	}
+	w.restored++
+	return true
+}
+
+func (w *ensureWalk) tree(h, base git.Hash, path string) {
+	if h.IsZero() || h == base || w.done[h] {
+		return
+	}
+	w.done[h] = true
+	if !w.object(h, path) {
+		return
+	}
+	entries, err := w.db.ReadTree(h)
+	if err != nil {
+		w.errs = append(w.errs, &MissingError{ID: h, Path: path, Err: err})
+		return
+	}
+	var old map[string]TreeEntry
+	if !base.IsZero() {
+		if be, err := w.db.ReadTree(base); err == nil {
+			old = make(map[string]TreeEntry, len(be))
+			for _, e := range be {
+				old[e.Name] = e
+			}
+		}
+	}
+	for _, e := range entries {
+		b, inBase := old[e.Name]
+		if inBase && b.Hash == e.Hash {
+			continue
+		}
+		sub := e.Name
+		if path != "" {
+			sub = path + "/" + e.Name
+		}
+		switch e.Mode {
+		case ModeTree:
+			var bt git.Hash
+			if inBase && b.Mode == ModeTree {
+				bt = b.Hash
+			}
+			w.tree(e.Hash, bt, sub)
+		case ModeGitlink:
+			// a submodule's commit lives in its own repository
+		default:
+			if !w.done[e.Hash] {
+				w.done[e.Hash] = true
+				w.object(e.Hash, sub)
+			}
+		}
+	}
+}
+
+// writeStream is WriteStream that, when want is not zero, installs the
+// object only if it hashes to want.
+func (db *DB) writeStream(r io.Reader, size int64, want git.Hash) (git.Hash, error) {
+	for try := 1; ; try++ {
+		h, err := db.writeStreamOnce(r, size, want)
+		if !errors.Is(err, errTempGone) || try == maxTempTries {
+			return h, err
+		}
+		// Read it again when the source can be; a stream read once is lost.
+		s, ok := r.(io.Seeker)
+		if !ok {
+			return h, err
+		}
+		if _, serr := s.Seek(0, io.SeekStart); serr != nil {
+			return h, err
+		}
+	}
+}
+
+func (db *DB) writeStreamOnce(r io.Reader, size int64, want git.Hash) (git.Hash, error) {
+	tmp, err := os.CreateTemp(db.objDir, "tmp_obj_")
+	if err != nil {
+		return git.ZeroHash, fmt.Errorf("write object: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	h, err := compressBlob(tmp, r, size)
+	if err != nil || (!want.IsZero() && h != want) {
+		return h, err
+	}
+	if want.IsZero() && db.HasForWrite(h) {
+		return h, nil
+	}
+	return h, db.install(tmp, h)
+}

@@ -1,0 +1,111 @@
+package odb_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
+)
+
+// Objects written by this process and then deleted by git prune (as a git
+// gc --prune=now racing a checkpoint does) are written back by
+// Ensure: trees and small blobs from memory, a big blob streamed from
+// a file by reading the file again. A blob whose file changed since cannot
+// be, and is reported with the path it has in the tree.
+func TestEnsureWritesBackPruned(t *testing.T) {
+	r, db := open(t)
+	big := strings.Repeat("big file line\n", 100_000) // over the in-memory limit
+	bigPath := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(bigPath, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bigID, err := db.WriteFile(bigPath, int64(len(big)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := db.Write(odb.TypeBlob, []byte("small\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := db.WriteTree([]odb.TreeEntry{{Name: "big", Mode: odb.ModeFile, Hash: bigID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := db.WriteTree([]odb.TreeEntry{
+		{Name: "dir", Mode: odb.ModeTree, Hash: sub},
+		{Name: "small", Mode: odb.ModeFile, Hash: small},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	r.Git("prune", "--expire=now")
+	for _, h := range []git.Hash{bigID, small, sub, root} {
+		if _, err := os.Lstat(loosePath(r.Dir, h)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("git prune left %s: %v", h, err)
+		}
+	}
+	n, err := db.Ensure(nil, [2]git.Hash{root, git.ZeroHash})
+	if err != nil || n != 4 {
+		t.Fatalf("Ensure = %d, %v; want 4 written back", n, err)
+	}
+	r.Git("update-ref", "refs/test/root", r.Git("commit-tree", "-m", "x", root.String()))
+	r.Git("fsck", "--strict", "--no-dangling")
+	if got := r.Git("cat-file", "-p", bigID.String()); got+"\n" != big {
+		t.Error("big blob written back with other content")
+	}
+
+	// Nothing missing: nothing written.
+	if n, err := db.Ensure(nil, [2]git.Hash{root, git.ZeroHash}); err != nil || n != 0 {
+		t.Errorf("Ensure of an intact tree = %d, %v", n, err)
+	}
+
+	// The file changed: the blob cannot come back, and says where it was.
+	r.Git("update-ref", "-d", "refs/test/root")
+	r.Git("prune", "--expire=now")
+	if err := os.WriteFile(bigPath, []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Ensure(nil, [2]git.Hash{root, git.ZeroHash})
+	var me *odb.MissingError
+	if !errors.As(err, &me) || me.ID != bigID || me.Path != "dir/big" || !errors.Is(err, odb.ErrMissing) || !errors.Is(err, odb.ErrCannotRestore) {
+		t.Fatalf("Ensure with a changed source = %v; want the big blob at dir/big missing", err)
+	}
+}
+
+// Objects reachable from the base are not looked at: they were reachable
+// from a ref all along. Only what differs is checked.
+func TestEnsureSkipsBase(t *testing.T) {
+	_, db := open(t)
+	absent := git.Hash{0xde, 0xad} // named by the base, never stored
+	base, err := db.WriteTree([]odb.TreeEntry{{Name: "a", Mode: odb.ModeFile, Hash: absent}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := db.Write(odb.TypeBlob, []byte("new\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := db.WriteTree([]odb.TreeEntry{
+		{Name: "a", Mode: odb.ModeFile, Hash: absent},
+		{Name: "new", Mode: odb.ModeFile, Hash: fresh},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.Ensure(nil, [2]git.Hash{next, base}); err != nil || n != 0 {
+		t.Fatalf("Ensure against the base = %d, %v; want nothing to do", n, err)
+	}
+	// Without the base the absent blob is found missing.
+	_, err = db.Ensure(nil, [2]git.Hash{next, git.ZeroHash})
+	var me *odb.MissingError
+	if !errors.As(err, &me) || me.ID != absent || me.Path != "a" {
+		t.Fatalf("Ensure without a base = %v; want %s at a missing", err, absent)
+	}
+}
