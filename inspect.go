@@ -48,6 +48,9 @@ const (
 	Reapplyable = conflict.Reapplyable
 	Conflicted  = conflict.Conflicted
 	Merged      = conflict.Merged
+	// Unrecoverable: the agent's change is in place and undo cannot
+	// revert it (content over the size limit, recorded by hash only).
+	Unrecoverable = conflict.Irrecoverable
 )
 
 // PushRejected is the status of a run ref the remote refused.

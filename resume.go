@@ -316,11 +316,11 @@ func (r *Resume) Brief() string {
 	for _, p := range r.Paths {
 		switch {
 		case p.State == conflict.Conflicted && p.LastUndo != "" && p.UndoneBy == "":
-			fmt.Fprintf(&b, "- %s was changed by someone else after %s, and %s left it as it is (conflicted); keep those changes.\n", p.Path, p.Call, p.LastUndo)
+			fmt.Fprintf(&b, "- %s was changed by someone else after %s, and %s left it as it is (conflicted); keep those changes.\n", record.QuotePath(p.Path), p.Call, p.LastUndo)
 		case p.State == conflict.Conflicted:
-			fmt.Fprintf(&b, "- %s was changed by someone else after %s (conflicted); keep those changes.\n", p.Path, p.Call)
+			fmt.Fprintf(&b, "- %s was changed by someone else after %s (conflicted); keep those changes.\n", record.QuotePath(p.Path), p.Call)
 		case p.State == conflict.Merged:
-			fmt.Fprintf(&b, "- %s holds someone else's changes; %s took out only the edit of %s (merged).\n", p.Path, p.UndoneBy, p.Call)
+			fmt.Fprintf(&b, "- %s holds someone else's changes; %s took out only the edit of %s (merged).\n", record.QuotePath(p.Path), p.UndoneBy, p.Call)
 		}
 	}
 	r.parallelLines(&b)
@@ -331,7 +331,7 @@ func (r *Resume) Brief() string {
 				ps = append(ps, fmt.Sprintf("and %d more", n-10))
 				break
 			}
-			ps = append(ps, c.Path)
+			ps = append(ps, record.QuotePath(c.Path))
 		}
 		since := r.Since
 		if since == "" {

@@ -20,6 +20,18 @@ type StatusDoc struct {
 	Others []OtherChange `json:"others,omitempty"`
 	// AgentCommits are the calls during which the agent committed.
 	AgentCommits []HeadMove `json:"agent_commits,omitempty"`
+	// Skipped are the paths the run's calls could not record.
+	Skipped []SkippedPath `json:"skipped,omitempty"`
+	// MaxFileSize is the size limit in bytes (files larger are recorded
+	// by hash only and are "unrecoverable" once the agent changed them).
+	MaxFileSize int64 `json:"max_file_size,omitempty"`
+}
+
+// SkippedPath is a path a call could not record, and why.
+type SkippedPath struct {
+	Path   string        `json:"path"`
+	Call   record.CallID `json:"call"`
+	Reason string        `json:"reason"`
 }
 
 // OtherChange is a change a call of another run made.
@@ -48,6 +60,8 @@ type PathStatus struct {
 	After    string        `json:"after"`
 	Current  string        `json:"current"`
 	Oversize bool          `json:"oversize,omitempty"`
+	// Reason says why the path is unrecoverable.
+	Reason string `json:"reason,omitempty"`
 	// UndoneBy is the undo that took Call's change out; LastUndo the
 	// newest undo that planned the path (one that left it conflicted,
 	// when UndoneBy is empty).
@@ -74,6 +88,12 @@ func NewStatusDoc(rep *gitguard.StatusReport) StatusDoc {
 		out.Others = append(out.Others, OtherChange{Path: o.Path, SeenBy: o.ToolCallID, OwnedBy: o.OwnedBy.String()})
 	}
 	out.AgentCommits = NewHeadMoves(rep.HeadMoves)
+	for _, s := range rep.Skipped {
+		out.Skipped = append(out.Skipped, SkippedPath{Path: s.Path, Call: s.Call, Reason: s.Reason})
+	}
+	if rep.MaxFileSize < 1<<62 {
+		out.MaxFileSize = rep.MaxFileSize
+	}
 	return out
 }
 
@@ -85,7 +105,7 @@ func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
 		cur = "folder"
 	}
 	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool,
-		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize,
+		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize, Reason: p.Reason,
 		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith)}
 }
 

@@ -88,12 +88,15 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	}
 	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	for _, p := range rep.Paths {
-		line := fmt.Sprintf("  %s\t%s\t%s (%s)", p.State, p.Path, p.Call, p.Tool)
+		line := fmt.Sprintf("  %s\t%s\t%s (%s)", p.State, record.QuotePath(p.Path), p.Call, p.Tool)
 		switch {
 		case p.UndoneBy != "":
 			line += fmt.Sprintf("\tundone by %s", p.UndoneBy)
 		case p.LastUndo != "":
 			line += fmt.Sprintf("\tleft by %s", p.LastUndo)
+		}
+		if p.Reason != "" {
+			line += "\t" + p.Reason
 		}
 		if len(p.SharedWith) > 0 {
 			line += "\tshared with " + strings.Join(protocol.RefStrings(p.SharedWith), ", ")
@@ -103,17 +106,18 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printStatusNotes(e, rep)
 	printHeadMoves(e, rep.HeadMoves, false)
 	if len(rep.Others) > 0 {
 		e.printf("made by other runs' calls meanwhile (not this run's to undo):\n")
 		for _, o := range rep.Others {
-			e.printf("  %s\t%s (seen during %s)\n", o.Path, o.OwnedBy, o.ToolCallID)
+			e.printf("  %s\t%s (seen during %s)\n", record.QuotePath(o.Path), o.OwnedBy, o.ToolCallID)
 		}
 	}
 	if len(rep.Unrecorded) > 0 {
 		e.printf("unrecorded (changed since %s, no call recorded it):\n", rep.Checkpoint.Checkpoint.ID)
 		for _, c := range rep.Unrecorded {
-			e.printf("  %s %s\n", changeStatus(c), c.Path)
+			e.printf("  %s %s\n", changeStatus(c), record.QuotePath(c.Path))
 		}
 	}
 	return found

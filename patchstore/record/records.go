@@ -175,6 +175,10 @@ type LedgerEntry struct {
 	UndoneBy CallID `json:"undoneBy,omitempty"`
 	// UncertainReason says why a call is uncertain (e.g. found started at resume).
 	UncertainReason string `json:"uncertainReason,omitempty"`
+	// Skipped lists the paths the call's capture could not record, and
+	// why (a name the records cannot carry, a file changing while read):
+	// their changes are not in Patches, and undo cannot revert them.
+	Skipped []Skipped `json:"skipped,omitempty"`
 	// Head is the commit HEAD named when the call started, and, when HEAD
 	// moved before it finished (the agent committed), the one it named then.
 	Head *HeadMove `json:"head,omitempty"`
