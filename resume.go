@@ -272,10 +272,10 @@ func (r *Resume) Brief() string {
 		if e.UndoneBy != "" {
 			s += fmt.Sprintf("; its file changes were undone by %s and are gone", e.UndoneBy)
 		} else if len(c.Applied) > 0 {
-			s += fmt.Sprintf(" and is applied to %s", strings.Join(c.Applied, ", "))
+			s += fmt.Sprintf(" and is applied to %s", quotedList(c.Applied))
 		}
 		if len(c.Absent) > 0 && e.UndoneBy == "" {
-			s += fmt.Sprintf("; its change to %s is not in place", strings.Join(c.Absent, ", "))
+			s += fmt.Sprintf("; its change to %s is not in place", quotedList(c.Absent))
 		}
 		switch c.Replay {
 		case ReplayForbidden:

@@ -150,6 +150,9 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 			writes++
 		}
 	}
+	if err := g.checkPlannedWrites(items); err != nil {
+		return nil, err
+	}
 	// An undo that would change nothing records nothing: the result says
 	// what remains, and the calls stay as they are.
 	if writes == 0 && resumableUndo(run, res.Undone, redo) == "" {

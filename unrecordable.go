@@ -56,3 +56,13 @@ func skippedPaths(calls []*patchstore.Call) []SkippedPath {
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
+
+// quotedList joins paths for a sentence, each quoted as text output quotes
+// names (record.QuotePath).
+func quotedList(paths []string) string {
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = record.QuotePath(p)
+	}
+	return strings.Join(q, ", ")
+}

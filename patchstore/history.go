@@ -108,6 +108,14 @@ func (s *Store) history(ctx context.Context, id record.RunID, limit int, stop fu
 		if cp.RunID != id {
 			return nil, fmt.Errorf("%w: checkpoint %s of run %s claims run %s", record.ErrCorrupt, h.Short(), id, cp.RunID)
 		}
+		if err := s.checkCommit(h, cp); err != nil {
+			return nil, err
+		}
+		if n := len(out); n > 0 {
+			if err := checkLink(out[n-1].Commit, out[n-1].Checkpoint, cp); err != nil {
+				return nil, err
+			}
+		}
 		out = append(out, Entry{Commit: h, Checkpoint: cp})
 		if (limit > 0 && len(out) >= limit) || (stop != nil && stop(cp)) {
 			break

@@ -547,7 +547,7 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		// A name git itself refuses to check out (.GIT, git~1, ".git.")
 		// would make every reader refuse the snapshot: listed, not recorded.
 		if err := record.ValidateTreeName(name); err != nil {
-			s.skip(rel, "a name git refuses (another spelling of .git); not recorded")
+			s.skip(rel, "a name git refuses (another spelling of .git)")
 			continue
 		}
 		if isDir {

@@ -60,7 +60,7 @@ func pathProblem(p string) string {
 // reason, instead of writing a record that readers refuse.
 func RecordablePath(p string) string {
 	if why := pathProblem(p); why != "" {
-		return "not recorded: " + why
+		return why + "; the records cannot carry it"
 	}
 	return ""
 }
