@@ -89,7 +89,14 @@ func (g *Guard) ListRuns(ctx context.Context) ([]RunInfo, error) { return g.stor
 
 // History returns the checkpoints of a run, newest first; at most limit
 // when limit > 0.
+//
+// The run is validated as every command reading a run validates it (its
+// newest checkpoint's records, see validateRun), and each checkpoint
+// listed as the chain is followed.
 func (g *Guard) History(ctx context.Context, id record.RunID, limit int) ([]Entry, error) {
+	if err := g.validateRun(ctx, id); err != nil {
+		return nil, err
+	}
 	return g.store.History(ctx, id, limit)
 }
 

@@ -48,7 +48,7 @@ func (g *Guard) checkPlannedWrites(items []UndoItem) error {
 	}
 	if p, link := patchstore.LinkedPath(targets); p != "" {
 		return fmt.Errorf("%w: %w: undo would write %s beneath %s, which it makes a symlink; nothing was written",
-			record.ErrCorrupt, ErrUnsafeLink, record.QuotePath(p), record.QuotePath(link))
+			record.ErrCorrupt, ErrUnsafeLink, record.Quoted(p), record.Quoted(link))
 	}
 	for p, t := range planned {
 		if t == nil {
@@ -56,7 +56,7 @@ func (g *Guard) checkPlannedWrites(items []UndoItem) error {
 		}
 		if why := g.linkEscapes(p, *t, planned); why != "" {
 			return fmt.Errorf("%w: %w: %s -> %s %s; nothing was written (recreate the link by hand if you trust it)",
-				record.ErrCorrupt, ErrUnsafeLink, record.QuotePath(p), record.QuotePath(*t), why)
+				record.ErrCorrupt, ErrUnsafeLink, record.Quoted(p), record.Quoted(*t), why)
 		}
 	}
 	return nil
@@ -66,7 +66,7 @@ func (g *Guard) checkPlannedWrites(items []UndoItem) error {
 // written, against the work tree as it is.
 func (g *Guard) checkLinkTarget(p, target string) error {
 	if why := g.linkEscapes(p, target, nil); why != "" {
-		return fmt.Errorf("%w: %w: %s -> %s %s", record.ErrCorrupt, ErrUnsafeLink, record.QuotePath(p), record.QuotePath(target), why)
+		return fmt.Errorf("%w: %w: %s -> %s %s", record.ErrCorrupt, ErrUnsafeLink, record.Quoted(p), record.Quoted(target), why)
 	}
 	return nil
 }
@@ -118,7 +118,7 @@ func (g *Guard) linkEscapes(link, target string, planned map[string]*string) str
 		}
 		parts, abs := splitTarget(next)
 		if abs {
-			return fmt.Sprintf("leads through the symlink %s to an absolute path, outside the work tree", record.QuotePath(cur))
+			return fmt.Sprintf("leads through the symlink %s to an absolute path, outside the work tree", record.Quoted(cur))
 		}
 		resolved = resolved[:len(resolved)-1]
 		pending = append(parts, pending...)

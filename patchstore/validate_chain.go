@@ -58,7 +58,8 @@ func (s *Store) checkCommit(h record.Hash, cp *record.Checkpoint) error {
 		h    record.Hash
 	}{{"worktree", cp.WorktreeTree}, {"index", cp.IndexTree}} {
 		if _, err := s.db.ReadTreeOrEmpty(t.h); err != nil {
-			return fail("%s/: %v", t.name, err)
+			// err wraps ErrCorrupt (a hostile tree) or says what is missing.
+			return fmt.Errorf("run %s, checkpoint commit %s: %s/: %w", cp.RunID, h.Short(), t.name, err)
 		}
 	}
 	return nil

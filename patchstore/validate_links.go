@@ -46,7 +46,7 @@ func checkLinkedPaths(r *Run) error {
 		}{{"before", before}, {"after", after}, {"others", others}} {
 			if p, link := LinkedPath(set.states); p != "" {
 				return fmt.Errorf("%w: calls/%s: its %s states hold %s beneath %s, a symlink or submodule at the same time",
-					record.ErrCorrupt, id, set.what, record.QuotePath(p), record.QuotePath(link))
+					record.ErrCorrupt, id, set.what, record.Quoted(p), record.Quoted(link))
 			}
 		}
 	}

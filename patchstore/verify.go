@@ -217,7 +217,7 @@ func (v *verifier) tree(h record.Hash, top, prefix string, depth int) error {
 		// and a tree shared by several paths is only walked once. (ReadTree
 		// checked it already; this says where the entry is.)
 		if err := record.ValidateTreeName(e.Name); err != nil {
-			return fmt.Errorf("%s tree entry %s: %w", top, record.QuotePath(p), err)
+			return fmt.Errorf("%s tree entry %s: %w", top, record.Quoted(p), err)
 		}
 		switch e.Mode {
 		case record.ModeTree:
@@ -327,7 +327,7 @@ func checkRoot(root []odb.TreeEntry, cp *record.Checkpoint) error {
 			}
 			delete(want, e.Name)
 		default:
-			return fmt.Errorf("%w: unexpected entry %s in the checkpoint tree", errHostile, record.QuotePath(e.Name))
+			return fmt.Errorf("%w: unexpected entry %s in the checkpoint tree", errHostile, record.Quoted(e.Name))
 		}
 	}
 	if len(want) > 0 {

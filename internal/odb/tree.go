@@ -96,7 +96,7 @@ func DecodeTree(data []byte) ([]TreeEntry, error) {
 		// git writes each name once: a duplicate could make one path both
 		// a symlink and a folder.
 		if duplicate(out, e, &seen) {
-			return nil, bad("entry %s appears twice", record.QuotePath(e.Name))
+			return nil, bad("entry %s appears twice", record.Quoted(e.Name))
 		}
 		out = append(out, e)
 		data = data[nul+21:]

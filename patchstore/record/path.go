@@ -28,7 +28,7 @@ const MaxPathLen = 4096
 // RecordablePath).
 func ValidatePath(p string) error {
 	if why := pathProblem(p); why != "" {
-		return fmt.Errorf("%w %s: %s", ErrBadPath, QuotePath(p), why)
+		return fmt.Errorf("%w %s: %s", ErrBadPath, Quoted(p), why)
 	}
 	return nil
 }
@@ -70,10 +70,10 @@ func RecordablePath(p string) string {
 // UTF-8 rule of ValidatePath does not apply.
 func ValidateTreeName(name string) error {
 	if why := badName(name); why != "" {
-		return fmt.Errorf("%w: tree entry %s: %s", ErrBadPath, QuotePath(name), why)
+		return fmt.Errorf("%w: tree entry %s: %s", ErrBadPath, Quoted(name), why)
 	}
 	if strings.ContainsAny(name, "/\x00") {
-		return fmt.Errorf("%w: tree entry %s: slash or NUL in name", ErrBadPath, QuotePath(name))
+		return fmt.Errorf("%w: tree entry %s: slash or NUL in name", ErrBadPath, Quoted(name))
 	}
 	return nil
 }

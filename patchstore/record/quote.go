@@ -67,6 +67,15 @@ func QuotePath(p string) string {
 	return b.String()
 }
 
+// Quoted is QuotePath always in double quotes, for a name inside a
+// sentence (an error message): "a.txt", "new\nline".
+func Quoted(p string) string {
+	if q := QuotePath(p); q != p {
+		return q
+	}
+	return `"` + p + `"`
+}
+
 func needsQuote(p string) bool {
 	for i := 0; i < len(p); {
 		r, size := utf8.DecodeRuneInString(p[i:])
