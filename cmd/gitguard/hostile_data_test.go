@@ -48,7 +48,9 @@ func newForger(t *testing.T, dir string) *forger {
 	return f
 }
 
-func (f *forger) git(stdin []byte, args ...string) string { return gitStdin(f.t, f.dir, stdin, args...) }
+func (f *forger) git(stdin []byte, args ...string) string {
+	return gitStdin(f.t, f.dir, stdin, args...)
+}
 
 func (f *forger) blob(content string) string {
 	return f.git([]byte(content), "hash-object", "-w", "--stdin")
