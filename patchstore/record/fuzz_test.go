@@ -101,6 +101,11 @@ func FuzzValidatePath(f *testing.F) {
 				t.Fatalf("%q accepted: .git component %q", p, c)
 			}
 		}
+		if filepath.Separator == '\\' && strings.Contains(p, `\`) {
+			// A backslash is a separator there: writers refuse such names
+			// (ospath.CheckName), so joining them is never attempted.
+			return
+		}
 		j := filepath.Join(root, filepath.FromSlash(p))
 		if !strings.HasPrefix(j, root+"/") {
 			t.Fatalf("%q accepted: joins to %q, outside %s", p, j, root)
