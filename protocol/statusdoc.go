@@ -23,7 +23,7 @@ type StatusDoc struct {
 	// Skipped are the paths the run's calls could not record.
 	Skipped []SkippedPath `json:"skipped,omitempty"`
 	// MaxFileSize is the size limit in bytes (files larger are recorded
-	// by hash only and are "unrecoverable" once the agent changed them).
+	// by hash only), given when a path is "unrecoverable" because of it.
 	MaxFileSize int64 `json:"max_file_size,omitempty"`
 }
 
@@ -91,8 +91,10 @@ func NewStatusDoc(rep *gitguard.StatusReport) StatusDoc {
 	for _, s := range rep.Skipped {
 		out.Skipped = append(out.Skipped, SkippedPath{Path: s.Path, Call: s.Call, Reason: s.Reason})
 	}
-	if rep.MaxFileSize < 1<<62 {
-		out.MaxFileSize = rep.MaxFileSize
+	for _, p := range rep.Paths {
+		if p.State == gitguard.Unrecoverable && rep.MaxFileSize < 1<<62 {
+			out.MaxFileSize = rep.MaxFileSize // the limit that made it so
+		}
 	}
 	return out
 }
