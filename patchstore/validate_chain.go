@@ -3,6 +3,7 @@ package patchstore
 import (
 	"fmt"
 
+	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
@@ -30,6 +31,48 @@ import (
 // gitguard's entries with index/ and worktree/ as recorded, and the top
 // levels of those two trees parse with safe names.
 func (s *Store) checkCommit(h record.Hash, cp *record.Checkpoint) error {
+	c, err := s.db.ReadCommit(h)
+	if err != nil {
+		return fmt.Errorf("%w: run %s, checkpoint commit %s: %w", record.ErrCorrupt, cp.RunID, h.Short(), err)
+	}
+	root, err := s.db.ReadTree(c.Tree)
+	if err != nil {
+		return fmt.Errorf("%w: run %s, checkpoint commit %s: %w", record.ErrCorrupt, cp.RunID, h.Short(), err)
+	}
+	return s.checkCommitParts(h, c.Parents, root, cp, nil)
+}
+
+// readChecked is ReadRecord and checkCommit in one, reading the commit and
+// its root tree once. trees holds the index and work-tree trees already
+// checked, which consecutive checkpoints mostly share.
+func (s *Store) readChecked(h record.Hash, trees map[record.Hash]bool) (*record.Checkpoint, error) {
+	c, err := s.db.ReadCommit(h)
+	if err != nil {
+		return nil, fmt.Errorf("%w: checkpoint %s: %w", record.ErrCorrupt, h.Short(), err)
+	}
+	root, err := s.db.ReadTree(c.Tree)
+	if err != nil {
+		return nil, fmt.Errorf("%w: checkpoint %s: %w", record.ErrCorrupt, h.Short(), err)
+	}
+	var cp *record.Checkpoint
+	for _, e := range root {
+		if e.Name == "checkpoint.json" {
+			cp = &record.Checkpoint{}
+			if err := s.readJSON(e.Hash, cp, "checkpoint.json"); err != nil {
+				return nil, err
+			}
+			if err := cp.Validate(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if cp == nil {
+		return nil, fmt.Errorf("%w: commit %s is not a gitguard checkpoint (no checkpoint.json)", record.ErrCorrupt, h.Short())
+	}
+	return cp, s.checkCommitParts(h, c.Parents, root, cp, trees)
+}
+
+func (s *Store) checkCommitParts(h record.Hash, parents []record.Hash, root []odb.TreeEntry, cp *record.Checkpoint, trees map[record.Hash]bool) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: run %s, checkpoint commit %s: %s", record.ErrCorrupt, cp.RunID, h.Short(), fmt.Sprintf(format, args...))
 	}
@@ -39,15 +82,7 @@ func (s *Store) checkCommit(h record.Hash, cp *record.Checkpoint) error {
 	if cp.Prev.IsZero() != (cp.Seq == 1) {
 		return fail("previous link and sequence number %d disagree", cp.Seq)
 	}
-	c, err := s.db.ReadCommit(h)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if err := checkParents(c.Parents, cp); err != nil {
-		return fail("%v", err)
-	}
-	root, err := s.db.ReadTree(c.Tree)
-	if err != nil {
+	if err := checkParents(parents, cp); err != nil {
 		return fail("%v", err)
 	}
 	if err := checkRoot(root, cp); err != nil {
@@ -57,6 +92,12 @@ func (s *Store) checkCommit(h record.Hash, cp *record.Checkpoint) error {
 		name string
 		h    record.Hash
 	}{{"worktree", cp.WorktreeTree}, {"index", cp.IndexTree}} {
+		if trees[t.h] {
+			continue
+		}
+		if trees != nil {
+			trees[t.h] = true
+		}
 		if _, err := s.db.ReadTreeOrEmpty(t.h); err != nil {
 			// err wraps ErrCorrupt (a hostile tree) or says what is missing.
 			return fmt.Errorf("run %s, checkpoint commit %s: %s/: %w", cp.RunID, h.Short(), t.name, err)
