@@ -42,7 +42,12 @@ func (g *Guard) unreadableHere(run *patchstore.Run, fp *record.FilePatch) (ps Pa
 // conflict left as it is, with the reason, without looking at the file:
 // the name would reach another file. Every other path is planned as usual.
 func refusedHere(path string, patches []*record.FilePatch) (conflict.Plan, bool) {
-	err := ospath.Host().CheckName(path)
+	return refusedOn(ospath.Host(), path, patches)
+}
+
+// refusedOn is refusedHere on a system of flavor fl.
+func refusedOn(fl ospath.Flavor, path string, patches []*record.FilePatch) (conflict.Plan, bool) {
+	err := fl.CheckName(path)
 	if err == nil || len(patches) == 0 {
 		return conflict.Plan{}, false
 	}
