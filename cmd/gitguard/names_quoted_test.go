@@ -135,3 +135,21 @@ func sameBut(a, b string, skip []string) bool {
 	}
 	return drop(a) == drop(b)
 }
+
+// TestErrorStaysOneLine: an error message that names a file with a newline
+// or an escape sequence in it is still one line on stderr, with the
+// control characters escaped.
+func TestErrorStaysOneLine(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"plain":                        "plain",
+		"undo new\nline: failed":       `undo new\nline: failed`,
+		"esc\x1b[2J here, \"quoted\"":  `esc\x1b[2J here, "quoted"`,
+		"ünïcødé stays \u00e9":         "ünïcødé stays \u00e9",
+		"c1 control \u009b[31m inside": `c1 control \u009b[31m inside`,
+	} {
+		if got := oneLineMessage(in); got != want {
+			t.Errorf("oneLineMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/patchstore/record"
@@ -70,4 +72,25 @@ func printStatusNotes(e *env, rep *gitguard.StatusReport) {
 			e.printf("  skipped %s (%s): %s\n", record.QuotePath(s.Path), s.Call, s.Reason)
 		}
 	}
+}
+
+// oneLineMessage keeps an error message on its one line: a newline, a
+// carriage return or another control character (from a file name the
+// message quotes raw) is written as its C escape, as git quotes names, so
+// that no name can forge a line of stderr or drive the terminal.
+func oneLineMessage(msg string) string {
+	control := func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+	if !strings.ContainsFunc(msg, control) {
+		return msg
+	}
+	var b strings.Builder
+	for _, r := range msg {
+		if control(r) {
+			q := strconv.QuoteRune(r) // '\n', '\x1b'
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
