@@ -92,13 +92,16 @@ func statusStates(t *testing.T, dir string) map[string]struct{ State, Reason str
 // small file, leaves the big one as it is, and exits 1 with a plain
 // message naming the limit — never an integrity error; undo --all says the
 // same and writes nothing; redo puts the small file back. A big file the
-// agent created is unrecoverable too: deleting it could not be redone.
+// agent created is unrecoverable too (deleting it could not be redone), and
+// so is a committed one it grew: the old content is in git, but the
+// agent's could not be brought back by redo.
 func TestUndoOversize(t *testing.T) {
 	gittest.RequireGit(t)
 	for _, tc := range []struct {
-		name    string
-		existed bool // the big file was there before the call
-	}{{"grown", true}, {"created", false}} {
+		name      string
+		existed   bool // the big file was there before the call
+		committed bool // and committed, so its old content is in git
+	}{{"grown", true, false}, {"created", false, false}, {"committed", true, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := gittest.New(t)
 			r.Write("small.txt", "small\n")
@@ -106,6 +109,9 @@ func TestUndoOversize(t *testing.T) {
 			big := filepath.Join(r.Dir, "big.bin")
 			if tc.existed {
 				sparseFile(t, big, bigSize)
+			}
+			if tc.committed {
+				r.Commit("big")
 			}
 			mustRun(t, r.Dir, "start", "--run", "big")
 			mustRun(t, r.Dir, "call", "start", "c1", "--tool", "bash")
