@@ -27,7 +27,9 @@ func newStatusCommand(e *env) *cli.Command {
 		Description: "For every path the run's agent calls touched, compares the current file with the\n" +
 			"newest agent patch for it: applied (current = the agent's after), reapplyable\n" +
 			"(current = before), conflicted (neither: someone else changed it), merged (an undo\n" +
-			"took the agent's hunks out and kept someone else's). A path an undo touched names\n" +
+			"took the agent's hunks out and kept someone else's), unrecoverable (the agent's\n" +
+			"change is in place but a side of it was over max_file_size and recorded by hash\n" +
+			"only, so undo leaves it as it is). A path an undo touched names\n" +
 			"that undo. Only touched paths are hashed. It also lists changes since the newest\n" +
 			"checkpoint that no call recorded (unrecorded), which walks the work tree;\n" +
 			"--no-unrecorded skips that walk. Exits 1 when conflicted paths remain\n" +
