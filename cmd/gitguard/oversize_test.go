@@ -60,8 +60,9 @@ func fileSum(t *testing.T, path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// statusStates returns path → state from status --json.
-func statusStates(t *testing.T, dir string) map[string]struct{ State, Reason string } {
+// statusStates returns path → state from status --json, which must name
+// the size limit limit.
+func statusStates(t *testing.T, dir string, limit int64) map[string]struct{ State, Reason string } {
 	t.Helper()
 	out, err := gitguardCmd(t, dir, nil, "status", "--json", "--no-unrecorded")
 	if code := exitOf(err); code != exitOK && code != exitFound {
@@ -76,8 +77,8 @@ func statusStates(t *testing.T, dir string) map[string]struct{ State, Reason str
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("status --json: %v\n%s", err, out)
 	}
-	if doc.MaxFileSize != 64<<20 {
-		t.Errorf("status --json: max_file_size %d, want the default 64 MiB", doc.MaxFileSize)
+	if doc.MaxFileSize != limit {
+		t.Errorf("status --json: max_file_size %d, want %d", doc.MaxFileSize, limit)
 	}
 	m := map[string]struct{ State, Reason string }{}
 	for _, p := range doc.Paths {
@@ -97,18 +98,30 @@ func statusStates(t *testing.T, dir string) map[string]struct{ State, Reason str
 // agent's could not be brought back by redo.
 func TestUndoOversize(t *testing.T) {
 	gittest.RequireGit(t)
+	// The 120 MB case runs with the default limit; the others, which only
+	// vary what was there before, with a 1 MiB limit and a 2 MiB file.
 	for _, tc := range []struct {
 		name      string
 		existed   bool // the big file was there before the call
 		committed bool // and committed, so its old content is in git
-	}{{"grown", true, false}, {"created", false, false}, {"committed", true, true}} {
+		size      int64
+		limit     int64
+		limitText string
+	}{
+		{"grown", true, false, bigSize, 64 << 20, "64 MiB"},
+		{"created", false, false, 2 << 20, 1 << 20, "1 MiB"},
+		{"committed", true, true, 2 << 20, 1 << 20, "1 MiB"},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := gittest.New(t)
 			r.Write("small.txt", "small\n")
+			if tc.limit != 64<<20 {
+				r.Write(".gitguard.toml", "max_file_size = \"1MiB\"\n")
+			}
 			r.Commit("init")
 			big := filepath.Join(r.Dir, "big.bin")
 			if tc.existed {
-				sparseFile(t, big, bigSize)
+				sparseFile(t, big, tc.size)
 			}
 			if tc.committed {
 				r.Commit("big")
@@ -116,14 +129,14 @@ func TestUndoOversize(t *testing.T) {
 			mustRun(t, r.Dir, "start", "--run", "big")
 			mustRun(t, r.Dir, "call", "start", "c1", "--tool", "bash")
 			if !tc.existed {
-				sparseFile(t, big, bigSize)
+				sparseFile(t, big, tc.size)
 			}
 			appendFile(t, big, "tail\n")
 			r.Write("small.txt", "small\nagent\n")
 			mustRun(t, r.Dir, "call", "finish", "c1")
 			bigSum := fileSum(t, big)
 
-			st := statusStates(t, r.Dir)
+			st := statusStates(t, r.Dir, tc.limit)
 			if st["big.bin"].State != "unrecoverable" || !strings.Contains(st["big.bin"].Reason, "size limit") {
 				t.Errorf("status of big.bin: %+v, want unrecoverable with the reason", st["big.bin"])
 			}
@@ -131,7 +144,7 @@ func TestUndoOversize(t *testing.T) {
 				t.Errorf("status of small.txt: %+v, want applied", st["small.txt"])
 			}
 			text := mustRun(t, r.Dir, "status", "--no-unrecorded")
-			if !strings.Contains(text, "unrecoverable  big.bin") || !strings.Contains(text, "max_file_size, 64 MiB") {
+			if !strings.Contains(text, "unrecoverable  big.bin") || !strings.Contains(text, "max_file_size, "+tc.limitText) {
 				t.Errorf("status text does not call big.bin unrecoverable and name the limit:\n%s", text)
 			}
 
@@ -145,7 +158,7 @@ func TestUndoOversize(t *testing.T) {
 				if code := exitOf(err); code != exitFound {
 					t.Fatalf("gitguard %s: exit %d, want %d\n%s", strings.Join(args, " "), code, exitFound, out)
 				}
-				if !strings.Contains(out, "1 path(s) unrecoverable: over the size limit (max_file_size, 64 MiB)") || strings.Contains(out, "fsck") {
+				if !strings.Contains(out, "1 path(s) unrecoverable: over the size limit (max_file_size, "+tc.limitText+")") || strings.Contains(out, "fsck") {
 					t.Errorf("gitguard %s: want the plain size-limit message, got:\n%s", strings.Join(args, " "), out)
 				}
 				if got := fileSum(t, big); got != bigSum {
@@ -159,7 +172,7 @@ func TestUndoOversize(t *testing.T) {
 			if got := r.Read("small.txt"); got != "small\n" {
 				t.Errorf("undo left small.txt as %q", got)
 			}
-			st = statusStates(t, r.Dir)
+			st = statusStates(t, r.Dir, tc.limit)
 			if st["big.bin"].State != "unrecoverable" || st["small.txt"].State != "reapplyable" {
 				t.Errorf("status after undo: %+v", st)
 			}
