@@ -308,6 +308,7 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 		c.Ledger.FinishedAt = &now
 		c.Ledger.FinishSeq = nextSeq(tip)
 		c.Ledger.Head = head
+		c.Ledger.Skipped = callSkipped(snap)
 		if o.Result != "" {
 			c.Ledger.Result = o.Result
 		}

@@ -325,6 +325,10 @@ func (g *Guard) treePatches(ctx context.Context, callID record.CallID, e record.
 		if x.before == x.after || skipped[p] {
 			continue
 		}
+		if why := record.RecordablePath(p); why != "" {
+			snap.Skipped = append(snap.Skipped, unrecordable(p, why))
+			continue
+		}
 		if len(e.Globs) > 0 && !workspace.MatchAny(e.Globs, p) {
 			continue
 		}

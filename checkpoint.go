@@ -18,7 +18,21 @@ var ErrAmbiguous = errors.New("checkpoint id is ambiguous")
 // ResolveCheckpoint finds a checkpoint by its id (ckpt_007, or 7) in run
 // (or the active run, or any run when there is none), by RUN/ckpt_007, or by
 // its commit id (full or a prefix of at least 4 hex digits).
+//
+// The run the checkpoint belongs to is validated as every command reading
+// a run validates it (its newest checkpoint's records, see validateRun).
 func (g *Guard) ResolveCheckpoint(ctx context.Context, run record.RunID, spec string) (patchstore.Entry, error) {
+	en, err := g.resolveCheckpoint(ctx, run, spec)
+	if err != nil {
+		return en, err
+	}
+	if err := g.validateRun(ctx, en.Checkpoint.RunID); err != nil {
+		return patchstore.Entry{}, err
+	}
+	return en, nil
+}
+
+func (g *Guard) resolveCheckpoint(ctx context.Context, run record.RunID, spec string) (patchstore.Entry, error) {
 	var none patchstore.Entry
 	if r, rest, ok := strings.Cut(spec, "/"); ok {
 		id, err := record.ParseRunID(r)

@@ -228,6 +228,10 @@ func snapshotCheckpoint(snap *workspace.Snapshot, kind string) *record.Checkpoin
 		Unmerged:     snap.Unmerged,
 	}
 	for _, o := range snap.Oversize {
+		if why := record.RecordablePath(o.Path); why != "" {
+			snap.Skipped = append(snap.Skipped, unrecordable(o.Path, why))
+			continue
+		}
 		cp.Oversize = append(cp.Oversize, record.FileState{Path: o.Path, Mode: o.Mode, Hash: o.Hash, Size: o.Size})
 	}
 	for _, s := range snap.Skipped {

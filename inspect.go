@@ -46,6 +46,9 @@ const (
 	Reapplyable = conflict.Reapplyable
 	Conflicted  = conflict.Conflicted
 	Merged      = conflict.Merged
+	// Unrecoverable: the agent's change is in place and undo cannot
+	// revert it (content over the size limit, recorded by hash only).
+	Unrecoverable = conflict.Irrecoverable
 )
 
 // PushRejected is the status of a run ref the remote refused.
@@ -84,7 +87,14 @@ func (g *Guard) ListRuns(ctx context.Context) ([]RunInfo, error) { return g.stor
 
 // History returns the checkpoints of a run, newest first; at most limit
 // when limit > 0.
+//
+// The run is validated as every command reading a run validates it (its
+// newest checkpoint's records, see validateRun), and each checkpoint
+// listed as the chain is followed.
 func (g *Guard) History(ctx context.Context, id record.RunID, limit int) ([]Entry, error) {
+	if err := g.validateRun(ctx, id); err != nil {
+		return nil, err
+	}
 	return g.store.History(ctx, id, limit)
 }
 

@@ -266,10 +266,10 @@ func (r *Resume) Brief() string {
 		if e.UndoneBy != "" {
 			s += fmt.Sprintf("; its file changes were undone by %s and are gone", e.UndoneBy)
 		} else if len(c.Applied) > 0 {
-			s += fmt.Sprintf(" and is applied to %s", strings.Join(c.Applied, ", "))
+			s += fmt.Sprintf(" and is applied to %s", quotedList(c.Applied))
 		}
 		if len(c.Absent) > 0 && e.UndoneBy == "" {
-			s += fmt.Sprintf("; its change to %s is not in place", strings.Join(c.Absent, ", "))
+			s += fmt.Sprintf("; its change to %s is not in place", quotedList(c.Absent))
 		}
 		switch c.Replay {
 		case ReplayForbidden:
@@ -313,11 +313,11 @@ func (r *Resume) Brief() string {
 	for _, p := range r.Paths {
 		switch {
 		case p.State == conflict.Conflicted && p.LastUndo != "" && p.UndoneBy == "":
-			fmt.Fprintf(&b, "- %s was changed by someone else after %s, and %s left it as it is (conflicted); keep those changes.\n", p.Path, p.Call, p.LastUndo)
+			fmt.Fprintf(&b, "- %s was changed by someone else after %s, and %s left it as it is (conflicted); keep those changes.\n", record.QuotePath(p.Path), p.Call, p.LastUndo)
 		case p.State == conflict.Conflicted:
-			fmt.Fprintf(&b, "- %s was changed by someone else after %s (conflicted); keep those changes.\n", p.Path, p.Call)
+			fmt.Fprintf(&b, "- %s was changed by someone else after %s (conflicted); keep those changes.\n", record.QuotePath(p.Path), p.Call)
 		case p.State == conflict.Merged:
-			fmt.Fprintf(&b, "- %s holds someone else's changes; %s took out only the edit of %s (merged).\n", p.Path, p.UndoneBy, p.Call)
+			fmt.Fprintf(&b, "- %s holds someone else's changes; %s took out only the edit of %s (merged).\n", record.QuotePath(p.Path), p.UndoneBy, p.Call)
 		}
 	}
 	r.parallelLines(&b)
@@ -328,7 +328,7 @@ func (r *Resume) Brief() string {
 				ps = append(ps, fmt.Sprintf("and %d more", n-10))
 				break
 			}
-			ps = append(ps, c.Path)
+			ps = append(ps, record.QuotePath(c.Path))
 		}
 		since := r.Since
 		if since == "" {

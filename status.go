@@ -23,6 +23,9 @@ type PathStatus struct {
 	Current  record.State
 	IsDir    bool // a folder stands where the file should be
 	Oversize bool
+	// Reason says why the path is Unrecoverable, or cannot be looked at
+	// on this system.
+	Reason string
 	// UndoneBy is the undo that took Call's change out (State is then
 	// reapplyable, or merged when that undo kept someone else's edits).
 	UndoneBy record.CallID
@@ -63,6 +66,11 @@ type StatusReport struct {
 	// Git is the merge, rebase or other operation in progress and the
 	// paths in conflict; nil when there is none.
 	Git *GitOperation
+	// Skipped are the paths the calls could not record (see SkippedPath).
+	Skipped []SkippedPath
+	// MaxFileSize is the size limit above which files are recorded by
+	// hash only.
+	MaxFileSize int64
 }
 
 // callOrder sorts calls oldest first: by the checkpoint that finished them,
@@ -158,6 +166,10 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 	sort.Strings(paths)
 	for _, p := range paths {
 		fp := newest[p]
+		if ps, ok := g.unreadableHere(run, fp); ok {
+			rep.Paths = append(rep.Paths, ps)
+			continue
+		}
 		cur, _, err := g.ws.Capture(p, false)
 		if err != nil {
 			return nil, err
@@ -182,8 +194,10 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 				ps.State = conflict.Merged
 			}
 		}
+		g.markUnrecoverable(&ps, fp)
 		rep.Paths = append(rep.Paths, ps)
 	}
+	rep.Skipped, rep.MaxFileSize = skippedPaths(agent), g.ws.MaxFileSize()
 	for _, c := range agent {
 		rep.Others = append(rep.Others, c.Others...)
 	}

@@ -150,6 +150,9 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 			writes++
 		}
 	}
+	if err := g.checkPlannedWrites(items); err != nil {
+		return nil, err
+	}
 	// An undo that would change nothing records nothing: the result says
 	// what remains, and the calls stay as they are.
 	if writes == 0 && resumableUndo(run, res.Undone, redo) == "" {
@@ -438,12 +441,16 @@ func (g *Guard) plan(ctx context.Context, targets []*patchstore.Call, o UndoOpti
 
 // planPath plans the undo of one path's patches against its content now.
 func (g *Guard) planPath(ctx context.Context, path string, patches []*record.FilePatch, markers bool) (UndoItem, error) {
-	curFS, _, err := g.ws.Capture(path, false)
+	if pl, refused := refusedHere(path, patches); refused {
+		return UndoItem{Plan: pl}, nil
+	}
+	curFS, over, err := g.ws.Capture(path, false)
 	if err != nil {
 		return UndoItem{Plan: conflict.Plan{Path: path}}, err
 	}
-	cur := conflict.Current{State: state(curFS), IsDir: curFS.Mode == record.ModeTree}
-	if cur.State.Exists() && !cur.IsDir && cur.State.Mode != record.ModeGitlink {
+	// Content over the size limit is not read: nothing could merge it.
+	cur := conflict.Current{State: state(curFS), IsDir: curFS.Mode == record.ModeTree, Oversize: over}
+	if cur.State.Exists() && !cur.IsDir && !over && cur.State.Mode != record.ModeGitlink {
 		// The current content in the form the records use (converted, for
 		// paths git converts), so merges compare like with like.
 		stored, _, err := g.ws.Capture(path, true)

@@ -34,6 +34,11 @@ func (g *Guard) writeState(ctx context.Context, path string, st record.State, co
 	if err := g.ws.CheckParents(path); err != nil {
 		return err
 	}
+	if st.Mode == record.ModeSymlink && g.ws.Symlinks() {
+		if err := g.checkLinkTarget(path, string(content)); err != nil {
+			return err
+		}
+	}
 	full := g.ws.Abs(path)
 	if !st.Exists() {
 		fi, err := os.Lstat(full)

@@ -20,11 +20,17 @@ const (
 	// Merged: someone else changed the path too, and a three-way merge
 	// takes (or took) the agent's hunks out and keeps theirs.
 	Merged
+	// Irrecoverable ("unrecoverable"): the agent's change is in place,
+	// but the content undo would need was over the size limit and recorded
+	// by hash only (see OversizeLoss). Classify never returns it; status
+	// reports it, and undo plans the Unrecoverable action for it.
+	Irrecoverable
 )
 
-var names = [...]string{"applied", "reapplyable", "conflicted", "merged"}
+var names = [...]string{"applied", "reapplyable", "conflicted", "merged", "unrecoverable"}
 
-// String returns "applied", "reapplyable", "conflicted" or "merged".
+// String returns "applied", "reapplyable", "conflicted", "merged" or
+// "unrecoverable".
 func (s State) String() string {
 	if int(s) < len(names) {
 		return names[s]

@@ -29,6 +29,9 @@ type Current struct {
 	// Content is the current content in the form records use (git's clean
 	// form for converted paths); nil when absent or not a file.
 	Content []byte
+	// Oversize says the file is over the size limit: its content was not
+	// read, so it cannot be merged.
+	Oversize bool
 }
 
 // Class classifies a path against one patch. A folder where the patch
@@ -133,9 +136,8 @@ func PlanPath(path string, patches []*record.FilePatch, cur Current, markers boo
 		after := version{st: p.After()}
 		switch now.st {
 		case after.st:
-			if p.Oversize && before.st.Exists() && !src.Has(before.st.Hash) {
-				pl.Action, pl.Target = Unrecoverable, now.st
-				pl.Reason = "its before content was over the size limit and recorded by hash only"
+			if why := OversizeLoss(p, src.Has); why != "" {
+				pl.Action, pl.Target, pl.Reason = Unrecoverable, now.st, why+"; left as it is"
 				return pl, nil
 			}
 			if err := src.load(&before); err != nil {
@@ -148,6 +150,9 @@ func PlanPath(path string, patches []*record.FilePatch, cur Current, markers boo
 		}
 		// Someone else changed the file after this patch: merge.
 		why := mergeable(now.st, before.st, after.st, p)
+		if why == "" && cur.Oversize && now.st == pl.Current {
+			why = "over the size limit"
+		}
 		if why == "" {
 			if err := src.load(&now); err != nil {
 				return pl, fmt.Errorf("read %s: %w", path, err)

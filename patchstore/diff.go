@@ -19,7 +19,15 @@ import (
 // which `git apply` accepts: a unified diff with three lines of context for
 // text, a "GIT binary patch" (both directions) for binary content, header
 // lines only for mode changes. Either side may be absent (nil content).
+//
+// A name git would quote (a newline, a tab, a backslash, a quote, control
+// bytes) is quoted in the header lines as git quotes it ("a/new\nline"), so
+// that no name can forge a line of the patch.
 func FormatPatch(path string, before, after record.State, a, b []byte) (patch []byte, binary bool) {
+	if record.QuotePath(path) != path {
+		patch, binary = FormatPatch(pathToken, before, after, a, b)
+		return quoteHeaders(patch, path), binary
+	}
 	binary = record.IsBinary(a) || record.IsBinary(b)
 	if binary {
 		return formatBinary(path, before, after, a, b), true
@@ -98,9 +106,31 @@ type chunk struct {
 func (c chunk) Content() string        { return c.text }
 func (c chunk) Type() fgdiff.Operation { return c.op }
 
+// pathToken stands for a name that needs quoting while a patch is
+// formatted; quoteHeaders puts the quoted name in its place.
+const pathToken = "gitguard-path-to-quote"
+
+// quoteHeaders replaces a/pathToken and b/pathToken in the header lines of
+// patch with the quoted a/path and b/path, as git writes them.
+// Content lines are left alone, whatever they hold.
+func quoteHeaders(patch []byte, path string) []byte {
+	end := len(patch)
+	for _, mark := range []string{"\n@@", "\nGIT binary patch\n"} {
+		if i := bytes.Index(patch, []byte(mark)); i >= 0 && i < end {
+			end = i
+		}
+	}
+	head := bytes.ReplaceAll(patch[:end], []byte("a/"+pathToken), []byte(record.QuotePath("a/"+path)))
+	head = bytes.ReplaceAll(head, []byte("b/"+pathToken), []byte(record.QuotePath("b/"+path)))
+	return append(head, patch[end:]...)
+}
+
 // OversizePatch is the patch text of a path recorded by hash only: git's
 // header lines and a note, since there is no content to diff.
 func OversizePatch(path string, before, after record.State) []byte {
+	if record.QuotePath(path) != path {
+		return quoteHeaders(OversizePatch(pathToken, before, after), path)
+	}
 	return fmt.Appendf(nil, "diff --git a/%s b/%s\nindex %s..%s\n# gitguard: over the size limit, recorded by hash only\n",
 		path, path, before.Hash, after.Hash)
 }

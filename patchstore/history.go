@@ -96,12 +96,13 @@ func (s *Store) history(ctx context.Context, id record.RunID, limit int, stop fu
 	}
 	var out []Entry
 	seen := map[record.Hash]bool{}
+	trees := map[record.Hash]bool{}
 	for h := tip; !h.IsZero(); {
 		if seen[h] {
 			return nil, fmt.Errorf("%w: checkpoint chain of run %s loops at %s", record.ErrCorrupt, id, h.Short())
 		}
 		seen[h] = true
-		cp, err := s.ReadRecord(h)
+		cp, err := s.readChecked(h, trees)
 		if err != nil {
 			prev, ok := s.skipDamaged(id, h, err) // see damage.go
 			if !ok {
@@ -112,6 +113,11 @@ func (s *Store) history(ctx context.Context, id record.RunID, limit int, stop fu
 		}
 		if cp.RunID != id {
 			return nil, fmt.Errorf("%w: checkpoint %s of run %s claims run %s", record.ErrCorrupt, h.Short(), id, cp.RunID)
+		}
+		if n := len(out); n > 0 {
+			if err := checkLink(out[n-1].Commit, out[n-1].Checkpoint, cp); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, Entry{Commit: h, Checkpoint: cp})
 		if (limit > 0 && len(out) >= limit) || (stop != nil && stop(cp)) {

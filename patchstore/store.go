@@ -176,6 +176,9 @@ func (s *Store) readRun(ctx context.Context, id record.RunID, want callFilter) (
 	if r.ID != id {
 		return nil, fmt.Errorf("%w: ref of run %q points at a checkpoint of run %q", record.ErrCorrupt, id, r.ID)
 	}
+	if err := s.checkTip(r); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -217,6 +220,9 @@ func (s *Store) readCheckpoint(commit record.Hash, want callFilter) (*Run, error
 		if err := s.readCalls(callsTree, r, want); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkLinkedPaths(r); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

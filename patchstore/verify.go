@@ -107,18 +107,8 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 	if err != nil {
 		return err
 	}
-	// Parents are exactly the previous checkpoint (first) and the HEAD commit.
-	allowed := map[record.Hash]bool{cp.Prev: !cp.Prev.IsZero(), cp.Head.Commit: !cp.Head.Commit.IsZero()}
-	if len(c.Parents) > 2 {
-		return fmt.Errorf("commit has %d parents", len(c.Parents))
-	}
-	for _, p := range c.Parents {
-		if !allowed[p] {
-			return fmt.Errorf("commit parent %s is neither the previous checkpoint nor HEAD", p.Short())
-		}
-	}
-	if !cp.Prev.IsZero() && (len(c.Parents) == 0 || c.Parents[0] != cp.Prev) {
-		return fmt.Errorf("first parent is not the previous checkpoint %s", cp.Prev.Short())
+	if err := checkParents(c.Parents, cp); err != nil {
+		return err
 	}
 	if !cp.Head.Commit.IsZero() {
 		if _, err := v.s.db.ReadCommit(cp.Head.Commit); err != nil {
@@ -129,25 +119,8 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 	if err != nil {
 		return err
 	}
-	want := map[string]record.Hash{"index": cp.IndexTree, "worktree": cp.WorktreeTree}
-	for _, e := range root {
-		switch e.Name {
-		case "checkpoint.json":
-		case "calls":
-			if e.Mode != record.ModeTree {
-				return fmt.Errorf("%w: calls is not a folder", errHostile)
-			}
-		case "index", "worktree":
-			if e.Mode != record.ModeTree || e.Hash != want[e.Name] {
-				return fmt.Errorf("%w: %s/ does not match the record", errHostile, e.Name)
-			}
-			delete(want, e.Name)
-		default:
-			return fmt.Errorf("%w: unexpected entry %q in the checkpoint tree", errHostile, e.Name)
-		}
-	}
-	if len(want) > 0 {
-		return fmt.Errorf("%w: checkpoint tree lacks index/ or worktree/", errHostile)
+	if err := checkRoot(root, cp); err != nil {
+		return err
 	}
 	for _, t := range []struct {
 		name string
@@ -244,12 +217,10 @@ func (v *verifier) tree(h record.Hash, top, prefix string, depth int) error {
 			p = prefix + "/" + e.Name
 		}
 		// Check the name alone: the prefix was checked on the way down,
-		// and a tree shared by several paths is only walked once.
-		if err := record.ValidatePath(e.Name); err != nil {
-			return fmt.Errorf("%s tree entry %q: %w", top, p, err)
-		}
-		if record.DotGitAlias(e.Name) {
-			return fmt.Errorf("%s tree entry %q: %w: another spelling of .git", top, p, record.ErrBadPath)
+		// and a tree shared by several paths is only walked once. (ReadTree
+		// checked it already; this says where the entry is.)
+		if err := record.ValidateTreeName(e.Name); err != nil {
+			return fmt.Errorf("%s tree entry %s: %w", top, record.Quoted(p), err)
 		}
 		switch e.Mode {
 		case record.ModeTree:
@@ -317,6 +288,53 @@ func safeText(s string) error {
 		if (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 			return fmt.Errorf("%w: text %q holds a control character", errHostile, s)
 		}
+	}
+	return nil
+}
+
+// checkParents checks a checkpoint commit's parents: exactly the previous
+// checkpoint (first) and the HEAD commit.
+func checkParents(parents []record.Hash, cp *record.Checkpoint) error {
+	allowed := map[record.Hash]bool{cp.Prev: !cp.Prev.IsZero(), cp.Head.Commit: !cp.Head.Commit.IsZero()}
+	if len(parents) > 2 {
+		return fmt.Errorf("commit has %d parents", len(parents))
+	}
+	for _, p := range parents {
+		if !allowed[p] {
+			return fmt.Errorf("commit parent %s is neither the previous checkpoint nor HEAD", p.Short())
+		}
+	}
+	if !cp.Prev.IsZero() && (len(parents) == 0 || parents[0] != cp.Prev) {
+		return fmt.Errorf("first parent is not the previous checkpoint %s", cp.Prev.Short())
+	}
+	return nil
+}
+
+// checkRoot checks a checkpoint's root tree: checkpoint.json, calls/,
+// index/ and worktree/ only, the last two as the record names them.
+func checkRoot(root []odb.TreeEntry, cp *record.Checkpoint) error {
+	want := map[string]record.Hash{"index": cp.IndexTree, "worktree": cp.WorktreeTree}
+	for _, e := range root {
+		switch e.Name {
+		case "checkpoint.json":
+			if e.Mode != record.ModeFile {
+				return fmt.Errorf("%w: checkpoint.json is not a file", errHostile)
+			}
+		case "calls":
+			if e.Mode != record.ModeTree {
+				return fmt.Errorf("%w: calls is not a folder", errHostile)
+			}
+		case "index", "worktree":
+			if e.Mode != record.ModeTree || e.Hash != want[e.Name] {
+				return fmt.Errorf("%w: %s/ does not match the record", errHostile, e.Name)
+			}
+			delete(want, e.Name)
+		default:
+			return fmt.Errorf("%w: unexpected entry %s in the checkpoint tree", errHostile, record.Quoted(e.Name))
+		}
+	}
+	if len(want) > 0 {
+		return fmt.Errorf("%w: checkpoint tree lacks index/ or worktree/", errHostile)
 	}
 	return nil
 }

@@ -245,8 +245,9 @@ func TestDeniedCall(t *testing.T) {
 	}
 }
 
-// TestBadPaths: paths outside the work tree, into .git or with a newline are
-// refused before anything is recorded.
+// TestBadPaths: paths outside the work tree, into .git (in any spelling) or
+// that the records cannot carry (not UTF-8) are refused before anything is
+// recorded. A newline is a legal name, as in git.
 func TestBadPaths(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "one\n"})
 	var cp protocol.CheckpointDoc
@@ -259,7 +260,8 @@ func TestBadPaths(t *testing.T) {
 	}{
 		{"../outside.txt", gitguard.ErrOutsideWorkTree, "../outside.txt: path is outside the work tree (" + f.g.WorkTree() + ")"},
 		{".git/config", record.ErrBadPath, `unsafe path ".git/config": .git component`},
-		{"new\nline.txt", record.ErrBadPath, `unsafe path "new\nline.txt": NUL or newline in name`},
+		{"GIT~1/config", record.ErrBadPath, `unsafe path "GIT~1/config": another spelling of .git`},
+		{"bad\xff.txt", record.ErrBadPath, `unsafe path "bad\377.txt": name is not valid UTF-8`},
 	} {
 		for _, op := range []string{"call.start", "call.capture_before"} {
 			resp := f.handle(protocol.Request{Op: op, Run: "r1", Call: "c1", Tool: "t", Paths: []string{tc.path}})

@@ -22,6 +22,18 @@ type StatusDoc struct {
 	AgentCommits []HeadMove `json:"agent_commits,omitempty"`
 	// Git is the merge, rebase or other git operation in progress.
 	Git *GitOperation `json:"git,omitempty"`
+	// Skipped are the paths the run's calls could not record.
+	Skipped []SkippedPath `json:"skipped,omitempty"`
+	// MaxFileSize is the size limit in bytes (files larger are recorded
+	// by hash only), given when a path is "unrecoverable" because of it.
+	MaxFileSize int64 `json:"max_file_size,omitempty"`
+}
+
+// SkippedPath is a path a call could not record, and why.
+type SkippedPath struct {
+	Path   string        `json:"path"`
+	Call   record.CallID `json:"call"`
+	Reason string        `json:"reason"`
 }
 
 // OtherChange is a change a call of another run made.
@@ -50,6 +62,8 @@ type PathStatus struct {
 	After    string        `json:"after"`
 	Current  string        `json:"current"`
 	Oversize bool          `json:"oversize,omitempty"`
+	// Reason says why the path is unrecoverable.
+	Reason string `json:"reason,omitempty"`
 	// UndoneBy is the undo that took Call's change out; LastUndo the
 	// newest undo that planned the path (one that left it conflicted,
 	// when UndoneBy is empty).
@@ -79,6 +93,14 @@ func NewStatusDoc(rep *gitguard.StatusReport) StatusDoc {
 	}
 	out.AgentCommits = NewHeadMoves(rep.HeadMoves)
 	out.Git = NewGitOperation(rep.Git)
+	for _, s := range rep.Skipped {
+		out.Skipped = append(out.Skipped, SkippedPath{Path: s.Path, Call: s.Call, Reason: s.Reason})
+	}
+	for _, p := range rep.Paths {
+		if p.State == gitguard.Unrecoverable && rep.MaxFileSize < 1<<62 {
+			out.MaxFileSize = rep.MaxFileSize // the limit that made it so
+		}
+	}
 	return out
 }
 
@@ -90,7 +112,7 @@ func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
 		cur = "folder"
 	}
 	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool, Uncertain: p.Uncertain,
-		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize,
+		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize, Reason: p.Reason,
 		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith)}
 }
 

@@ -134,7 +134,7 @@ func resultLines(res *gitguard.UndoResult) []string {
 		if it.Written {
 			done = "written"
 		}
-		out = append(out, fmt.Sprintf("  %-9s %-13s %s  (%s)", it.Action, done, it.Path, it.State))
+		out = append(out, fmt.Sprintf("  %-9s %-13s %s  (%s)", it.Action, done, record.QuotePath(it.Path), it.State))
 	}
 	return out
 }

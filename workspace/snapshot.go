@@ -177,6 +177,10 @@ func indexFlat(idx *Index) []flatEntry {
 	return out
 }
 
+// MaxFileSize is the size limit: files larger are recorded by hash, size
+// and mode only.
+func (w *Workspace) MaxFileSize() int64 { return w.maxSize() }
+
 func (w *Workspace) maxSize() int64 {
 	if w.opts.MaxFileSize < 0 {
 		return 1<<63 - 1

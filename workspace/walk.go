@@ -429,7 +429,8 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 
 func (s *scan) skip(rel, why string) {
 	s.mu.Lock()
-	s.snap.Skipped = append(s.snap.Skipped, record.Skipped{Path: rel, Reason: why})
+	// The list is JSON: a name that is not UTF-8 is shown, not carried.
+	s.snap.Skipped = append(s.snap.Skipped, record.Skipped{Path: strings.ToValidUTF8(rel, "\uFFFD"), Reason: why})
 	s.mu.Unlock()
 }
 
@@ -541,6 +542,12 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 			continue
 		}
 		if ign.ignored(rel, name, isDir) || (s.exclude && MatchAny(s.w.opts.Exclude, rel)) {
+			continue
+		}
+		// A name git itself refuses to check out (.GIT, git~1, ".git.")
+		// would make every reader refuse the snapshot: listed, not recorded.
+		if err := record.ValidateTreeName(name); err != nil {
+			s.skip(rel, "a name git refuses (another spelling of .git)")
 			continue
 		}
 		if isDir {

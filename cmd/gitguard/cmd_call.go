@@ -226,11 +226,11 @@ func (e *env) printCall(run *gitguard.Run, callID record.CallID) error {
 		e.say("call %s (%s) %s in run %s at %s; %d path(s) changed", callID, c.Ledger.ToolName, c.Ledger.Status,
 			run.ID, run.Checkpoint.ID, len(c.Patches))
 		for _, p := range c.Patches {
-			e.say("  %s %s", protocol.PatchLetter(p), p.Path)
+			e.say("  %s %s", protocol.PatchLetter(p), record.QuotePath(p.Path))
 		}
 	}
 	for _, sk := range run.Checkpoint.Skipped {
-		e.say("warning: %s not recorded: %s", sk.Path, sk.Reason)
+		e.say("warning: %s not recorded: %s", record.QuotePath(sk.Path), sk.Reason)
 	}
 	return nil
 }

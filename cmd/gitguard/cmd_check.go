@@ -72,11 +72,11 @@ func runCheck(ctx context.Context, e *env, runID record.RunID, staged bool) erro
 		if d.Call != "" {
 			j.Recorded = "in progress"
 			j.Message = fmt.Sprintf("%s %s after checkpoint %s; call %s is recording it but has not finished",
-				j.Path, what, out.Checkpoint, d.Call)
+				record.QuotePath(j.Path), what, out.Checkpoint, d.Call)
 		} else if staged {
-			j.Message = fmt.Sprintf("%s is staged with content checkpoint %s did not record", j.Path, out.Checkpoint)
+			j.Message = fmt.Sprintf("%s is staged with content checkpoint %s did not record", record.QuotePath(j.Path), out.Checkpoint)
 		} else {
-			j.Message = fmt.Sprintf("%s changed after checkpoint %s and no call recorded it", j.Path, out.Checkpoint)
+			j.Message = fmt.Sprintf("%s changed after checkpoint %s and no call recorded it", record.QuotePath(j.Path), out.Checkpoint)
 		}
 		out.Drift = append(out.Drift, j)
 	}

@@ -87,18 +87,18 @@ func runDiff(ctx context.Context, e *env, opts diffOptions) error {
 func printStat(e *env, patches []gitguard.NetPatch) error {
 	width := 0
 	for _, p := range patches {
-		width = max(width, len(p.Path))
+		width = max(width, len(record.QuotePath(p.Path)))
 	}
 	var ta, td int
 	for _, p := range patches {
 		if p.Binary {
-			e.printf(" %-*s | Bin\n", width, p.Path)
+			e.printf(" %-*s | Bin\n", width, record.QuotePath(p.Path))
 			continue
 		}
 		a, d := protocol.CountLines(p.Text)
 		ta, td = ta+a, td+d
 		bar := strings.Repeat("+", min(a, 40)) + strings.Repeat("-", min(d, 40))
-		e.printf(" %-*s | %d %s\n", width, p.Path, a+d, bar)
+		e.printf(" %-*s | %d %s\n", width, record.QuotePath(p.Path), a+d, bar)
 	}
 	e.printf(" %d file%s changed, %d insertion%s(+), %d deletion%s(-)\n",
 		len(patches), plural(len(patches)), ta, plural(ta), td, plural(td))

@@ -228,13 +228,13 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 		return err
 	}
 	for _, c := range changes {
-		e.printf("  %s %s\n", changeStatus(c), c.Path)
+		e.printf("  %s %s\n", changeStatus(c), record.QuotePath(c.Path))
 	}
 	for _, o := range cp.Oversize {
-		e.printf("  oversize %s (%d bytes, hash %s): not restorable\n", o.Path, o.Size, o.Hash.Short())
+		e.printf("  oversize %s (%d bytes, hash %s): not restorable\n", record.QuotePath(o.Path), o.Size, o.Hash.Short())
 	}
 	for _, s := range cp.Skipped {
-		e.printf("  skipped %s: %s\n", s.Path, s.Reason)
+		e.printf("  skipped %s: %s\n", record.QuotePath(s.Path), s.Reason)
 	}
 	printUnmerged(e, cp.Unmerged)
 	return nil

@@ -59,10 +59,10 @@ func (e *env) printRecorded(run *gitguard.Run, _ bool) error {
 	e.printf("%s\n", run.Commit)
 	e.say("recorded %s of run %s: %d changed path(s)", cp.ID, cp.RunID, cp.ChangedPaths)
 	for _, o := range cp.Oversize {
-		e.say("warning: %s (%d bytes) is over the size limit: recorded by hash only, undo cannot restore it", o.Path, o.Size)
+		e.say("warning: %s (%d bytes) is over the size limit: recorded by hash only, undo cannot restore it", record.QuotePath(o.Path), o.Size)
 	}
 	for _, s := range cp.Skipped {
-		e.say("warning: %s not recorded: %s", s.Path, s.Reason)
+		e.say("warning: %s not recorded: %s", record.QuotePath(s.Path), s.Reason)
 	}
 	return nil
 }

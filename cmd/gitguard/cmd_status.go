@@ -27,7 +27,9 @@ func newStatusCommand(e *env) *cli.Command {
 		Description: "For every path the run's agent calls touched, compares the current file with the\n" +
 			"newest agent patch for it: applied (current = the agent's after), reapplyable\n" +
 			"(current = before), conflicted (neither: someone else changed it), merged (an undo\n" +
-			"took the agent's hunks out and kept someone else's). A path an undo touched names\n" +
+			"took the agent's hunks out and kept someone else's), unrecoverable (the agent's\n" +
+			"change is in place but a side of it was over max_file_size and recorded by hash\n" +
+			"only, so undo leaves it as it is). A path an undo touched names\n" +
 			"that undo. Only touched paths are hashed. It also lists changes since the newest\n" +
 			"checkpoint that no call recorded (unrecorded), which walks the work tree;\n" +
 			"--no-unrecorded skips that walk. Exits 1 when conflicted paths remain\n" +
@@ -90,15 +92,18 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	}
 	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	for _, p := range rep.Paths {
-		line := fmt.Sprintf("  %s\t%s\t%s (%s)", p.State, p.Path, p.Call, p.Tool)
+		line := fmt.Sprintf("  %s\t%s\t%s (%s)", p.State, record.QuotePath(p.Path), p.Call, p.Tool)
 		if p.Uncertain {
-			line = fmt.Sprintf("  %s\t%s\t%s (%s, uncertain)", p.State, p.Path, p.Call, p.Tool)
+			line = fmt.Sprintf("  %s\t%s\t%s (%s, uncertain)", p.State, record.QuotePath(p.Path), p.Call, p.Tool)
 		}
 		switch {
 		case p.UndoneBy != "":
 			line += fmt.Sprintf("\tundone by %s", p.UndoneBy)
 		case p.LastUndo != "":
 			line += fmt.Sprintf("\tleft by %s", p.LastUndo)
+		}
+		if p.Reason != "" {
+			line += "\t" + p.Reason
 		}
 		if len(p.SharedWith) > 0 {
 			line += "\tshared with " + strings.Join(protocol.RefStrings(p.SharedWith), ", ")
@@ -108,17 +113,18 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printStatusNotes(e, rep)
 	printHeadMoves(e, rep.HeadMoves, false)
 	if len(rep.Others) > 0 {
 		e.printf("made by other runs' calls meanwhile (not this run's to undo):\n")
 		for _, o := range rep.Others {
-			e.printf("  %s\t%s (seen during %s)\n", o.Path, o.OwnedBy, o.ToolCallID)
+			e.printf("  %s\t%s (seen during %s)\n", record.QuotePath(o.Path), o.OwnedBy, o.ToolCallID)
 		}
 	}
 	if len(rep.Unrecorded) > 0 {
 		e.printf("unrecorded (changed since %s, no call recorded it):\n", rep.Checkpoint.Checkpoint.ID)
 		for _, c := range rep.Unrecorded {
-			e.printf("  %s %s\n", changeStatus(c), c.Path)
+			e.printf("  %s %s\n", changeStatus(c), record.QuotePath(c.Path))
 		}
 	}
 	return found

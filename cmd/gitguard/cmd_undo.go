@@ -159,6 +159,13 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 	if err != nil {
 		return err
 	}
+	if n := countUnrecoverable(res); n > 0 {
+		msg := unrecoverableNote(n, g.MaxFileSize())
+		if rest := res.Conflicts - n; rest > 0 {
+			msg += "; " + (&protocol.ConflictsError{Paths: rest, DryRun: res.DryRun}).Error()
+		}
+		return &foundError{msg}
+	}
 	if res.Conflicts > 0 {
 		return &foundError{(&protocol.ConflictsError{Paths: res.Conflicts, DryRun: res.DryRun}).Error()}
 	}
@@ -174,7 +181,7 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 	}
 	for _, pc := range res.Passed {
 		for _, it := range pc.Left {
-			e.printf("passed over %s: %s left as it is (%s)\n", pc.Call, it.Path, it.Reason)
+			e.printf("passed over %s: %s left as it is (%s)\n", pc.Call, record.QuotePath(it.Path), it.Reason)
 		}
 	}
 	verb := "undid"
@@ -191,7 +198,7 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 	}
 	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	for _, it := range res.Items {
-		line := fmt.Sprintf("  %s\t%s\t%s", it.Action, it.Path, it.State)
+		line := fmt.Sprintf("  %s\t%s\t%s", it.Action, record.QuotePath(it.Path), it.State)
 		if it.Reason != "" {
 			line += "\t" + it.Reason
 		}
@@ -204,7 +211,7 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 		e.printf("removed the empty folder %s the agent created\n", d)
 	}
 	for _, n := range res.IndexNotes {
-		e.printf("%s: the index still holds the agent's change; '%s' makes it agree\n", n.Path, n.Fix)
+		e.printf("%s: the index still holds the agent's change; '%s' makes it agree\n", record.QuotePath(n.Path), n.Fix)
 	}
 	printHeadMoves(e, res.HeadMoves, !res.DryRun)
 	switch {

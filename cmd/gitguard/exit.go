@@ -148,7 +148,7 @@ func report(e *env, err error) int {
 		fmt.Fprintf(e.stderr, "%s\n", b)
 		return f.code
 	}
-	fmt.Fprintf(e.stderr, "gitguard: %s\n", f.err)
+	fmt.Fprintf(e.stderr, "gitguard: %s\n", oneLineMessage(f.err.Error()))
 	if f.hint != "" {
 		fmt.Fprintf(e.stderr, "\thint: %s\n", f.hint)
 	}

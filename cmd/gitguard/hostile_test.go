@@ -71,7 +71,7 @@ func forgeRun(t *testing.T, dir, id string, hc hostileCase) {
 	}
 	ledger := map[string]any{
 		"version": 1, "callId": "c1", "toolName": "edit", "status": "succeeded", "paths": []string{hc.path},
-		"patches": 1, "startSeq": 2, "finishSeq": 3, "beforeTree": z,
+		"patches": 1, "startSeq": 1, "finishSeq": 1, "beforeTree": z,
 	}
 	if hc.ledger != nil {
 		hc.ledger(ledger)
@@ -80,7 +80,9 @@ func forgeRun(t *testing.T, dir, id string, hc hostileCase) {
 	if err := json.Unmarshal([]byte(gitStdin(t, dir, nil, "cat-file", "blob", good+":checkpoint.json")), &cp); err != nil {
 		t.Fatal(err)
 	}
-	cp["runId"] = id
+	// A one-checkpoint run of its own, consistent with its commit: what
+	// is hostile is only what the case puts in it.
+	cp["runId"], cp["seq"], cp["id"], cp["prev"] = id, 1, "ckpt_001", z
 	if hc.checkpoint != nil {
 		hc.checkpoint(cp)
 	}
@@ -103,7 +105,8 @@ func forgeRun(t *testing.T, dir, id string, hc hostileCase) {
 	wt := gitStdin(t, dir, nil, "rev-parse", good+":worktree")
 	idx := gitStdin(t, dir, nil, "rev-parse", good+":index")
 	root := gitStdin(t, dir, []byte(fmt.Sprintf("040000 tree %s\tcalls\n100644 blob %s\tcheckpoint.json\n040000 tree %s\tindex\n040000 tree %s\tworktree\n", calls, ch, idx, wt)), "mktree")
-	commit := gitStdin(t, dir, []byte("forged\n"), "commit-tree", root, "-p", good)
+	head := cp["head"].(map[string]any)["oid"].(string)
+	commit := gitStdin(t, dir, []byte("forged\n"), "commit-tree", root, "-p", head)
 	gitStdin(t, dir, nil, "update-ref", "refs/agent-checkpoints/runs/"+id, commit)
 }
 
@@ -124,7 +127,8 @@ func hostileCases(outside string) []hostileCase {
 		{name: "dotgit-case", path: ".GIT/config", want: exitIntegrity},
 		{name: "inner-dotdot", path: "a/../../x", want: exitIntegrity},
 		{name: "nul", path: "a\x00b", want: exitIntegrity},
-		{name: "newline", path: "a\nb", want: exitIntegrity},
+		{name: "ntfs-alias", path: "git~1/config", want: exitIntegrity},
+		{name: "dotgit-dot", path: ".git./hooks/pre-commit", want: exitIntegrity},
 		{name: "symlink-parent", path: "link/x", want: exitUsage, local: true},
 		{name: "oversized", path: "a.txt", rawPatches: big, want: exitIntegrity},
 		{name: "ledger-version", path: "a.txt", ledger: func(l map[string]any) { l["version"] = 2 }, want: exitIntegrity},
@@ -169,7 +173,7 @@ func TestHostileCheckpoints(t *testing.T) {
 			hooksBefore, _ := gittest.WorktreeDigest(hooks)
 			for _, args := range [][]string{
 				{"log", "--run", id},
-				{"show", "--run", id, "ckpt_004"},
+				{"show", "--run", id, "ckpt_001"},
 				{"status", "--run", id},
 				{"diff", "--run", id, "--call", "c1"},
 				{"ledger", "--run", id},

@@ -4,48 +4,76 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrBadPath is returned for paths that could escape the work tree or reach
 // into .git: absolute, with "." or ".." or ".git" components (any case or
-// spelling a file system folds to it), empty components, NUL, newline or
-// backslash.
+// spelling a file system folds to it), empty components, NUL; and for
+// names the JSON records cannot carry losslessly (not valid UTF-8).
 var ErrBadPath = errors.New("unsafe path")
 
 // MaxPathLen bounds recorded paths.
 const MaxPathLen = 4096
 
 // ValidatePath checks a slash-separated repository path for safety.
+//
+// It accepts every name git accepts in a tree and JSON carries as it is:
+// newline, tab, backslash, a leading dash and other odd bytes are legal in
+// git names, and refusing them here would make the recorder write records
+// this reader refuses. Text output quotes such names (QuotePath), so a
+// newline in a name cannot forge a line. Names that are not valid UTF-8
+// are refused: encoding/json would replace their bytes and the record would
+// name another file; the recorder skips them, saying so (see
+// RecordablePath).
 func ValidatePath(p string) error {
-	bad := func(why string) error { return fmt.Errorf("%w %q: %s", ErrBadPath, p, why) }
-	switch {
-	case p == "":
-		return bad("empty")
-	case len(p) > MaxPathLen:
-		return bad("too long")
-	case strings.HasPrefix(p, "/"):
-		return bad("absolute")
-	case strings.ContainsAny(p, "\x00\n"):
-		return bad("NUL or newline in name")
-	case strings.Contains(p, "\\"):
-		return bad("backslash in name")
-	}
-	for _, c := range strings.Split(p, "/") {
-		if why := badName(c); why != "" {
-			return bad(why)
-		}
+	if why := pathProblem(p); why != "" {
+		return fmt.Errorf("%w %s: %s", ErrBadPath, Quoted(p), why)
 	}
 	return nil
 }
 
+// pathProblem says what is wrong with p ("" when nothing is).
+func pathProblem(p string) string {
+	switch {
+	case p == "":
+		return "empty"
+	case len(p) > MaxPathLen:
+		return "too long"
+	case strings.HasPrefix(p, "/"):
+		return "absolute"
+	case strings.ContainsRune(p, 0):
+		return "NUL in name"
+	case !utf8.ValidString(p):
+		return "name is not valid UTF-8"
+	}
+	for _, c := range strings.Split(p, "/") {
+		if why := badName(c); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// RecordablePath says why the recorder cannot carry path p in a record
+// ("" when it can). The recorder lists such a path as skipped, with this
+// reason, instead of writing a record that readers refuse.
+func RecordablePath(p string) string {
+	if why := pathProblem(p); why != "" {
+		return why + "; the records cannot carry it"
+	}
+	return ""
+}
+
 // ValidateTreeName checks one tree entry name as ValidatePath checks a
-// path's components.
+// path's components. Tree entries carry any byte but NUL and '/', so the
+// UTF-8 rule of ValidatePath does not apply.
 func ValidateTreeName(name string) error {
 	if why := badName(name); why != "" {
-		return fmt.Errorf("%w: tree entry %q: %s", ErrBadPath, name, why)
+		return fmt.Errorf("%w: tree entry %s: %s", ErrBadPath, Quoted(name), why)
 	}
 	if strings.ContainsAny(name, "/\x00") {
-		return fmt.Errorf("%w: tree entry %q: slash or NUL in name", ErrBadPath, name)
+		return fmt.Errorf("%w: tree entry %s: slash or NUL in name", ErrBadPath, Quoted(name))
 	}
 	return nil
 }

@@ -198,6 +198,10 @@ type LedgerEntry struct {
 	// died: the sequence number of the checkpoint whose work tree ends
 	// the changes attributed to it (from its start to that checkpoint).
 	ChangesThrough int `json:"changesThrough,omitempty"`
+	// Skipped lists the paths the call's capture could not record, and
+	// why (a name the records cannot carry, a file changing while read):
+	// their changes are not in Patches, and undo cannot revert them.
+	Skipped []Skipped `json:"skipped,omitempty"`
 	// Head is the commit HEAD named when the call started, and, when HEAD
 	// moved before it finished (the agent committed), the one it named then.
 	Head *HeadMove `json:"head,omitempty"`

@@ -56,6 +56,12 @@ func (c *Checkpoint) Validate() error {
 		if err := ValidatePath(o.Path); err != nil {
 			return fmt.Errorf("%w: checkpoint.json: %w", ErrCorrupt, err)
 		}
+		if o.Size < 0 {
+			return fmt.Errorf("%w: checkpoint.json: oversize %s has a negative size", ErrCorrupt, Quoted(o.Path))
+		}
+		if o.Mode != ModeFile && o.Mode != ModeExec {
+			return fmt.Errorf("%w: checkpoint.json: oversize %s has mode %s", ErrCorrupt, Quoted(o.Path), o.Mode)
+		}
 	}
 	for _, id := range c.Open {
 		if err := id.Validate(); err != nil {
