@@ -133,9 +133,9 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 	for _, e := range root {
 		switch e.Name {
 		case "checkpoint.json":
-		case "calls":
+		case "calls", indexName:
 			if e.Mode != record.ModeTree {
-				return fmt.Errorf("%w: calls is not a folder", errHostile)
+				return fmt.Errorf("%w: %s is not a folder", errHostile, e.Name)
 			}
 		case "index", "worktree":
 			if e.Mode != record.ModeTree || e.Hash != want[e.Name] {
