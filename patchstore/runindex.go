@@ -2,7 +2,7 @@ package patchstore
 
 import (
 	"cmp"
-		"fmt"
+	"fmt"
 	"math"
 	"slices"
 
