@@ -335,16 +335,7 @@ func (s *Store) scanPostings(r *Run) (map[string][]Posting, error) {
 	if err := s.loadAll(r); err != nil {
 		return nil, err
 	}
-	out := map[string][]Posting{}
-	for _, c := range r.Calls {
-		for p, x := range postingsOf(c) {
-			out[p] = append(out[p], x)
-		}
-	}
-	for _, list := range out {
-		slices.SortFunc(list, ComparePostings)
-	}
-	return out, nil
+	return ScanPostings(r), nil
 }
 
 // LedgerEntries returns the ledger entry of every call of r, in no
@@ -496,4 +487,19 @@ func (s *Store) HasCall(r *Run, id record.CallID) (bool, error) {
 	}
 	_, ok, err := s.fanLookup(r.calls, string(id), "calls")
 	return ok, err
+}
+
+// ScanPostings computes what PathIndex returns from the calls r holds: the
+// run index as a full read derives it (r must hold every call).
+func ScanPostings(r *Run) map[string][]Posting {
+	out := map[string][]Posting{}
+	for _, c := range r.Calls {
+		for p, x := range postingsOf(c) {
+			out[p] = append(out[p], x)
+		}
+	}
+	for _, list := range out {
+		slices.SortFunc(list, ComparePostings)
+	}
+	return out
 }
