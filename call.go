@@ -123,6 +123,9 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 	if err := g.scope(&o); err != nil {
 		return nil, err
 	}
+	// The states captured go into the checkpoint's pack.
+	g.db.StartPackBatch()
+	defer g.db.EndPackBatch()
 	id, err := g.runFor(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -240,6 +243,9 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 	if o.Status == "" {
 		o.Status = record.StatusSucceeded
 	}
+	// The states and patches captured go into the checkpoint's pack.
+	g.db.StartPackBatch()
+	defer g.db.EndPackBatch()
 	run, c, err := g.readStartedCall(ctx, runID, callID)
 	if err != nil {
 		return nil, err

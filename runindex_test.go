@@ -196,11 +196,11 @@ func compareIndex(t *testing.T, f *fixture, step int) {
 	}
 
 	type answers struct {
-		Status  *gitguard.StatusReport
-		Plain   *gitguard.UndoResult
-		PlainE  string
-		Named   []*gitguard.UndoResult
-		NamedE  []string
+		Status *gitguard.StatusReport
+		Plain  *gitguard.UndoResult
+		PlainE string
+		Named  []*gitguard.UndoResult
+		NamedE []string
 	}
 	derive := func() answers {
 		var a answers

@@ -117,9 +117,11 @@ awk -F'|' -v sizes="$sizes" '
 			printf " %.2f× |\n", (med[n, 1] > 0 ? med[n, ns] / med[n, 1] : 0) }
 	}' $(for n in $sizes; do echo "$out/times-$n.md"; done) >"$out/series.md"
 
-# What pruning the run frees (no gc, then gc).
+# What pruning the run frees (no gc, then gc). Prune leaves packs written
+# in the last minute alone (a writer may not have moved its ref yet): wait.
 before=$(kib .git)
 "$gg" finish >/dev/null
+sleep 61
 "$gg" prune --keep 0 >/dev/null
 pruned=$(kib .git)
 "$gg" prune --keep 0 --gc >/dev/null 2>&1 || true
@@ -133,5 +135,5 @@ gcd=$(kib .git)
 	echo
 	cat "$out/disk.md"
 	echo
-	echo "prune: .git $((before / 1024)) MiB with the run, $((pruned / 1024)) MiB after finish and prune --keep 0, $((gcd / 1024)) MiB after prune --gc"
+	echo "prune: .git $before KiB with the run, $pruned KiB after finish and prune --keep 0, $gcd KiB after prune --gc (du -sk)"
 } | tee "$out/summary.md"

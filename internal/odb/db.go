@@ -54,6 +54,7 @@ type DB struct {
 	batches    int                      // batches open (StartBatch)
 	batch      map[git.Hash]batchObject // objects collected, not yet stored
 	batchBytes int                      // their total size
+	packAlways int                      // open batches that store even a few objects as a pack
 }
 
 // syncEach is the number of new objects up to which Sync fsyncs each one
