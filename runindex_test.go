@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"reflect"
 	"slices"
 	"strings"
@@ -239,4 +240,71 @@ func compareIndex(t *testing.T, f *fixture, step int) {
 	if !reflect.DeepEqual(fromIndex, fromFull) {
 		t.Fatalf("step %d: status or undo planning differ:\nindex %+v\nfull  %+v", step, fromIndex, fromFull)
 	}
+}
+
+// TestVerifyRunRefusesForgedIndex checks that a fetched run whose run index
+// does not match its calls' records is refused: without its index, or with
+// the index of an earlier checkpoint (which hides the newest call's path).
+func TestVerifyRunRefusesForgedIndex(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	for i, p := range []string{"a.txt", "b.txt"} {
+		id := record.CallID(fmt.Sprint("c", i))
+		if _, err := f.g.CallStart(f.ctx, f.run, gitguard.CallOptions{CallID: id, Tool: "edit", Paths: []string{p}}); err != nil {
+			t.Fatal(err)
+		}
+		f.write(p, "changed\n")
+		if _, err := f.g.CallFinish(f.ctx, f.run, id, gitguard.FinishOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := gitguard.StoreOf(f.g)
+	tip, err := st.ReadRun(f.ctx, f.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.VerifyRun(f.ctx, f.run, tip.Commit); err != nil {
+		t.Fatalf("VerifyRun of the run as recorded: %v", err)
+	}
+	prevIndex := strings.TrimSpace(f.repo.Git("rev-parse", tip.Checkpoint.Prev.String()+"^{tree}:runindex"))
+	// The tip's commit again, with its root tree's runindex replaced.
+	forge := func(index string) record.Hash {
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(f.repo.Git("ls-tree", tip.Commit.String())), "\n") {
+			if strings.HasSuffix(l, "\trunindex") {
+				if index == "" {
+					continue
+				}
+				l = "040000 tree " + index + "\trunindex"
+			}
+			lines = append(lines, l)
+		}
+		tree := strings.TrimSpace(gitStdin(t, f.repo.Dir, strings.Join(lines, "\n")+"\n", "mktree"))
+		args := []string{"commit-tree", tree, "-m", "forged"}
+		for _, p := range strings.Fields(f.repo.Git("log", "-1", "--format=%P", tip.Commit.String())) {
+			args = append(args, "-p", p)
+		}
+		h, err := record.ParseHash(strings.TrimSpace(f.repo.Git(args...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	for name, index := range map[string]string{"no index": "", "stale index": prevIndex} {
+		err := st.VerifyRun(f.ctx, f.run, forge(index))
+		if !errors.Is(err, record.ErrCorrupt) {
+			t.Errorf("%s: VerifyRun = %v, want ErrCorrupt", name, err)
+		}
+	}
+	f.checkInvariant1()
+}
+
+func gitStdin(t *testing.T, dir, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return string(out)
 }

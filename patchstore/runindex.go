@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 
 	"github.com/gitguard/gitguard/internal/odb"
@@ -502,4 +503,60 @@ func ScanPostings(r *Run) map[string][]Posting {
 		slices.SortFunc(list, ComparePostings)
 	}
 	return out
+}
+
+// checkIndex refuses a run index that does not hold exactly what the
+// records of r's calls give (r must hold every call): a forged index could
+// otherwise hide a path from status and undo, or point them at other calls.
+func (s *Store) checkIndex(r *Run) error {
+	if r.legacy || r.index.IsZero() && len(r.Calls) == 0 {
+		return nil
+	}
+	if r.index.IsZero() {
+		return fmt.Errorf("%w: the run has calls and no %s/", record.ErrCorrupt, indexName)
+	}
+	top, err := s.db.ReadTree(r.index)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", record.ErrCorrupt, indexName, err)
+	}
+	for _, e := range top {
+		if e.Name != "paths" && e.Name != "ledger" && e.Name != "heads.json" {
+			return fmt.Errorf("%w: unexpected entry %s/%s", record.ErrCorrupt, indexName, e.Name)
+		}
+	}
+	idx, err := s.PathIndex(r)
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(idx, ScanPostings(r)) {
+		return fmt.Errorf("%w: %s/paths does not match the calls' records", record.ErrCorrupt, indexName)
+	}
+	entries, err := s.LedgerEntries(r)
+	if err != nil {
+		return err
+	}
+	if len(entries) != len(r.Calls) {
+		return fmt.Errorf("%w: %s/ledger lists %d calls, the run has %d", record.ErrCorrupt, indexName, len(entries), len(r.Calls))
+	}
+	for _, e := range entries {
+		c := r.Calls[e.CallID]
+		if c == nil || !reflect.DeepEqual(e, c.Ledger) {
+			return fmt.Errorf("%w: %s/ledger entry of call %s does not match its ledger.json", record.ErrCorrupt, indexName, e.CallID)
+		}
+	}
+	heads, err := s.HeadMoveCalls(r)
+	if err != nil {
+		return err
+	}
+	var want []record.CallID
+	for id, c := range r.Calls {
+		if c.Ledger.Head.Moved() {
+			want = append(want, id)
+		}
+	}
+	slices.Sort(want)
+	if !slices.Equal(heads, want) {
+		return fmt.Errorf("%w: %s/heads.json does not match the calls' records", record.ErrCorrupt, indexName)
+	}
+	return nil
 }

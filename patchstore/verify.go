@@ -149,6 +149,9 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 	if len(want) > 0 {
 		return fmt.Errorf("%w: checkpoint tree lacks index/ or worktree/", errHostile)
 	}
+	if err := v.s.checkIndex(r); err != nil {
+		return err
+	}
 	for _, t := range []struct {
 		name string
 		h    record.Hash
