@@ -84,7 +84,7 @@ func (g *Guard) loadStatusCalls(run *patchstore.Run) (map[string][]patchstore.Po
 	for id := range need {
 		ids = append(ids, id)
 	}
-	return idx, g.store.LoadCalls(run, ids...)
+	return idx, g.store.LoadIndexed(run, ids...)
 }
 
 // loadOpenCalls reads the calls of run that are started and not finished:

@@ -380,7 +380,7 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 	}
 	var passed []PassedCall
 	for _, id := range inEffect {
-		if err := g.store.LoadCalls(run, id); err != nil {
+		if err := g.store.LoadIndexed(run, id); err != nil {
 			return nil, nil, nil, err
 		}
 		c := run.Calls[id]

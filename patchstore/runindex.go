@@ -438,6 +438,20 @@ func (s *Store) loadCalls(r *Run, ids []record.CallID) error {
 	return nil
 }
 
+// LoadIndexed is LoadCalls for calls the run index named: a call it names
+// and the run does not have is a corrupt index.
+func (s *Store) LoadIndexed(r *Run, ids ...record.CallID) error {
+	if err := s.loadCalls(r, ids); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if r.Calls[id] == nil && r.Exists() {
+			return fmt.Errorf("%w: the run index names call %s, which run %s does not have", record.ErrCorrupt, id, r.ID)
+		}
+	}
+	return nil
+}
+
 // loadAll reads every call of r not read yet.
 func (s *Store) loadAll(r *Run) error {
 	if !r.Exists() {

@@ -228,6 +228,9 @@ func (s *Store) readCheckpoint(commit record.Hash, want *callFilter) (*Run, erro
 		return r, nil
 	}
 	r.calls, r.index = callsTree, indexTree
+	if !callsTree.IsZero() && indexTree.IsZero() {
+		return nil, fmt.Errorf("%w: checkpoint %s has calls and no %s/", record.ErrCorrupt, commit.Short(), indexName)
+	}
 	if want == nil {
 		if !callsTree.IsZero() {
 			err := s.fanLeaves(callsTree, "calls", func(a, b string, e odb.TreeEntry) error {

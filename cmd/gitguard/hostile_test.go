@@ -81,6 +81,7 @@ func forgeRun(t *testing.T, dir, id string, hc hostileCase) {
 		t.Fatal(err)
 	}
 	cp["runId"] = id
+	cp["version"] = 1 // the flat calls/ tree written below is format version 1's layout
 	if hc.checkpoint != nil {
 		hc.checkpoint(cp)
 	}
@@ -127,7 +128,7 @@ func hostileCases(outside string) []hostileCase {
 		{name: "newline", path: "a\nb", want: exitIntegrity},
 		{name: "symlink-parent", path: "link/x", want: exitUsage, local: true},
 		{name: "oversized", path: "a.txt", rawPatches: big, want: exitIntegrity},
-		{name: "ledger-version", path: "a.txt", ledger: func(l map[string]any) { l["version"] = 2 }, want: exitIntegrity},
+		{name: "ledger-version", path: "a.txt", ledger: func(l map[string]any) { l["version"] = 99 }, want: exitIntegrity},
 		{name: "checkpoint-version", path: "a.txt", checkpoint: func(c map[string]any) { c["version"] = 99 }, want: exitIntegrity},
 		{name: "missing-blob", path: "a.txt", patches: func(p map[string]any) {
 			p["beforeHash"] = "1234567890123456789012345678901234567890"
