@@ -288,6 +288,12 @@ func (db *DB) DropUnreachable(reachable func(git.Hash) bool, notBefore time.Time
 	if err := db.rewriteOwn(chosen, reachable); err != nil {
 		return 0, err
 	}
+	// Objects are gone: a watcher building on an older snapshot must walk
+	// again (workspace's packStamp watches this file).
+	marker := filepath.Join(filepath.Dir(db.ownListPath()), "packs.pruned")
+	if err := os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"), 0o644); err != nil {
+		return 0, err
+	}
 	after, err := db.readOwnPacks()
 	if err != nil {
 		return 0, err
