@@ -1,12 +1,13 @@
 #!/bin/sh
 # bench/series.sh: how gitguard's commands and disk grow with a run's length.
 #
-#   bench/series.sh [-n FILES] [-r ROUNDS] [-s "10 100 500 2000"] [-g GITGUARD]
+#   bench/series.sh [-n FILES] [-r ROUNDS] [-s "10 100 500 2000"] [-g GITGUARD] [-c]
 #
 # Copies the generated repository $BENCH_DIR/repo-FILES (made by bench/gen
 # when missing) to $BENCH_DIR/series-FILES, starts one run and grows it call
 # by call to each size of the series in turn (each call: `call start` naming
-# one of 50 tracked files, a line appended to it, `call finish`; the same
+# one of 10 tracked files, in turn, so that every size names the same paths
+# and only the run's length grows; a line appended to it, `call finish`; the same
 # edit is committed into a shadow repository, a bare repository with
 # gc.auto=0 whose work tree is the same folder). At each size it measures,
 # with bench/measure, interleaved with `git status --porcelain`: call
@@ -14,18 +15,21 @@
 # (redone untimed), undo --dry-run, resume, ledger and log. Then the disk
 # the growth took (du of .git/objects and of the shadow's objects, no gc),
 # and at the end what `finish`, `prune --keep 0` and `prune --gc` leave.
-# -g times another gitguard binary (an older build, say) on the same plan.
+# -g times another gitguard binary (an older build, say) on the same plan;
+# -c times CPU (user+system of the process tree) instead of wall time, which
+# a busy machine disturbs far less.
 # The tables go to stdout; the per-size tables are kept in $BENCH_DIR.
 set -eu
 
-files=10000 rounds=5 sizes="10 100 500 2000" gg=""
-while getopts n:r:s:g: opt; do
+files=10000 rounds=5 sizes="10 100 500 2000" gg="" cpu=""
+while getopts n:r:s:g:c opt; do
 	case $opt in
 	n) files=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	s) sizes=$OPTARG ;;
 	g) gg=$OPTARG ;;
-	*) echo "usage: $0 [-n FILES] [-r ROUNDS] [-s SIZES] [-g GITGUARD]" >&2; exit 2 ;;
+	c) cpu=-cpu ;;
+	*) echo "usage: $0 [-n FILES] [-r ROUNDS] [-s SIZES] [-g GITGUARD] [-c]" >&2; exit 2 ;;
 	esac
 done
 
@@ -57,11 +61,11 @@ git --git-dir="$shadow" config gc.auto 0
 sh_git() { GIT_DIR="$shadow" GIT_WORK_TREE="$repo" git "$@"; }
 sh_git add -A && sh_git commit -q -m base
 
-# 51 tracked files: the series' calls edit the first 50 in turn, the timed
-# call start+finish the last, so status and undo have at most 51 paths.
-set -- $(git ls-files | awk -v s=$((files / 60)) 'NR % s == 2' | head -51)
+# 11 tracked files: the series' calls edit the first 10 in turn, the timed
+# call start+finish the last, so status and undo have 11 paths at most.
+set -- $(git ls-files | awk -v s=$((files / 60)) 'NR % s == 2' | head -11)
 paths="$*"
-extra=$(echo $paths | cut -d' ' -f51)
+extra=$(echo $paths | cut -d' ' -f11)
 "$gg" start --run series >/dev/null
 
 kib() { du -sk "$1" | cut -f1; }
@@ -74,7 +78,7 @@ for n in $sizes; do
 	from=$made
 	while [ "$made" -lt "$n" ]; do
 		made=$((made + 1))
-		p=$(echo $paths | cut -d' ' -f$(((made - 1) % 50 + 1)))
+		p=$(echo $paths | cut -d' ' -f$(((made - 1) % 10 + 1)))
 		"$gg" call start "c$made" --tool edit -- "$p" >/dev/null 2>&1
 		echo "line $made" >>"$p"
 		"$gg" call finish "c$made" >/dev/null 2>&1
@@ -99,7 +103,7 @@ ledger${T}time${T}$gg ledger >/dev/null
 log${T}time${T}$gg log >/dev/null
 PLAN
 	echo "series: $n calls in the run, measuring" >&2
-	"$bin/measure" -C "$repo" -plan "$plan" -rounds "$rounds" -base "git status" >"$out/times-$n.md"
+	"$bin/measure" $cpu -C "$repo" -plan "$plan" -rounds "$rounds" -base "git status" >"$out/times-$n.md"
 done
 
 # One table: each case's median per size, its ratio to git status at that
@@ -127,7 +131,7 @@ pruned=$(kib .git)
 "$gg" prune --keep 0 --gc >/dev/null 2>&1 || true
 gcd=$(kib .git)
 {
-	echo "times (median, ratio to git status in the same rounds), $rounds rounds, $files files:"
+	echo "times (median${cpu:+ CPU}, ratio to git status in the same rounds), $rounds rounds, $files files:"
 	echo
 	cat "$out/series.md"
 	echo
