@@ -131,6 +131,9 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 	if err := g.scope(&o); err != nil {
 		return nil, err
 	}
+	// The states captured go into the checkpoint's pack.
+	g.db.StartPackBatch()
+	defer g.db.EndPackBatch()
 	id, err := g.runFor(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -236,18 +239,21 @@ func (g *Guard) CallFinish(ctx context.Context, runID record.RunID, callID recor
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
-	return g.callFinish(ctx, runID, callID, o, nil)
+	return g.callFinish(ctx, runID, callID, o, nil, nil)
 }
 
 // callFinish is CallFinish with an extra change applied in the same
 // checkpoint (undo marks the calls it reverted).
-func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions, also func(*patchstore.Run)) (*patchstore.Run, error) {
+func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions, alsoCalls []record.CallID, also func(*patchstore.Run)) (*patchstore.Run, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	if o.Status == "" {
 		o.Status = record.StatusSucceeded
 	}
+	// The states and patches captured go into the checkpoint's pack.
+	g.db.StartPackBatch()
+	defer g.db.EndPackBatch()
 	run, c, err := g.readStartedCall(ctx, runID, callID)
 	if err != nil {
 		again, err := finishedAgain(run, callID, o.Status, err)
@@ -288,13 +294,8 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 	// Crash point: the after state and the patch blobs are written, the
 	// finished entry is not recorded yet.
 	fault.Point("call.finish.captured")
-	commit := func(ctx context.Context, id record.RunID, m patchstore.Mutation) (*patchstore.Run, error) {
-		return g.store.CommitCalls(ctx, id, []record.CallID{callID}, m)
-	}
-	if also != nil {
-		commit = g.store.Commit // undo marks other calls too
-	}
-	return commit(ctx, id, func(tip *patchstore.Run) (*record.Checkpoint, error) {
+	// Undo marks the calls it reverted too (alsoCalls).
+	return g.store.CommitCalls(ctx, id, append([]record.CallID{callID}, alsoCalls...), func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		c, err := startedCall(tip, callID)
 		if err != nil {
 			return nil, err

@@ -35,7 +35,16 @@ func (g *Guard) Diff(ctx context.Context, runID record.RunID, o DiffOptions) ([]
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	run, err := g.readRun(ctx, runID)
+	var run *patchstore.Run
+	var err error
+	if o.Call != "" {
+		// One call's patch: read that call only.
+		if run, err = g.readRunHead(ctx, runID); err == nil {
+			err = g.store.LoadCalls(run, o.Call)
+		}
+	} else {
+		run, err = g.readRun(ctx, runID)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,9 @@
 // call costs the same at the run's thousandth call as at its first, they
 // read and return only the records they need: the tip of a call's start,
 // capture or finish holds that call alone in Calls, the tip of a snapshot
-// none. Ledger, Status and Store.ReadRun read every call.
+// none. Status, Undo, Diff with a call, LedgerEntries and Resume read what
+// they name through the run's index (see docs/FORMAT.md); Ledger, Diff of
+// the whole run and Store.ReadRun read every call.
 //
 // The gitguard command is a thin layer over this package.
 package gitguard

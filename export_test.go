@@ -11,3 +11,11 @@ func StoreOf(g *Guard) *patchstore.Store { return g.store }
 
 // DBOf returns the Guard's object database.
 func DBOf(g *Guard) *odb.DB { return g.db }
+
+// SetFullReads makes commands read every call instead of the run index,
+// and returns a function that restores the default.
+func SetFullReads(on bool) func() {
+	was := fullReads
+	fullReads = on
+	return func() { fullReads = was }
+}

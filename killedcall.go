@@ -288,6 +288,11 @@ func attributeKilled(c *patchstore.Call, kc *killedChange, seq int) {
 // in one checkpoint: a snapshot when some window ended only now, a ledger
 // change otherwise.
 func (g *Guard) markKilled(ctx context.Context, run *patchstore.Run, stale []record.CallID) (*patchstore.Run, error) {
+	// Attribution compares the killed calls with every other call of the
+	// run: a rare path, so it reads them all.
+	if err := g.store.LoadAll(run); err != nil {
+		return nil, err
+	}
 	changes, snap, err := g.killedChanges(ctx, run, stale)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -3,6 +3,7 @@ package gitguard
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/patchstore/record"
@@ -72,4 +73,29 @@ func (g *Guard) Ledger(ctx context.Context, runID record.RunID) (*patchstore.Run
 		return nil, nil, err
 	}
 	return run, OrderedCalls(run), nil
+}
+
+// LedgerEntries returns the run's ledger entries oldest first (see
+// OrderedCalls), from the run index: without reading the calls' patches
+// and states, so that listing a long run costs what its ledger holds.
+func (g *Guard) LedgerEntries(ctx context.Context, runID record.RunID) (*patchstore.Run, []record.LedgerEntry, error) {
+	run, err := g.readRunHead(ctx, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := g.store.LedgerEntries(run)
+	if err != nil {
+		return nil, nil, err
+	}
+	OrderEntries(entries)
+	return run, entries, nil
+}
+
+// OrderEntries sorts ledger entries as OrderedCalls sorts calls.
+func OrderEntries(entries []record.LedgerEntry) {
+	slices.SortFunc(entries, func(a, b record.LedgerEntry) int {
+		return patchstore.ComparePostings(
+			patchstore.Posting{Call: a.CallID, Start: a.StartSeq, Finish: a.FinishSeq},
+			patchstore.Posting{Call: b.CallID, Start: b.StartSeq, Finish: b.FinishSeq})
+	})
 }

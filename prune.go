@@ -62,6 +62,9 @@ type PruneReport struct {
 	// Unreachable counts the objects no ref reaches any more because of
 	// the deletion; git gc removes them once older than gc.pruneExpire.
 	Unreachable int
+	// Freed is the bytes of gitguard's own packs taken back at once: the
+	// unreachable objects gitguard wrote (see freePruned).
+	Freed int64
 }
 
 // staleQuarantine is how old an unfinished fetch's quarantine must be
@@ -218,6 +221,11 @@ func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, err
 	rep.Unreachable, err = g.refs.Unreachable(ctx, tips, names)
 	if err != nil {
 		return rep, err
+	}
+	if !opts.DryRun && len(gone) > 0 {
+		if rep.Freed, err = g.freePruned(ctx); err != nil {
+			return rep, err
+		}
 	}
 	return rep, nil
 }

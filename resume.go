@@ -101,18 +101,21 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
-	run, err := g.readRun(ctx, runID)
+	run, err := g.readRunHead(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
 	id := run.ID
-	if err := g.verifyObjects(run); err != nil {
+	// The ledger entries from the run index; the calls status looks at are
+	// read (and their objects checked) as status reads them.
+	entries, err := g.store.LedgerEntries(run)
+	if err != nil {
 		return nil, err
 	}
 	var stale []record.CallID
-	for cid, c := range run.Calls {
-		if c.Ledger.Status == record.StatusStarted {
-			stale = append(stale, cid)
+	for _, e := range entries {
+		if e.Status == record.StatusStarted {
+			stale = append(stale, e.CallID)
 		}
 	}
 	slices.Sort(stale)
@@ -122,9 +125,17 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 		if run, err = g.markKilled(ctx, run, stale); err != nil {
 			return nil, err
 		}
+		for i := range entries {
+			if c := run.Calls[entries[i].CallID]; c != nil {
+				entries[i] = c.Ledger
+			}
+		}
 	}
-	status, err := g.Status(ctx, id, StatusOptions{Unrecorded: true})
+	status, err := g.status(ctx, run, StatusOptions{Unrecorded: true})
 	if err != nil {
+		return nil, err
+	}
+	if err := g.verifyObjects(run); err != nil {
 		return nil, err
 	}
 	r := &Resume{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
@@ -145,20 +156,21 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	// "Completed through" is the step of the newest call that finished,
 	// not of a call still in flight when the run stopped.
 	best := 0
-	for _, c := range run.Calls {
-		if s := c.Ledger.Status; (s == record.StatusSucceeded || s == record.StatusFailed) &&
-			c.Ledger.StepID != "" && c.Ledger.FinishSeq > best {
-			best, r.LastStep = c.Ledger.FinishSeq, c.Ledger.StepID
+	for _, e := range entries {
+		if s := e.Status; (s == record.StatusSucceeded || s == record.StatusFailed) &&
+			e.StepID != "" && e.FinishSeq > best {
+			best, r.LastStep = e.FinishSeq, e.StepID
 		}
 	}
 	byCall := map[record.CallID][]PathStatus{}
 	for _, p := range status.Paths {
 		byCall[p.Call] = append(byCall[p.Call], p)
 	}
-	for _, c := range OrderedCalls(run) {
-		rc := ResumeCall{Entry: c.Ledger, Replay: ReplayVerdict(c.Ledger)}
+	OrderEntries(entries)
+	for _, e := range entries {
+		rc := ResumeCall{Entry: e, Replay: ReplayVerdict(e)}
 		for _, s := range stale {
-			if s == c.Ledger.CallID {
+			if s == e.CallID {
 				rc.MarkedUncertain = true
 				if o.DryRun {
 					rc.Entry.Status = record.StatusUncertain
@@ -166,7 +178,7 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 				}
 			}
 		}
-		for _, p := range byCall[c.Ledger.CallID] {
+		for _, p := range byCall[e.CallID] {
 			switch p.State {
 			case conflict.Applied:
 				rc.Applied = append(rc.Applied, p.Path)
@@ -181,7 +193,8 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	return r, nil
 }
 
-// verifyObjects checks that every object the run's records name is present.
+// verifyObjects checks that the run's trees and every object the records
+// of the calls read name are present.
 func (g *Guard) verifyObjects(run *patchstore.Run) error {
 	cp := run.Checkpoint
 	if !g.db.Has(cp.WorktreeTree) {

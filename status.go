@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/gitguard/gitguard/conflict"
@@ -128,18 +129,34 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
-	run, err := g.readRun(ctx, runID)
+	run, err := g.readRunHead(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
+	return g.status(ctx, run, o)
+}
+
+// status is Status on a run read without (or with some of) its calls: it
+// reads the calls it needs through the run index.
+func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions) (*StatusReport, error) {
 	id := run.ID
-	calls := OrderedCalls(run)
+	var calls []*patchstore.Call
+	var touched map[string][]patchstore.Posting
 	if o.Call != "" {
+		if err := g.store.LoadCalls(run, o.Call); err != nil {
+			return nil, err
+		}
 		c := run.Calls[o.Call]
 		if c == nil {
 			return nil, fmt.Errorf("call %q in run %s: %w", o.Call, id, patchstore.ErrUnknownCall)
 		}
 		calls = []*patchstore.Call{c}
+	} else {
+		var err error
+		if touched, err = g.loadStatusCalls(run); err != nil {
+			return nil, err
+		}
+		calls = OrderedCalls(run)
 	}
 	rep := &StatusReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
 		HeadMoves: g.headMovesOf(ctx, calls)}
@@ -201,6 +218,7 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 	for _, c := range agent {
 		rep.Others = append(rep.Others, c.Others...)
 	}
+	var err error
 	if rep.OpenElsewhere, err = g.OpenElsewhere(ctx, id); err != nil {
 		return nil, err
 	}
@@ -219,9 +237,13 @@ func (g *Guard) Status(ctx context.Context, runID record.RunID, o StatusOptions)
 		if err != nil {
 			return nil, err
 		}
-		touched := newestPatches(OrderedCalls(run))
+		if touched == nil {
+			if touched, err = g.pathIndex(run); err != nil {
+				return nil, err
+			}
+		}
 		for _, c := range changes {
-			if touched[c.Path] == nil {
+			if !slices.ContainsFunc(touched[c.Path], func(p patchstore.Posting) bool { return p.Patch }) {
 				rep.Unrecorded = append(rep.Unrecorded, c)
 			}
 		}

@@ -119,7 +119,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	if err := validate(); err != nil {
 		return nil, err
 	}
-	run, err := g.readRun(ctx, runID)
+	run, err := g.readRunHead(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,11 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	}
 	// An undo that would change nothing records nothing: the result says
 	// what remains, and the calls stay as they are.
-	if writes == 0 && resumableUndo(run, res.Undone, redo) == "" {
+	undoID, err := g.resumableUndo(run, res.Undone, redo)
+	if err != nil {
+		return nil, err
+	}
+	if writes == 0 && undoID == "" {
 		return res, nil
 	}
 	if o.DryRun {
@@ -168,13 +172,14 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	for _, it := range items {
 		paths = append(paths, it.Path)
 	}
-	undoID := resumableUndo(run, res.Undone, redo)
 	if undoID == "" {
 		tool, prefix := ToolUndo, "undo"
 		if redo {
 			tool, prefix = ToolRedo, "redo"
 		}
-		undoID = newCallID(run, prefix)
+		if undoID, err = g.newCallID(run, prefix); err != nil {
+			return nil, err
+		}
 		opts := CallOptions{CallID: undoID, Tool: tool, Paths: paths, Undoes: res.Undone,
 			Input: record.JoinCallIDs(res.Undone, " "), Idempotency: record.Idempotent, ReplayPolicy: record.ReplayAuto,
 			ledgerOnly: len(paths) == 0}
@@ -209,8 +214,16 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	}
 	res.RemovedDirs = g.removeCreatedDirs(ctx, run, targets, res.Items)
 	res.IndexNotes = g.indexNotes(ctx, res.Items)
+	// The calls the finish marks: the undone ones and, for a redo, the
+	// calls the undone undo had reverted.
+	marked := append([]record.CallID(nil), res.Undone...)
+	if redo {
+		for _, c := range targets {
+			marked = append(marked, c.Ledger.Undoes...)
+		}
+	}
 	done, err := g.callFinish(ctx, id, undoID, FinishOptions{Result: fmt.Sprintf("%d path(s) written, %d conflict(s)", countWritten(res.Items), res.Conflicts)},
-		func(tip *patchstore.Run) {
+		marked, func(tip *patchstore.Run) {
 			// A call with a path left conflicted is still (partly) in effect:
 			// undoing it again retries those paths.
 			if leftConflicted(res.Items) == 0 {
@@ -319,6 +332,13 @@ func undoTargets(run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.C
 // instead of trying the same call again.
 func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.Call, []UndoItem, []PassedCall, error) {
 	if redo || o.Call != "" || o.To != nil || o.WholeRun {
+		load := g.store.LoadAll
+		if o.Call != "" {
+			load = func(r *patchstore.Run) error { return g.store.LoadCalls(r, o.Call) }
+		}
+		if err := load(run); err != nil {
+			return nil, nil, nil, err
+		}
 		targets, err := undoTargets(run, o, redo)
 		if err != nil {
 			return nil, nil, nil, err
@@ -332,6 +352,9 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 		}
 		return targets, items, nil, nil
 	}
+	if err := g.loadOpenCalls(run); err != nil {
+		return nil, nil, nil, err
+	}
 	all := OrderedCalls(run)
 	// An undo killed midway is finished first: running undo again is how
 	// it completes (its start recorded what redo restores).
@@ -339,6 +362,9 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 		u := all[i]
 		if u.Ledger.ToolName != ToolUndo || u.Ledger.Status != record.StatusStarted {
 			continue
+		}
+		if err := g.store.LoadCalls(run, u.Ledger.Undoes...); err != nil {
+			return nil, nil, nil, err
 		}
 		var targets []*patchstore.Call
 		for _, id := range u.Ledger.Undoes {
@@ -351,10 +377,17 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 			return targets, items, nil, err
 		}
 	}
+	inEffect, err := g.callsInEffect(run)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	var passed []PassedCall
-	for i := len(all) - 1; i >= 0; i-- {
-		c := all[i]
-		if len(c.Patches) == 0 || c.Ledger.UndoneBy != "" || isUndoCall(c) {
+	for _, id := range inEffect {
+		if err := g.store.LoadIndexed(run, id); err != nil {
+			return nil, nil, nil, err
+		}
+		c := run.Calls[id]
+		if c == nil || len(c.Patches) == 0 || c.Ledger.UndoneBy != "" || isUndoCall(c) {
 			continue
 		}
 		items, err := g.plan(ctx, []*patchstore.Call{c}, o)
@@ -393,7 +426,10 @@ type PassedCall struct {
 // resumableUndo finds an undo call that started on the same calls and was
 // interrupted: running undo again finishes it, so its before states (the
 // state before the first attempt) are what redo restores.
-func resumableUndo(run *patchstore.Run, targets []record.CallID, redo bool) record.CallID {
+func (g *Guard) resumableUndo(run *patchstore.Run, targets []record.CallID, redo bool) (record.CallID, error) {
+	if err := g.loadOpenCalls(run); err != nil {
+		return "", err
+	}
 	want := record.JoinCallIDs(targets, "\x00")
 	tool := ToolUndo
 	if redo {
@@ -402,21 +438,22 @@ func resumableUndo(run *patchstore.Run, targets []record.CallID, redo bool) reco
 	for _, c := range OrderedCalls(run) {
 		if c.Ledger.ToolName == tool && c.Ledger.Status == record.StatusStarted &&
 			record.JoinCallIDs(c.Ledger.Undoes, "\x00") == want {
-			return c.Ledger.CallID
+			return c.Ledger.CallID, nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
-func newCallID(run *patchstore.Run, prefix string) record.CallID {
+func (g *Guard) newCallID(run *patchstore.Run, prefix string) (record.CallID, error) {
 	n := 1
 	if run.Exists() {
 		n = run.Checkpoint.Seq + 1
 	}
 	for {
 		id := record.CallID(fmt.Sprintf("%s-%03d", prefix, n))
-		if run.Calls[id] == nil {
-			return id
+		has, err := g.store.HasCall(run, id)
+		if err != nil || !has {
+			return id, err
 		}
 		n++
 	}

@@ -13,6 +13,14 @@
 # and Windows use), so the cost of the fallback is known.
 set -eu
 
+# --- run-length series ---------------------------------------------------
+# bench/run.sh -s "10 100 500 2000" [-n FILES] [-r ROUNDS] [-g GITGUARD]:
+# how the commands that name a call or a path, the ledger, resume and log,
+# and the disk per call (beside a shadow repository) grow with the length
+# of a run. Handed to bench/series.sh, which documents it.
+case " $* " in *" -s "*) exec "$(dirname "$0")/series.sh" "$@" ;; esac
+# --- end of the run-length series section --------------------------------
+
 files=10000 rounds=5 keep=0 walkers=0
 while getopts n:r:kw opt; do
 	case $opt in

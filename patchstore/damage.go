@@ -80,7 +80,7 @@ func (s *Store) SetLogger(l *slog.Logger) { s.log = l }
 // readRunIntact is readRun for readers: a run whose tip lacks objects is
 // read at its newest intact checkpoint (readIntact). Writers use readRun
 // and stop at the damage: a checkpoint on top of it would hide it.
-func (s *Store) readRunIntact(ctx context.Context, id record.RunID, want callFilter) (*Run, error) {
+func (s *Store) readRunIntact(ctx context.Context, id record.RunID, want *callFilter) (*Run, error) {
 	r, err := s.readRun(ctx, id, want)
 	if err != nil && errors.Is(err, odb.ErrMissing) {
 		return s.readIntact(ctx, id, want, err)
@@ -92,7 +92,7 @@ func (s *Store) readRunIntact(ctx context.Context, id record.RunID, want callFil
 // object (err): it walks back the chain to the newest checkpoint that
 // reads, returns it with Damage set and warns. Without one it returns an
 // error wrapping ErrDamaged that says what is missing.
-func (s *Store) readIntact(ctx context.Context, id record.RunID, want callFilter, err error) (*Run, error) {
+func (s *Store) readIntact(ctx context.Context, id record.RunID, want *callFilter, err error) (*Run, error) {
 	tip, rerr := s.refs.Read(ctx, gitrefs.RunRef(id))
 	if rerr != nil || tip.IsZero() {
 		return nil, err

@@ -42,11 +42,11 @@ func (s *Store) stampOverlap(tip *Run, cp *record.Checkpoint) {
 	case tip.Exists() && tip.Checkpoint.OpenKnown:
 		for _, id := range tip.Checkpoint.Open {
 			_, kept := tip.other[id]
-			if kept || tip.Calls[id] != nil {
+			if kept || tip.Calls[id] != nil || tip.partial {
 				open[id] = true
 			}
 		}
-	case tip.Exists() && len(tip.other) > 0:
+	case tip.Exists() && (len(tip.other) > 0 || tip.partial):
 		cp.Open, cp.OpenKnown = nil, false
 		return
 	}

@@ -93,7 +93,12 @@ type Run struct {
 	// and this is its newest intact one (see damage.go).
 	Damage *Damage
 	tree   record.Hash                   // root tree of Commit
-	other  map[record.CallID]record.Hash // subtrees of the calls left unread, by id
+	other  map[record.CallID]record.Hash // version 1 layout: subtrees of the calls left unread, by id
+	// Version 2 layout (see fanout.go): the fanned-out calls/ tree and the
+	// run index, and whether Calls holds only some of the calls.
+	calls, index record.Hash
+	legacy       bool // calls/ is the flat version 1 tree
+	partial      bool
 }
 
 // Exists reports whether the run has at least one checkpoint.
@@ -108,6 +113,9 @@ type Call struct {
 	// that other calls made (OwnedBy names each): never undone with it.
 	Others []record.FilePatch
 	tree   record.Hash // unchanged subtree to reuse; zero when modified
+	// indexed is what the run index holds for the call as read, so that a
+	// rewrite of the call can take out what no longer applies.
+	indexed map[string]Posting
 }
 
 // Touch marks the call modified, so the next commit rewrites its records.
@@ -151,14 +159,14 @@ func (s *Store) ReadRunCalls(ctx context.Context, id record.RunID, calls ...reco
 	return s.readRunIntact(ctx, id, selectCalls(calls))
 }
 
-// callFilter picks the calls whose records are read; nil picks all.
-type callFilter func(id record.CallID) bool
+// callFilter names the calls whose records are read; a nil filter picks all.
+type callFilter struct{ ids []record.CallID }
 
-func selectCalls(ids []record.CallID) callFilter {
-	return func(id record.CallID) bool { return slices.Contains(ids, id) }
-}
+func selectCalls(ids []record.CallID) *callFilter { return &callFilter{ids: ids} }
 
-func (s *Store) readRun(ctx context.Context, id record.RunID, want callFilter) (*Run, error) {
+func (f *callFilter) has(id record.CallID) bool { return f == nil || slices.Contains(f.ids, id) }
+
+func (s *Store) readRun(ctx context.Context, id record.RunID, want *callFilter) (*Run, error) {
 	if err := id.Validate(); err != nil {
 		return nil, err
 	}
@@ -187,13 +195,13 @@ func (s *Store) ReadCheckpoint(commit record.Hash) (*Run, error) {
 	return s.readCheckpoint(commit, nil)
 }
 
-func (s *Store) readCheckpoint(commit record.Hash, want callFilter) (*Run, error) {
+func (s *Store) readCheckpoint(commit record.Hash, want *callFilter) (*Run, error) {
 	tree, root, err := s.rootTree(commit)
 	if err != nil {
 		return nil, err
 	}
 	r := &Run{Commit: commit, tree: tree, Calls: map[record.CallID]*Call{}}
-	var callsTree record.Hash
+	var callsTree, indexTree record.Hash
 	for _, e := range root {
 		switch {
 		case e.Name == "checkpoint.json" && e.Mode == record.ModeFile:
@@ -207,6 +215,8 @@ func (s *Store) readCheckpoint(commit record.Hash, want callFilter) (*Run, error
 			r.Checkpoint = &cp
 		case e.Name == "calls" && e.Mode == record.ModeTree:
 			callsTree = e.Hash
+		case e.Name == indexName && e.Mode == record.ModeTree:
+			indexTree = e.Hash
 		}
 	}
 	if r.Checkpoint == nil {
@@ -216,15 +226,35 @@ func (s *Store) readCheckpoint(commit record.Hash, want callFilter) (*Run, error
 	if err := r.ID.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: checkpoint %s: %w", record.ErrCorrupt, commit.Short(), err)
 	}
-	if !callsTree.IsZero() {
-		if err := s.readCalls(callsTree, r, want); err != nil {
-			return nil, err
+	r.legacy = !fanned(r.Checkpoint)
+	if r.legacy {
+		if !callsTree.IsZero() {
+			if err := s.readCalls(callsTree, r, want); err != nil {
+				return nil, err
+			}
 		}
+		return r, nil
 	}
-	if err := checkLinkedPaths(r); err != nil {
-		return nil, err
+	r.calls, r.index = callsTree, indexTree
+	if !callsTree.IsZero() && indexTree.IsZero() {
+		return nil, fmt.Errorf("%w: checkpoint %s has calls and no %s/", record.ErrCorrupt, commit.Short(), indexName)
 	}
-	return r, nil
+	if want == nil {
+		if !callsTree.IsZero() {
+			err := s.fanLeaves(callsTree, "calls", func(a, b string, e odb.TreeEntry) error {
+				if x, y := fanKey(e.Name); x != a || y != b {
+					return fmt.Errorf("%w: calls/%s/%s/%s is filed under the wrong folder", record.ErrCorrupt, a, b, e.Name)
+				}
+				return s.readCallEntry(e, r)
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	}
+	r.partial = true
+	return r, s.loadCalls(r, want.ids)
 }
 
 // rootTree reads a checkpoint commit's root tree.
@@ -256,7 +286,7 @@ func (s *Store) readJSON(h record.Hash, v any, what string) error {
 	return record.Decode(buf.Bytes(), v, what)
 }
 
-func (s *Store) readCalls(tree record.Hash, r *Run, want callFilter) error {
+func (s *Store) readCalls(tree record.Hash, r *Run, want *callFilter) error {
 	entries, err := s.db.ReadTree(tree)
 	if err != nil {
 		return fmt.Errorf("%w: calls: %w", record.ErrCorrupt, err)
@@ -266,13 +296,28 @@ func (s *Store) readCalls(tree record.Hash, r *Run, want callFilter) error {
 		if e.Mode != record.ModeTree || err != nil {
 			return fmt.Errorf("%w: calls/%s is not a valid call", record.ErrCorrupt, e.Name)
 		}
-		if want != nil && !want(id) {
+		if !want.has(id) {
 			if r.other == nil {
 				r.other = map[record.CallID]record.Hash{}
 			}
 			r.other[id] = e.Hash
 			continue
 		}
+		if err := s.readCallEntry(e, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readCallEntry reads and checks the records of the call whose subtree is
+// e, and adds it to r.Calls.
+func (s *Store) readCallEntry(e odb.TreeEntry, r *Run) error {
+	id, err := record.ParseCallID(e.Name)
+	if e.Mode != record.ModeTree || err != nil {
+		return fmt.Errorf("%w: calls/%s is not a valid call", record.ErrCorrupt, e.Name)
+	}
+	{
 		files, err := s.db.ReadTree(e.Hash)
 		if err != nil {
 			return fmt.Errorf("%w: calls/%s: %w", record.ErrCorrupt, e.Name, err)
@@ -313,9 +358,13 @@ func (s *Store) readCalls(tree record.Hash, r *Run, want callFilter) error {
 				return fmt.Errorf("%w: calls/%s/before.json: %w", record.ErrCorrupt, e.Name, err)
 			}
 		}
+		if err := checkCallLinks(id, c); err != nil {
+			return err
+		}
 		if err := s.objectsExist(id, c); err != nil {
 			return err
 		}
+		c.indexed = postingsOf(c)
 		r.Calls[id] = c
 	}
 	return nil
@@ -370,17 +419,17 @@ const maxAttempts = 12
 // compare-and-swap. It retries on a lost race and returns ErrBusy when it
 // keeps losing. The returned Run is the new tip.
 func (s *Store) Commit(ctx context.Context, id record.RunID, mutate Mutation) (*Run, error) {
-	return s.commit(ctx, id, nil, mutate)
+	return s.commitPacked(ctx, id, nil, mutate)
 }
 
 // CommitCalls is Commit for a mutation that looks at the named calls only:
 // the tip it is given holds those of them that exist (see ReadRunCalls),
 // and every other call is carried over unchanged.
 func (s *Store) CommitCalls(ctx context.Context, id record.RunID, calls []record.CallID, mutate Mutation) (*Run, error) {
-	return s.commit(ctx, id, selectCalls(calls), mutate)
+	return s.commitPacked(ctx, id, selectCalls(calls), mutate)
 }
 
-func (s *Store) commit(ctx context.Context, id record.RunID, want callFilter, mutate Mutation) (*Run, error) {
+func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, mutate Mutation) (*Run, error) {
 	if err := id.Validate(); err != nil {
 		return nil, err
 	}
@@ -421,7 +470,7 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want callFilter, mu
 	return nil, fmt.Errorf("record checkpoint of run %q: %w", id, ErrBusy)
 }
 
-func (s *Store) readTip(ctx context.Context, id record.RunID, want callFilter) (*Run, error) {
+func (s *Store) readTip(ctx context.Context, id record.RunID, want *callFilter) (*Run, error) {
 	r, err := s.readRun(ctx, id, want)
 	if errors.Is(err, ErrUnknownRun) {
 		return &Run{ID: id, Calls: map[record.CallID]*Call{}}, nil
@@ -449,6 +498,13 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	if cp.CreatedAt.IsZero() {
 		cp.CreatedAt = s.now()
 	}
+	if tip.legacy && tip.Exists() {
+		// The first checkpoint of a version 1 run in version 2 converts it:
+		// every call is filed anew and indexed.
+		if err := s.loadLegacy(tip); err != nil {
+			return nil, err
+		}
+	}
 	s.stampOverlap(tip, cp)
 	carrySettings(tip, cp)
 	if cp.WorktreeTree.IsZero() && tip.Exists() {
@@ -469,7 +525,7 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 		return nil, fmt.Errorf("count changes: %w", err)
 	}
 
-	callsTree, err := s.writeCalls(tip)
+	callsTree, indexTree, err := s.writeCalls(tip)
 	if err != nil {
 		return nil, err
 	}
@@ -484,6 +540,9 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	}
 	if !callsTree.IsZero() {
 		root = append(root, odb.TreeEntry{Name: "calls", Mode: record.ModeTree, Hash: callsTree})
+	}
+	if !indexTree.IsZero() {
+		root = append(root, odb.TreeEntry{Name: indexName, Mode: record.ModeTree, Hash: indexTree})
 	}
 	odb.SortTree(root)
 	rootTree, err := s.db.WriteTree(root)
@@ -511,7 +570,8 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	if err := s.db.Sync(); err != nil {
 		return nil, fmt.Errorf("sync objects: %w", err)
 	}
-	return &Run{ID: tip.ID, Commit: commit, Checkpoint: cp, Calls: tip.Calls, tree: rootTree, other: tip.other}, nil
+	return &Run{ID: tip.ID, Commit: commit, Checkpoint: cp, Calls: tip.Calls, tree: rootTree,
+		calls: callsTree, index: indexTree, partial: tip.partial}, nil
 }
 
 func (s *Store) writeJSON(v any) (record.Hash, error) {
@@ -522,31 +582,67 @@ func (s *Store) writeJSON(v any) (record.Hash, error) {
 	return s.db.Write(odb.TypeBlob, append(data, '\n'))
 }
 
-func (s *Store) writeCalls(r *Run) (record.Hash, error) {
-	if len(r.Calls) == 0 && len(r.other) == 0 {
-		return record.ZeroHash, nil
+// writeCalls files the calls of r that changed (all of them when r is a
+// converted version 1 run) under the fanned-out calls tree and brings the
+// run index up to date with them.
+func (s *Store) writeCalls(r *Run) (calls, index record.Hash, err error) {
+	base, baseIndex := r.calls, r.index
+	if r.legacy {
+		base, baseIndex = record.ZeroHash, record.ZeroHash
 	}
-	var entries []odb.TreeEntry
+	var states []record.FileState
+	var changed []*Call
+	for id, c := range r.Calls {
+		if c.tree.IsZero() && c.indexed == nil && r.partial {
+			// A mutation added a call it was not given: it would replace
+			// the recorded one unseen.
+			if _, found, err := s.fanLookup(base, string(id), "calls"); err != nil || found {
+				return record.ZeroHash, record.ZeroHash, errors.Join(fmt.Errorf("write call %s: its records were not read", id), err)
+			}
+		}
+		if c.tree.IsZero() {
+			h, err := s.writeCall(c)
+			if err != nil {
+				return record.ZeroHash, record.ZeroHash, fmt.Errorf("write call %s: %w", id, err)
+			}
+			c.tree = h
+		} else if !r.legacy {
+			continue
+		}
+		changed = append(changed, c)
+		states = append(states, record.FileState{Path: fanPath(string(id)), Mode: record.ModeTree, Hash: c.tree})
+	}
+	if len(states) == 0 {
+		return base, baseIndex, nil
+	}
+	if calls, err = s.db.Overlay(base, states); err != nil {
+		return record.ZeroHash, record.ZeroHash, fmt.Errorf("write calls: %w", err)
+	}
+	if index, err = s.updateIndex(baseIndex, changed); err != nil {
+		return record.ZeroHash, record.ZeroHash, fmt.Errorf("write run index: %w", err)
+	}
+	for _, c := range changed {
+		c.indexed = postingsOf(c)
+	}
+	r.legacy, r.other = false, nil
+	return calls, index, nil
+}
+
+// loadLegacy reads every call of a version 1 run not read yet, for the
+// conversion to version 2.
+func (s *Store) loadLegacy(r *Run) error {
 	for id, h := range r.other {
 		if r.Calls[id] != nil {
 			// A mutation added a call it was not given: it would replace
 			// the recorded one unseen.
-			return record.ZeroHash, fmt.Errorf("write call %s: its records were not read", id)
+			return fmt.Errorf("write call %s: its records were not read", id)
 		}
-		entries = append(entries, odb.TreeEntry{Name: string(id), Mode: record.ModeTree, Hash: h})
-	}
-	for id, c := range r.Calls {
-		if c.tree.IsZero() {
-			h, err := s.writeCall(c)
-			if err != nil {
-				return record.ZeroHash, fmt.Errorf("write call %s: %w", id, err)
-			}
-			c.tree = h
+		if err := s.readCallEntry(odb.TreeEntry{Name: string(id), Mode: record.ModeTree, Hash: h}, r); err != nil {
+			return err
 		}
-		entries = append(entries, odb.TreeEntry{Name: string(id), Mode: record.ModeTree, Hash: c.tree})
 	}
-	odb.SortTree(entries)
-	return s.db.WriteTree(entries)
+	r.other = nil
+	return nil
 }
 
 func (s *Store) writeCall(c *Call) (record.Hash, error) {

@@ -8,7 +8,7 @@ import (
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
-// checkLinkedPaths refuses records in which, at one moment, a path exists
+// checkCallLinks refuses a call's records in which, at one moment, a path exists
 // beneath another that is a symlink or a submodule (a -> .git together
 // with a/hooks/pre-commit), which no work tree can hold and git refuses to
 // check out: undo would create the link and then write through it, outside
@@ -16,38 +16,31 @@ import (
 // state of each of its patches and captured paths) and its finish (each
 // after state). A folder replaced by a symlink within a call is fine: a/x
 // exists before and a after. The cost is linear in the records read, so it
-// covers exactly what a command then acts on. Undo also checks the states
+// covers exactly what a command then acts on (every call is checked as
+// its records are read). Undo also checks the states
 // it is about to write, which come from several calls (see the root's
 // link checks).
-func checkLinkedPaths(r *Run) error {
-	ids := make([]record.CallID, 0, len(r.Calls))
-	for id := range r.Calls {
-		ids = append(ids, id)
+func checkCallLinks(id record.CallID, c *Call) error {
+	before := map[string]record.State{}
+	after := map[string]record.State{}
+	for i := range c.Patches {
+		before[c.Patches[i].Path] = c.Patches[i].Before()
+		after[c.Patches[i].Path] = c.Patches[i].After()
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	for _, id := range ids {
-		c := r.Calls[id]
-		before := map[string]record.State{}
-		after := map[string]record.State{}
-		for i := range c.Patches {
-			before[c.Patches[i].Path] = c.Patches[i].Before()
-			after[c.Patches[i].Path] = c.Patches[i].After()
-		}
-		for _, b := range c.Before {
-			before[b.Path] = b.State
-		}
-		others := map[string]record.State{}
-		for i := range c.Others {
-			others[c.Others[i].Path] = c.Others[i].After()
-		}
-		for _, set := range []struct {
-			what   string
-			states map[string]record.State
-		}{{"before", before}, {"after", after}, {"others", others}} {
-			if p, link := LinkedPath(set.states); p != "" {
-				return fmt.Errorf("%w: calls/%s: its %s states hold %s beneath %s, a symlink or submodule at the same time",
-					record.ErrCorrupt, id, set.what, record.Quoted(p), record.Quoted(link))
-			}
+	for _, b := range c.Before {
+		before[b.Path] = b.State
+	}
+	others := map[string]record.State{}
+	for i := range c.Others {
+		others[c.Others[i].Path] = c.Others[i].After()
+	}
+	for _, set := range []struct {
+		what   string
+		states map[string]record.State
+	}{{"before", before}, {"after", after}, {"others", others}} {
+		if p, link := LinkedPath(set.states); p != "" {
+			return fmt.Errorf("%w: calls/%s: its %s states hold %s beneath %s, a symlink or submodule at the same time",
+				record.ErrCorrupt, id, set.what, record.Quoted(p), record.Quoted(link))
 		}
 	}
 	return nil

@@ -122,6 +122,9 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 	if err := checkRoot(root, cp); err != nil {
 		return err
 	}
+	if err := v.s.checkIndex(r); err != nil {
+		return err
+	}
 	for _, t := range []struct {
 		name string
 		h    record.Hash
@@ -320,9 +323,9 @@ func checkRoot(root []odb.TreeEntry, cp *record.Checkpoint) error {
 			if e.Mode != record.ModeFile {
 				return fmt.Errorf("%w: checkpoint.json is not a file", errHostile)
 			}
-		case "calls":
+		case "calls", indexName:
 			if e.Mode != record.ModeTree {
-				return fmt.Errorf("%w: calls is not a folder", errHostile)
+				return fmt.Errorf("%w: %s is not a folder", errHostile, e.Name)
 			}
 		case "index", "worktree":
 			if e.Mode != record.ModeTree || e.Hash != want[e.Name] {

@@ -65,6 +65,9 @@ type fileStamp struct {
 }
 
 func stamp(path string) fileStamp {
+	if filepath.Base(path) == "pack" && filepath.Base(filepath.Dir(path)) == "objects" {
+		return packStamp(path)
+	}
 	var st fileStat
 	if path == "" || statPath(path, &st) != nil {
 		return fileStamp{path: path}
@@ -273,7 +276,8 @@ func (wt *Watcher) setBase(snap *Snapshot, addMissing bool) error {
 // The pack folder is among them: git gc repacks, and may prune loose
 // objects that only the base snapshot names (its trees are in no
 // checkpoint yet when it served status or check), which a snapshot built
-// on the base would then name without having them.
+// on the base would then name without having them. Only the packs git
+// writes, and gitguard's prune, count (see packStamp).
 func (wt *Watcher) stampedFiles() []string {
 	info := filepath.Join(wt.w.repo.CommonDir, "info")
 	return []string{filepath.Join(wt.w.repo.GitDir, "index"), wt.w.opts.ExcludesFile,

@@ -24,6 +24,9 @@ type line struct {
 	name, kind, cmd string
 }
 
+// cpuTime makes the timed figure the CPU time of the process tree (-cpu).
+var cpuTime bool
+
 type sample struct {
 	wall time.Duration
 	rss  int64 // KiB
@@ -34,6 +37,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "timed rounds (after one warm-up)")
 	base := flag.String("base", "git status", "case the ratios are relative to")
 	dir := flag.String("C", ".", "run commands in this folder")
+	flag.BoolVar(&cpuTime, "cpu", false, "time the CPU the process tree used (user+system) instead of wall time: steadier on a busy machine")
 	flag.Parse()
 	lines, err := readPlan(*plan)
 	if err != nil {
@@ -110,6 +114,9 @@ func runOne(dir, command string) (sample, error) {
 	wall := time.Since(start)
 	if err != nil {
 		return sample{}, fmt.Errorf("%w: %s", err, stderr.String())
+	}
+	if cpuTime {
+		wall = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	return sample{wall: wall, rss: maxRSS(cmd.ProcessState)}, nil
 }

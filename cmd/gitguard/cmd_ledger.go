@@ -36,12 +36,17 @@ func runLedger(ctx context.Context, e *env, runID record.RunID) error {
 		return err
 	}
 	defer g.Close()
-	run, calls, err := g.Ledger(ctx, runID)
+	if e.json {
+		run, calls, err := g.Ledger(ctx, runID)
+		if err != nil {
+			return err
+		}
+		return e.printJSON(protocol.NewLedgerDoc(run, calls))
+	}
+	// The table needs the ledger entries only: read from the run index.
+	run, calls, err := g.LedgerEntries(ctx, runID)
 	if err != nil {
 		return err
-	}
-	if e.json {
-		return e.printJSON(protocol.NewLedgerDoc(run, calls))
 	}
 	if len(calls) == 0 {
 		e.say("no calls recorded in run %s", run.ID)
@@ -49,8 +54,7 @@ func runLedger(ctx context.Context, e *env, runID record.RunID) error {
 	}
 	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CALL\tTOOL\tSTATUS\tSTARTED\tFINISHED\tIDEMPOTENCY\tREPLAY\tPATHS\tEFFECTS")
-	for _, c := range calls {
-		l := c.Ledger
+	for _, l := range calls {
 		status := string(l.Status)
 		if l.UndoneBy != "" {
 			status += " (undone by " + string(l.UndoneBy) + ")"
@@ -60,7 +64,7 @@ func runLedger(ctx context.Context, e *env, runID record.RunID) error {
 			effects = fmt.Sprint(l.SideEffects)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", l.CallID, l.ToolName, status, ts(l.StartedAt), ts(l.FinishedAt),
-			dash(string(l.Idempotency)), gitguard.ReplayVerdict(l), len(c.Patches), effects)
+			dash(string(l.Idempotency)), gitguard.ReplayVerdict(l), l.Patches, effects)
 	}
 	return tw.Flush()
 }

@@ -17,18 +17,27 @@ import (
 type logOptions struct {
 	run   record.RunID
 	limit int
+	// more says the limit is the default one: a note then tells that older
+	// checkpoints were left out.
+	more bool
 }
+
+// defaultLogLimit is how many checkpoints log shows without -n or --all, so
+// that it costs the same on a run of any length.
+const defaultLogLimit = 50
 
 func newLogCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "log",
 		Usage:     "list checkpoints, newest first",
-		UsageText: "gitguard log [--run RUN] [-n N]",
+		UsageText: "gitguard log [--run RUN] [-n N | --all]",
 		Description: "Lists the checkpoints of the run (the active run; all runs when none is\n" +
-			"active) newest first: id, commit, time, kind, step, changed paths, label.",
+			"active) newest first: id, commit, time, kind, step, changed paths, label.\n" +
+			"Shows the newest 50 unless -n or --all says otherwise.",
 		Flags: []cli.Flag{
 			runFlag("list run `RUN`"),
-			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show at most `N` checkpoints"},
+			&cli.IntFlag{Name: "max-count", Aliases: []string{"n", "limit"}, Usage: "show at most `N` checkpoints (default 50)"},
+			&cli.BoolFlag{Name: "all", Usage: "show every checkpoint"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -36,7 +45,14 @@ func newLogCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runLog(c.Context, e, logOptions{run: record.RunID(c.String("run")), limit: c.Int("max-count")})
+			o := logOptions{run: record.RunID(c.String("run")), limit: c.Int("max-count")}
+			switch {
+			case c.IsSet("max-count") && c.Bool("all"):
+				return usagef("log takes -n or --all, not both")
+			case !c.IsSet("max-count") && !c.Bool("all"):
+				o.limit, o.more = defaultLogLimit, true
+			}
+			return runLog(c.Context, e, o)
 		},
 	}
 }
@@ -66,8 +82,12 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 		}
 	}
 	var all []gitguard.Entry
+	read := opts.limit
+	if opts.more {
+		read++ // one more, to know whether any was left out
+	}
 	for _, r := range runs {
-		hist, err := g.History(ctx, r, opts.limit)
+		hist, err := g.History(ctx, r, read)
 		if err != nil {
 			return err
 		}
@@ -76,8 +96,9 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 	sort.SliceStable(all, func(i, j int) bool {
 		return all[i].Checkpoint.CreatedAt.After(all[j].Checkpoint.CreatedAt)
 	})
+	cut := false
 	if opts.limit > 0 && len(all) > opts.limit {
-		all = all[:opts.limit]
+		all, cut = all[:opts.limit], true
 	}
 	if e.json {
 		out := jsonLog{Version: jsonVersion, Checkpoints: []protocol.CheckpointDoc{}}
@@ -101,7 +122,13 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", cp.RunID, cp.ID, en.Commit.Short(),
 			cp.CreatedAt.UTC().Format(time.RFC3339), cp.Kind, dash(cp.StepID), cp.ChangedPaths, label)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if cut && opts.more {
+		e.say("(the newest %d shown; 'gitguard log --all' or '-n N' for more)", opts.limit)
+	}
+	return nil
 }
 
 type jsonLog struct {

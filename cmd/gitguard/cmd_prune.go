@@ -139,6 +139,9 @@ func runPrune(ctx context.Context, e *env, opts pruneOptions) error {
 	if rep.Quarantine > 0 {
 		e.say("%s %d quarantine ref(s) left by an interrupted fetch", verb, rep.Quarantine)
 	}
+	if rep.Freed > 0 {
+		e.say("freed %d KiB of gitguard's own packs (unreachable objects it wrote)", rep.Freed>>10)
+	}
 	if rep.Unreachable > 0 {
 		if opts.gc {
 			e.say("%d object(s) became unreachable; git gc removes them once older than gc.pruneExpire (two weeks by default)", rep.Unreachable)

@@ -81,8 +81,9 @@ func forgeRun(t *testing.T, dir, id string, hc hostileCase) {
 		t.Fatal(err)
 	}
 	// A one-checkpoint run of its own, consistent with its commit: what
-	// is hostile is only what the case puts in it.
-	cp["runId"], cp["seq"], cp["id"], cp["prev"] = id, 1, "ckpt_001", z
+	// is hostile is only what the case puts in it. The flat calls/ tree
+	// written below is format version 1's layout.
+	cp["runId"], cp["seq"], cp["id"], cp["prev"], cp["version"] = id, 1, "ckpt_001", z, 1
 	if hc.checkpoint != nil {
 		hc.checkpoint(cp)
 	}
@@ -131,7 +132,7 @@ func hostileCases(outside string) []hostileCase {
 		{name: "dotgit-dot", path: ".git./hooks/pre-commit", want: exitIntegrity},
 		{name: "symlink-parent", path: "link/x", want: exitUsage, local: true},
 		{name: "oversized", path: "a.txt", rawPatches: big, want: exitIntegrity},
-		{name: "ledger-version", path: "a.txt", ledger: func(l map[string]any) { l["version"] = 2 }, want: exitIntegrity},
+		{name: "ledger-version", path: "a.txt", ledger: func(l map[string]any) { l["version"] = 99 }, want: exitIntegrity},
 		{name: "checkpoint-version", path: "a.txt", checkpoint: func(c map[string]any) { c["version"] = 99 }, want: exitIntegrity},
 		{name: "missing-blob", path: "a.txt", patches: func(p map[string]any) {
 			p["beforeHash"] = "1234567890123456789012345678901234567890"

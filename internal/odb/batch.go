@@ -102,7 +102,7 @@ func (db *DB) flushLocked() error {
 		ids = append(ids, h)
 	}
 	slices.SortFunc(ids, func(a, b git.Hash) int { return bytes.Compare(a[:], b[:]) })
-	if len(ids) >= packMin {
+	if len(ids) >= packMin || (db.packAlways > 0 && len(ids) > 1) {
 		if err := db.writePack(ids); err != nil {
 			return err
 		}
@@ -123,23 +123,35 @@ func (db *DB) flushLocked() error {
 // and its index, as git's pack-objects writes them (undeltified), under
 // the name git gives a pack: its checksum.
 func (db *DB) writePack(ids []git.Hash) error {
-	var err error
-	for try := 0; try < maxTempTries; try++ {
-		if err = db.writePackOnce(ids); !errors.Is(err, errTempGone) {
-			break
-		}
-	}
+	_, err := db.writePackOf(ids, func(h git.Hash) (Type, []byte, error) { o := db.batch[h]; return o.t, o.data, nil })
 	return err
 }
 
-func (db *DB) writePackOnce(ids []git.Hash) error {
+// writePackOf stores the objects ids (sorted), read with get, as a pack
+// and lists it among gitguard's own packs (see ownpacks.go). A temporary
+// file that git prune deleted before its rename is written again.
+func (db *DB) writePackOf(ids []git.Hash, get func(git.Hash) (Type, []byte, error)) (string, error) {
+	var base string
+	var err error
+	for try := 0; try < maxTempTries; try++ {
+		if base, err = db.writePackFile(ids, get); !errors.Is(err, errTempGone) {
+			break
+		}
+	}
+	if err == nil {
+		db.listOwnPack(base)
+	}
+	return base, err
+}
+
+func (db *DB) writePackFile(ids []git.Hash, get func(git.Hash) (Type, []byte, error)) (string, error) {
 	dir := filepath.Join(db.objDir, "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return "", fmt.Errorf("write pack: %w", err)
 	}
 	pack, err := os.CreateTemp(dir, "tmp_pack_")
 	if err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return "", fmt.Errorf("write pack: %w", err)
 	}
 	defer os.Remove(pack.Name())
 	defer pack.Close()
@@ -157,48 +169,51 @@ func (db *DB) writePackOnce(ids []git.Hash) error {
 	zw := zlibWriters.Get().(*zlib.Writer)
 	defer zlibWriters.Put(zw)
 	for i, h := range ids {
-		o := db.batch[h]
+		t, data, err := get(h)
+		if err != nil {
+			return "", fmt.Errorf("write pack: %w", err)
+		}
 		offsets[i] = uint64(pw.n)
 		crc := crc32.NewIEEE()
 		entry := io.MultiWriter(pw, crc)
-		entry.Write(packEntryHeader(o.t, len(o.data)))
+		entry.Write(packEntryHeader(t, len(data)))
 		zw.Reset(entry)
-		zw.Write(o.data)
+		zw.Write(data)
 		if err := zw.Close(); err != nil {
-			return fmt.Errorf("write pack: %w", err)
+			return "", fmt.Errorf("write pack: %w", err)
 		}
 		crcs[i] = crc.Sum32()
 	}
 	if err := errors.Join(pw.err, bw.Flush()); err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return "", fmt.Errorf("write pack: %w", err)
 	}
 	var checksum git.Hash
 	sum.Sum(checksum[:0])
 	if _, err := pack.Write(checksum[:]); err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return "", fmt.Errorf("write pack: %w", err)
 	}
 
 	idx, err := os.CreateTemp(dir, "tmp_idx_")
 	if err != nil {
-		return fmt.Errorf("write pack index: %w", err)
+		return "", fmt.Errorf("write pack index: %w", err)
 	}
 	defer os.Remove(idx.Name())
 	defer idx.Close()
 	if _, err := idx.Write(encodeIndex(ids, crcs, offsets, checksum)); err != nil {
-		return fmt.Errorf("write pack index: %w", err)
+		return "", fmt.Errorf("write pack index: %w", err)
 	}
 
 	// The pack before its index, as git does: an index is what makes a
 	// pack's objects visible, and it must never name a missing pack.
 	base := filepath.Join(dir, "pack-"+checksum.String())
 	if err := db.installAt(pack, base+".pack"); err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return "", fmt.Errorf("write pack: %w", err)
 	}
 	if err := db.installAt(idx, base+".idx"); err != nil {
-		return fmt.Errorf("write pack index: %w", err)
+		return "", fmt.Errorf("write pack index: %w", err)
 	}
 	db.packs.rescan()
-	return nil
+	return base, nil
 }
 
 // packEntryHeader is a pack entry's type and size: the type in bits 4-6 of

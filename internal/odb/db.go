@@ -56,6 +56,7 @@ type DB struct {
 	batches    int                      // batches open (StartBatch)
 	batch      map[git.Hash]batchObject // objects collected, not yet stored
 	batchBytes int                      // their total size
+	packAlways int                      // open batches that store even a few objects as a pack
 }
 
 // syncEach is the number of new objects up to which Sync fsyncs each one
@@ -457,6 +458,12 @@ func (db *DB) Open(h git.Hash) (Type, io.ReadCloser, int64, error) {
 	}
 	if t, r, size, err := db.openLoose(h); err == nil {
 		return t, r, size, nil
+	}
+	// A pack listed (or mapped) earlier may have been merged into a new one
+	// since (git repack, gitguard's own merges): list the packs again.
+	db.packs.rescan()
+	if t, data, err := db.packs.read(h); err == nil {
+		return t, io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
 	}
 	db.mu.Lock()
 	obj, err := db.st.EncodedObject(plumbing.AnyObject, plumbing.Hash(h))

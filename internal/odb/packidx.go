@@ -127,6 +127,9 @@ func (p *packIndexes) loadLocked(old []*idxFile) {
 		}
 		f, err := mapIndex(path)
 		if err != nil {
+			if _, serr := os.Stat(path); errors.Is(serr, os.ErrNotExist) {
+				continue // deleted since the listing: merged into another pack
+			}
 			p.usable = false
 			return
 		}

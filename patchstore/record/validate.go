@@ -8,7 +8,15 @@ import (
 
 // FormatVersion is the version of every record gitguard writes. Readers
 // refuse newer versions rather than guess.
-const FormatVersion = 1
+const FormatVersion = 2
+
+// OldestFormatVersion is the oldest record version this gitguard reads:
+// version 1 runs keep their calls in one flat calls/ tree (see
+// docs/FORMAT.md); the records themselves are unchanged.
+const OldestFormatVersion = 1
+
+// SupportedVersion reports whether records of version v can be read.
+func SupportedVersion(v int) bool { return v >= OldestFormatVersion && v <= FormatVersion }
 
 // MaxRecordSize bounds any record blob read back, against hostile input.
 const MaxRecordSize = 64 << 20
@@ -41,7 +49,7 @@ func Decode(data []byte, v any, what string) error {
 
 // Validate checks a checkpoint record as read back.
 func (c *Checkpoint) Validate() error {
-	if c.Version != FormatVersion {
+	if !SupportedVersion(c.Version) {
 		return fmt.Errorf("%w: checkpoint.json: %w: version %d", ErrCorrupt, ErrFormatVersion, c.Version)
 	}
 	if err := c.RunID.Validate(); err != nil {
@@ -83,7 +91,7 @@ func (c *Checkpoint) Validate() error {
 
 // Validate checks the ledger entry stored under calls/<name>/.
 func (e *LedgerEntry) Validate(name CallID) error {
-	if e.Version != FormatVersion {
+	if !SupportedVersion(e.Version) {
 		return fmt.Errorf("%w: calls/%s/ledger.json: %w: version %d", ErrCorrupt, name, ErrFormatVersion, e.Version)
 	}
 	if e.CallID != name {

@@ -1,0 +1,314 @@
+package odb
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gitguard/gitguard/internal/git"
+)
+
+// gitguard stores each checkpoint's objects as one small pack (a loose
+// object costs a file, a 4 KiB block at least, and an fsync of its own) and
+// keeps a list of the packs it wrote, with the modification time each had
+// then, in <common dir>/gitguard/packs. The list lets it merge its own small
+// packs as they pile up (Consolidate) and, after gitguard prune, rewrite
+// them without the objects nothing reaches any more (DropUnreachable). A
+// pack whose time changed since was freshened by git (an object in it was
+// written again by someone, which git then does not duplicate), so its
+// objects may be another program's: DropUnreachable leaves such a pack
+// alone, and git's own gc keeps its unreachable objects through the usual
+// grace period. Packs not on the list (git's, the user's) are never touched.
+
+// StartPackBatch is StartBatch for the objects of one checkpoint: when the
+// batch ends they are stored as one pack even when there are few.
+func (db *DB) StartPackBatch() {
+	db.StartBatch()
+	db.bmu.Lock()
+	db.packAlways++
+	db.bmu.Unlock()
+}
+
+// EndPackBatch ends a batch started by StartPackBatch.
+func (db *DB) EndPackBatch() error {
+	db.bmu.Lock()
+	db.packAlways--
+	db.bmu.Unlock()
+	return db.EndBatch()
+}
+
+func (db *DB) ownListPath() string {
+	return filepath.Join(filepath.Dir(db.objDir), "gitguard", "packs")
+}
+
+// listOwnPack adds a pack gitguard wrote (base: its path without .pack) to
+// the list. An append of one short line is atomic; a failure only means the
+// pack is left to git's gc.
+func (db *DB) listOwnPack(base string) {
+	fi, err := os.Stat(base + ".pack")
+	if err != nil {
+		return
+	}
+	path := db.ownListPath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = fmt.Fprintf(f, "%s %d\n", filepath.Base(base), fi.ModTime().UnixNano())
+}
+
+// ownPack is a pack on the list that still exists.
+type ownPack struct {
+	name    string // pack-<checksum>
+	objects int
+	size    int64
+	fresh   bool // its time is the one recorded: not freshened since
+	mtime   time.Time
+}
+
+// readOwnPacks returns the packs on the list that still exist (git gc may
+// have merged them away), and the list's lines as read.
+func (db *DB) readOwnPacks() ([]ownPack, error) {
+	data, err := os.ReadFile(db.ownListPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []ownPack
+	for _, line := range strings.Split(string(data), "\n") {
+		name, stamp, ok := strings.Cut(line, " ")
+		if !ok || seen[name] || !strings.HasPrefix(name, "pack-") || strings.ContainsAny(name, `/\`) {
+			continue
+		}
+		seen[name] = true
+		base := filepath.Join(db.objDir, "pack", name)
+		fi, err := os.Stat(base + ".pack")
+		if err != nil {
+			continue
+		}
+		idx, err := mapIndex(base + ".idx")
+		if err != nil {
+			continue
+		}
+		n := idx.count
+		idx.unmap()
+		ns, _ := strconv.ParseInt(stamp, 10, 64)
+		out = append(out, ownPack{name: name, objects: n, size: fi.Size(), fresh: fi.ModTime().UnixNano() == ns, mtime: fi.ModTime()})
+	}
+	return out, nil
+}
+
+// consolidateFrom is the number of listed packs from which Consolidate
+// merges: below it, the packs are too few to slow lookups.
+const consolidateFrom = 8
+
+// Consolidate merges gitguard's own packs geometrically, as git repack
+// --geometric=2 does: the smallest packs are merged while the next larger
+// one holds fewer than twice their objects, so each object is rewritten a
+// logarithmic number of times and the packs stay few. It only runs when
+// at least consolidateFrom packs are listed, and skips when another
+// process is consolidating.
+func (db *DB) Consolidate() error {
+	// Most calls find a short list and stop here.
+	if data, err := os.ReadFile(db.ownListPath()); err != nil || bytes.Count(data, []byte("\n")) < consolidateFrom {
+		return nil
+	}
+	packs, err := db.readOwnPacks()
+	if err != nil || len(packs) < consolidateFrom {
+		return err
+	}
+	unlock, ok := db.lockOwnPacks()
+	if !ok {
+		return nil
+	}
+	defer unlock()
+	if packs, err = db.readOwnPacks(); err != nil {
+		return err
+	}
+	// A freshened pack keeps its own time (see DropUnreachable).
+	packs = slices.DeleteFunc(packs, func(p ownPack) bool { return !p.fresh })
+	slices.SortFunc(packs, func(a, b ownPack) int { return a.objects - b.objects })
+	split := 0
+	total := 0
+	for i, p := range packs {
+		if i >= 2 && p.objects >= 2*total {
+			break
+		}
+		total += p.objects
+		split = i + 1
+	}
+	if split < 2 {
+		return nil
+	}
+	return db.rewriteOwn(packs[:split], func(git.Hash) bool { return true })
+}
+
+// rewriteOwn writes the objects of packs that keep accepts as one new pack
+// (none when it accepts none), makes it durable, then deletes packs and
+// updates the list.
+func (db *DB) rewriteOwn(packs []ownPack, keep func(git.Hash) bool) error {
+	var ids []git.Hash
+	seen := map[git.Hash]bool{}
+	for _, p := range packs {
+		idx, err := mapIndex(filepath.Join(db.objDir, "pack", p.name+".idx"))
+		if err != nil {
+			return err
+		}
+		for i := 0; i < idx.count; i++ {
+			var h git.Hash
+			copy(h[:], idx.names[i*20:])
+			if !seen[h] && keep(h) {
+				seen[h] = true
+				ids = append(ids, h)
+			}
+		}
+		idx.unmap()
+	}
+	slices.SortFunc(ids, func(a, b git.Hash) int { return bytes.Compare(a[:], b[:]) })
+	newName := ""
+	if len(ids) > 0 {
+		base, err := db.writePackFile(ids, db.Read)
+		if err != nil {
+			return err
+		}
+		if err := db.Sync(); err != nil {
+			return err
+		}
+		newName = filepath.Base(base)
+	}
+	gone := map[string]bool{}
+	for _, p := range packs {
+		if p.name == newName {
+			continue // the same objects: the same pack
+		}
+		base := filepath.Join(db.objDir, "pack", p.name)
+		// The index first: a listed index must never name a missing pack.
+		if err := os.Remove(base + ".idx"); err != nil && !errors.Is(err, os.ErrNotExist) {
+			continue // (Windows: open elsewhere) left for next time
+		}
+		_ = os.Remove(base + ".pack")
+		for _, ext := range []string{".rev", ".mtimes", ".bitmap"} {
+			_ = os.Remove(base + ext)
+		}
+		gone[p.name] = true
+	}
+	db.Rescan()
+	return db.rewriteOwnList(gone, newName)
+}
+
+// rewriteOwnList drops the names in gone from the list and adds added. The
+// caller holds the lock; a line another process appends meanwhile may be
+// lost, which leaves that pack to git's gc.
+func (db *DB) rewriteOwnList(gone map[string]bool, added string) error {
+	path := db.ownListPath()
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(string(data), "\n") {
+		name, _, ok := strings.Cut(line, " ")
+		if ok && !gone[name] && name != added {
+			b.WriteString(line + "\n")
+		}
+	}
+	if added != "" {
+		if fi, err := os.Stat(filepath.Join(db.objDir, "pack", added+".pack")); err == nil {
+			fmt.Fprintf(&b, "%s %d\n", added, fi.ModTime().UnixNano())
+		}
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// lockOwnPacks takes the lock that serialises rewrites of gitguard's packs;
+// false when another process holds it. A lock older than ten minutes was
+// left by a process that died.
+func (db *DB) lockOwnPacks() (func(), bool) {
+	path := db.ownListPath() + ".lock"
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	for try := 0; try < 2; try++ {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			f.Close()
+			return func() { os.Remove(path) }, true
+		}
+		fi, serr := os.Stat(path)
+		if serr != nil || time.Since(fi.ModTime()) < 10*time.Minute {
+			return nil, false
+		}
+		os.Remove(path)
+	}
+	return nil, false
+}
+
+// DropUnreachable rewrites gitguard's own packs without the objects
+// reachable reports false for, and returns the bytes freed. It leaves
+// alone packs freshened since gitguard wrote them (their objects may be
+// another program's) and packs modified after notBefore (a writer that has
+// not moved its ref yet may need them). reachable must say true for every
+// object any ref, reflog, index or other run can reach.
+func (db *DB) DropUnreachable(reachable func(git.Hash) bool, notBefore time.Time) (int64, error) {
+	unlock, ok := db.lockOwnPacks()
+	if !ok {
+		return 0, fmt.Errorf("gitguard's packs are being rewritten by another process; try again")
+	}
+	defer unlock()
+	packs, err := db.readOwnPacks()
+	if err != nil {
+		return 0, err
+	}
+	var chosen []ownPack
+	var before int64
+	for _, p := range packs {
+		if p.fresh && p.mtime.Before(notBefore) {
+			chosen = append(chosen, p)
+			before += p.size
+		}
+	}
+	if len(chosen) == 0 {
+		return 0, nil
+	}
+	if err := db.rewriteOwn(chosen, reachable); err != nil {
+		return 0, err
+	}
+	// Objects are gone: a watcher building on an older snapshot must walk
+	// again (workspace's packStamp watches this file).
+	marker := filepath.Join(filepath.Dir(db.ownListPath()), "packs.pruned")
+	if err := os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"), 0o644); err != nil {
+		return 0, err
+	}
+	after, err := db.readOwnPacks()
+	if err != nil {
+		return 0, err
+	}
+	var now int64
+	for _, p := range after {
+		if p.fresh && p.mtime.Before(notBefore) {
+			now += p.size
+		}
+	}
+	// The merged pack is newer than notBefore: count it too.
+	for _, p := range after {
+		if !p.mtime.Before(notBefore) && !slices.ContainsFunc(packs, func(q ownPack) bool { return q.name == p.name }) {
+			now += p.size
+		}
+	}
+	return max(before-now, 0), nil
+}

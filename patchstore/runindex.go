@@ -1,0 +1,576 @@
+package patchstore
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore/record"
+)
+
+// The run index (runindex/ in a version 2 checkpoint tree) answers what
+// status, undo, the ledger and resume ask of a run without reading every
+// call: which calls touched a path, in what order, and every call's ledger
+// entry. Each checkpoint brings it up to date with the calls it rewrites
+// (the writer's mutation starts from the tip, so racing writers each
+// rebuild it from the tip they won on), and it is fanned out so that an
+// update rewrites a few small objects:
+//
+//	runindex/paths/<x>/<y>    {"version":2,"paths":[{"path":P,"calls":[Posting...]}]}
+//	runindex/ledger/<x>/<y>   {"version":2,"calls":[LedgerEntry...]}
+//	runindex/heads.json       {"version":2,"calls":[CALL...]}: calls during which HEAD moved
+//
+// where x and y are the first two hex digits of the SHA-1 of the path (of
+// the call id for ledger/). Postings of a path are ordered oldest first as
+// the calls are (by finish, then start checkpoint, then id).
+const indexName = "runindex"
+
+// Posting says that a call names a path, and how.
+type Posting struct {
+	Call   record.CallID `json:"call"`
+	Tool   string        `json:"tool,omitempty"`
+	Start  int           `json:"start,omitempty"`  // the call's StartSeq
+	Finish int           `json:"finish,omitempty"` // the call's FinishSeq; 0 while open
+	Patch  bool          `json:"patch,omitempty"`  // the call has a patch of the path
+	Listed bool          `json:"listed,omitempty"` // the path is among the call's declared paths
+	Other  bool          `json:"other,omitempty"`  // the call saw another call change the path (others.json)
+	Undone bool          `json:"undone,omitempty"` // the call is undone (UndoneBy set)
+}
+
+// Order is the key calls are ordered by, oldest first: the checkpoint that
+// finished them (open calls last), then the one that started them.
+func (p Posting) Order() (int, int) {
+	f := p.Finish
+	if f == 0 {
+		f = math.MaxInt
+	}
+	return f, p.Start
+}
+
+// ComparePostings orders postings oldest first (see Order), then by call id.
+func ComparePostings(a, b Posting) int {
+	fa, sa := a.Order()
+	fb, sb := b.Order()
+	if c := cmp.Compare(fa, fb); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(sa, sb); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Call, b.Call)
+}
+
+// postingsOf lists, per path, what the run index holds for c.
+func postingsOf(c *Call) map[string]Posting {
+	l := &c.Ledger
+	base := Posting{Call: l.CallID, Tool: l.ToolName, Start: l.StartSeq, Finish: l.FinishSeq, Undone: l.UndoneBy != ""}
+	out := map[string]Posting{}
+	mark := func(path string, set func(*Posting)) {
+		p, ok := out[path]
+		if !ok {
+			p = base
+		}
+		set(&p)
+		out[path] = p
+	}
+	for i := range c.Patches {
+		mark(c.Patches[i].Path, func(p *Posting) { p.Patch = true })
+	}
+	for _, path := range l.Paths {
+		mark(path, func(p *Posting) { p.Listed = true })
+	}
+	for i := range c.Others {
+		mark(c.Others[i].Path, func(p *Posting) { p.Other = true })
+	}
+	return out
+}
+
+type pathBucket struct {
+	Version int         `json:"version"`
+	Paths   []pathEntry `json:"paths"`
+}
+
+type pathEntry struct {
+	Path  string    `json:"path"`
+	Calls []Posting `json:"calls"`
+}
+
+type ledgerBucket struct {
+	Version int                  `json:"version"`
+	Calls   []record.LedgerEntry `json:"calls"`
+}
+
+type callList struct {
+	Version int             `json:"version"`
+	Calls   []record.CallID `json:"calls"`
+}
+
+// updateIndex returns the run index base brought up to date with the
+// changed calls.
+func (s *Store) updateIndex(base record.Hash, changed []*Call) (record.Hash, error) {
+	paths := map[string]map[string][]Posting{} // bucket -> path -> postings
+	ledgers := map[string]map[record.CallID]record.LedgerEntry{}
+	bucketOf := func(key string) string { a, b := fanKey(key); return a + "/" + b }
+	loadPaths := func(bucket string) (map[string][]Posting, error) {
+		if m, ok := paths[bucket]; ok {
+			return m, nil
+		}
+		m := map[string][]Posting{}
+		var pb pathBucket
+		if ok, err := s.readIndexBlob(base, "paths/"+bucket, &pb); err != nil {
+			return nil, err
+		} else if ok {
+			for _, e := range pb.Paths {
+				m[e.Path] = e.Calls
+			}
+		}
+		paths[bucket] = m
+		return m, nil
+	}
+	var heads map[record.CallID]bool
+	for _, c := range changed {
+		id := c.Ledger.CallID
+		now := postingsOf(c)
+		touched := map[string]bool{}
+		for p := range c.indexed {
+			touched[p] = true
+		}
+		for p := range now {
+			touched[p] = true
+		}
+		for p := range touched {
+			m, err := loadPaths(bucketOf(p))
+			if err != nil {
+				return record.ZeroHash, err
+			}
+			list := slices.DeleteFunc(m[p], func(x Posting) bool { return x.Call == id })
+			if np, ok := now[p]; ok {
+				list = append(list, np)
+				slices.SortFunc(list, ComparePostings)
+			}
+			m[p] = list
+		}
+		lb := bucketOf(string(id))
+		if ledgers[lb] == nil {
+			ledgers[lb] = map[record.CallID]record.LedgerEntry{}
+			var b ledgerBucket
+			if _, err := s.readIndexBlob(base, "ledger/"+lb, &b); err != nil {
+				return record.ZeroHash, err
+			}
+			for _, e := range b.Calls {
+				ledgers[lb][e.CallID] = e
+			}
+		}
+		ledgers[lb][id] = c.Ledger
+		moved := c.Ledger.Head.Moved()
+		if heads == nil && (moved || c.indexed != nil) {
+			var hl callList
+			if _, err := s.readIndexBlob(base, "heads.json", &hl); err != nil {
+				return record.ZeroHash, err
+			}
+			heads = map[record.CallID]bool{}
+			for _, h := range hl.Calls {
+				heads[h] = true
+			}
+		}
+		if heads != nil {
+			if moved {
+				heads[id] = true
+			} else {
+				delete(heads, id)
+			}
+		}
+	}
+	var states []record.FileState
+	put := func(path string, v any, empty bool) error {
+		st := record.FileState{Path: path}
+		if !empty {
+			h, err := s.writeJSON(v)
+			if err != nil {
+				return err
+			}
+			st.Mode, st.Hash = record.ModeFile, h
+		}
+		states = append(states, st)
+		return nil
+	}
+	for bucket, m := range paths {
+		pb := pathBucket{Version: record.FormatVersion}
+		for p, list := range m {
+			if len(list) > 0 {
+				pb.Paths = append(pb.Paths, pathEntry{Path: p, Calls: list})
+			}
+		}
+		slices.SortFunc(pb.Paths, func(a, b pathEntry) int { return cmp.Compare(a.Path, b.Path) })
+		if err := put("paths/"+bucket, &pb, len(pb.Paths) == 0); err != nil {
+			return record.ZeroHash, err
+		}
+	}
+	for bucket, m := range ledgers {
+		lb := ledgerBucket{Version: record.FormatVersion}
+		for _, e := range m {
+			lb.Calls = append(lb.Calls, e)
+		}
+		slices.SortFunc(lb.Calls, func(a, b record.LedgerEntry) int { return cmp.Compare(a.CallID, b.CallID) })
+		if err := put("ledger/"+bucket, &lb, false); err != nil {
+			return record.ZeroHash, err
+		}
+	}
+	if heads != nil {
+		hl := callList{Version: record.FormatVersion}
+		for id := range heads {
+			hl.Calls = append(hl.Calls, id)
+		}
+		slices.Sort(hl.Calls)
+		if err := put("heads.json", &hl, len(hl.Calls) == 0); err != nil {
+			return record.ZeroHash, err
+		}
+	}
+	return s.db.Overlay(base, states)
+}
+
+// readIndexBlob decodes the index record at path below the index tree;
+// false when there is none.
+func (s *Store) readIndexBlob(index record.Hash, path string, v any) (bool, error) {
+	if index.IsZero() {
+		return false, nil
+	}
+	st, err := s.db.Lookup(index, path)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s/%s: %w", record.ErrCorrupt, indexName, path, err)
+	}
+	if !st.Exists() {
+		return false, nil
+	}
+	if st.Mode != record.ModeFile {
+		return false, fmt.Errorf("%w: %s/%s is not a file", record.ErrCorrupt, indexName, path)
+	}
+	return true, s.readJSON(st.Hash, v, indexName+"/"+path)
+}
+
+// indexBlobs calls visit with each record of a fanned-out part of the
+// index (paths or ledger), and the bucket it is filed under.
+func (s *Store) indexBlobs(r *Run, part string, visit func(bucket string, h record.Hash) error) error {
+	if r.index.IsZero() {
+		return nil
+	}
+	st, err := s.db.Lookup(r.index, part)
+	if err != nil {
+		return fmt.Errorf("%w: %s/%s: %w", record.ErrCorrupt, indexName, part, err)
+	}
+	// Lookup reports folders as absent; read the folder itself.
+	entries, err := s.db.ReadTree(r.index)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", record.ErrCorrupt, indexName, err)
+	}
+	i := findEntry(entries, part)
+	if i < 0 || st.Exists() {
+		return nil
+	}
+	top, err := s.db.ReadTree(entries[i].Hash)
+	if err != nil {
+		return fmt.Errorf("%w: %s/%s: %w", record.ErrCorrupt, indexName, part, err)
+	}
+	for _, t := range top {
+		if t.Mode != record.ModeTree || !isNibble(t.Name) {
+			return fmt.Errorf("%w: %s/%s/%s is not a fan-out folder", record.ErrCorrupt, indexName, part, t.Name)
+		}
+		leaves, err := s.db.ReadTree(t.Hash)
+		if err != nil {
+			return fmt.Errorf("%w: %s/%s/%s: %w", record.ErrCorrupt, indexName, part, t.Name, err)
+		}
+		for _, l := range leaves {
+			if l.Mode != record.ModeFile || !isNibble(l.Name) {
+				return fmt.Errorf("%w: %s/%s/%s/%s is not an index record", record.ErrCorrupt, indexName, part, t.Name, l.Name)
+			}
+			if err := visit(t.Name+"/"+l.Name, l.Hash); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// PathIndex returns, for every path a call of r patched, declared or saw
+// changed by others, the postings of those calls, oldest first. Its cost
+// grows with the paths and the postings, not with the other calls of the
+// run. For a version 1 run (not converted yet) it reads every call.
+func (s *Store) PathIndex(r *Run) (map[string][]Posting, error) {
+	if r.legacy || !r.Exists() {
+		return s.scanPostings(r)
+	}
+	out := map[string][]Posting{}
+	err := s.indexBlobs(r, "paths", func(bucket string, h record.Hash) error {
+		var pb pathBucket
+		what := indexName + "/paths/" + bucket
+		if err := s.readJSON(h, &pb, what); err != nil {
+			return err
+		}
+		if !record.SupportedVersion(pb.Version) {
+			return fmt.Errorf("%w: %s: %w: version %d", record.ErrCorrupt, what, record.ErrFormatVersion, pb.Version)
+		}
+		for _, e := range pb.Paths {
+			if err := record.ValidatePath(e.Path); err != nil {
+				return fmt.Errorf("%w: %s: %w", record.ErrCorrupt, what, err)
+			}
+			if a, b := fanKey(e.Path); a+"/"+b != bucket {
+				return fmt.Errorf("%w: %s lists %s, which belongs in another bucket", record.ErrCorrupt, what, e.Path)
+			}
+			for _, p := range e.Calls {
+				if err := p.Call.Validate(); err != nil {
+					return fmt.Errorf("%w: %s: %w", record.ErrCorrupt, what, err)
+				}
+			}
+			out[e.Path] = e.Calls
+		}
+		return nil
+	})
+	return out, err
+}
+
+// scanPostings is PathIndex from the records of every call.
+func (s *Store) scanPostings(r *Run) (map[string][]Posting, error) {
+	if err := s.loadAll(r); err != nil {
+		return nil, err
+	}
+	return ScanPostings(r), nil
+}
+
+// LedgerEntries returns the ledger entry of every call of r, in no
+// particular order, from the run index: without reading the calls' other
+// records.
+func (s *Store) LedgerEntries(r *Run) ([]record.LedgerEntry, error) {
+	if r.legacy || !r.Exists() {
+		if err := s.loadAll(r); err != nil {
+			return nil, err
+		}
+		out := make([]record.LedgerEntry, 0, len(r.Calls))
+		for _, c := range r.Calls {
+			out = append(out, c.Ledger)
+		}
+		return out, nil
+	}
+	var out []record.LedgerEntry
+	err := s.indexBlobs(r, "ledger", func(bucket string, h record.Hash) error {
+		var lb ledgerBucket
+		what := indexName + "/ledger/" + bucket
+		if err := s.readJSON(h, &lb, what); err != nil {
+			return err
+		}
+		if !record.SupportedVersion(lb.Version) {
+			return fmt.Errorf("%w: %s: %w: version %d", record.ErrCorrupt, what, record.ErrFormatVersion, lb.Version)
+		}
+		for i := range lb.Calls {
+			e := &lb.Calls[i]
+			if err := e.Validate(e.CallID); err != nil {
+				return err
+			}
+			if a, b := fanKey(string(e.CallID)); a+"/"+b != bucket {
+				return fmt.Errorf("%w: %s lists call %s, which belongs in another bucket", record.ErrCorrupt, what, e.CallID)
+			}
+		}
+		out = append(out, lb.Calls...)
+		return nil
+	})
+	return out, err
+}
+
+// HeadMoveCalls returns the calls of r during which HEAD moved.
+func (s *Store) HeadMoveCalls(r *Run) ([]record.CallID, error) {
+	if r.legacy || !r.Exists() {
+		if err := s.loadAll(r); err != nil {
+			return nil, err
+		}
+		var out []record.CallID
+		for id, c := range r.Calls {
+			if c.Ledger.Head.Moved() {
+				out = append(out, id)
+			}
+		}
+		slices.Sort(out)
+		return out, nil
+	}
+	var hl callList
+	if _, err := s.readIndexBlob(r.index, "heads.json", &hl); err != nil {
+		return nil, err
+	}
+	for _, id := range hl.Calls {
+		if err := id.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: %s/heads.json: %w", record.ErrCorrupt, indexName, err)
+		}
+	}
+	return hl.Calls, nil
+}
+
+// LoadCalls adds the records of the named calls to r.Calls, reading only
+// those; ids the run does not have are left out.
+func (s *Store) LoadCalls(r *Run, ids ...record.CallID) error {
+	return s.loadCalls(r, ids)
+}
+
+func (s *Store) loadCalls(r *Run, ids []record.CallID) error {
+	for _, id := range ids {
+		if r.Calls[id] != nil || !r.Exists() {
+			continue
+		}
+		if r.legacy {
+			if h, ok := r.other[id]; ok {
+				if err := s.readCallEntry(odb.TreeEntry{Name: string(id), Mode: record.ModeTree, Hash: h}, r); err != nil {
+					return err
+				}
+				delete(r.other, id)
+			}
+			continue
+		}
+		e, ok, err := s.fanLookup(r.calls, string(id), "calls")
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := s.readCallEntry(e, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// LoadIndexed is LoadCalls for calls the run index named: a call it names
+// and the run does not have is a corrupt index.
+func (s *Store) LoadIndexed(r *Run, ids ...record.CallID) error {
+	if err := s.loadCalls(r, ids); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if r.Calls[id] == nil && r.Exists() {
+			return fmt.Errorf("%w: the run index names call %s, which run %s does not have", record.ErrCorrupt, id, r.ID)
+		}
+	}
+	return nil
+}
+
+// loadAll reads every call of r not read yet.
+func (s *Store) loadAll(r *Run) error {
+	if !r.Exists() {
+		return nil
+	}
+	if r.legacy {
+		for id, h := range r.other {
+			if err := s.readCallEntry(odb.TreeEntry{Name: string(id), Mode: record.ModeTree, Hash: h}, r); err != nil {
+				return err
+			}
+		}
+		r.other = nil
+		return nil
+	}
+	if !r.partial || r.calls.IsZero() {
+		r.partial = false
+		return nil
+	}
+	err := s.fanLeaves(r.calls, "calls", func(a, b string, e odb.TreeEntry) error {
+		if r.Calls[record.CallID(e.Name)] != nil {
+			return nil
+		}
+		if x, y := fanKey(e.Name); x != a || y != b {
+			return fmt.Errorf("%w: calls/%s/%s/%s is filed under the wrong folder", record.ErrCorrupt, a, b, e.Name)
+		}
+		return s.readCallEntry(e, r)
+	})
+	if err == nil {
+		r.partial = false
+	}
+	return err
+}
+
+// LoadAll reads every call of r not read yet.
+func (s *Store) LoadAll(r *Run) error { return s.loadAll(r) }
+
+// HasCall reports whether r has call id, reading none of its records.
+func (s *Store) HasCall(r *Run, id record.CallID) (bool, error) {
+	if r.Calls[id] != nil {
+		return true, nil
+	}
+	if !r.Exists() || !r.partial && !r.legacy {
+		return false, nil
+	}
+	if r.legacy {
+		_, ok := r.other[id]
+		return ok, nil
+	}
+	_, ok, err := s.fanLookup(r.calls, string(id), "calls")
+	return ok, err
+}
+
+// ScanPostings computes what PathIndex returns from the calls r holds: the
+// run index as a full read derives it (r must hold every call).
+func ScanPostings(r *Run) map[string][]Posting {
+	out := map[string][]Posting{}
+	for _, c := range r.Calls {
+		for p, x := range postingsOf(c) {
+			out[p] = append(out[p], x)
+		}
+	}
+	for _, list := range out {
+		slices.SortFunc(list, ComparePostings)
+	}
+	return out
+}
+
+// checkIndex refuses a run index that does not hold exactly what the
+// records of r's calls give (r must hold every call): a forged index could
+// otherwise hide a path from status and undo, or point them at other calls.
+func (s *Store) checkIndex(r *Run) error {
+	if r.legacy || r.index.IsZero() && len(r.Calls) == 0 {
+		return nil
+	}
+	if r.index.IsZero() {
+		return fmt.Errorf("%w: the run has calls and no %s/", record.ErrCorrupt, indexName)
+	}
+	top, err := s.db.ReadTree(r.index)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", record.ErrCorrupt, indexName, err)
+	}
+	for _, e := range top {
+		if e.Name != "paths" && e.Name != "ledger" && e.Name != "heads.json" {
+			return fmt.Errorf("%w: unexpected entry %s/%s", record.ErrCorrupt, indexName, e.Name)
+		}
+	}
+	idx, err := s.PathIndex(r)
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(idx, ScanPostings(r)) {
+		return fmt.Errorf("%w: %s/paths does not match the calls' records", record.ErrCorrupt, indexName)
+	}
+	entries, err := s.LedgerEntries(r)
+	if err != nil {
+		return err
+	}
+	if len(entries) != len(r.Calls) {
+		return fmt.Errorf("%w: %s/ledger lists %d calls, the run has %d", record.ErrCorrupt, indexName, len(entries), len(r.Calls))
+	}
+	for _, e := range entries {
+		c := r.Calls[e.CallID]
+		if c == nil || !reflect.DeepEqual(e, c.Ledger) {
+			return fmt.Errorf("%w: %s/ledger entry of call %s does not match its ledger.json", record.ErrCorrupt, indexName, e.CallID)
+		}
+	}
+	heads, err := s.HeadMoveCalls(r)
+	if err != nil {
+		return err
+	}
+	var want []record.CallID
+	for id, c := range r.Calls {
+		if c.Ledger.Head.Moved() {
+			want = append(want, id)
+		}
+	}
+	slices.Sort(want)
+	if !slices.Equal(heads, want) {
+		return fmt.Errorf("%w: %s/heads.json does not match the calls' records", record.ErrCorrupt, indexName)
+	}
+	return nil
+}
