@@ -50,3 +50,65 @@ func Smudge(ctx context.Context, dir, path string, blob Hash) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// HashPaths is HashPath for many paths with one git process (`git
+// hash-object --stdin-paths`): the blobs git would stage for them, in
+// order. Every path is C-quoted on its line, so any name works.
+func HashPaths(ctx context.Context, dir string, paths []string, write bool) ([]Hash, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	args := []string{"hash-object", "--stdin-paths"}
+	if write {
+		args = []string{"-c", "core.fsync=loose-object", "hash-object", "-w", "--stdin-paths"}
+	}
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(QuoteC(p))
+		in.WriteByte('\n')
+	}
+	out, err := Cmd{Dir: dir, Args: args, Stdin: &in}.Run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("hash %d files: %w", len(paths), err)
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != len(paths) {
+		return nil, fmt.Errorf("hash %d files: git printed %d ids", len(paths), len(lines))
+	}
+	ids := make([]Hash, len(paths))
+	for i, l := range lines {
+		if ids[i], err = ParseHash(l); err != nil {
+			return nil, fmt.Errorf("hash %s: %w", paths[i], err)
+		}
+	}
+	return ids, nil
+}
+
+// QuoteC quotes s as git's quote_c_style does, always in double quotes:
+// git reads it back with unquote_c_style wherever it accepts a quoted name.
+func QuoteC(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				fmt.Fprintf(&b, `\%03o`, c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -1,0 +1,82 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/patchstore/record"
+)
+
+// Files whose content git converts (see filters.go) are hashed by git, all
+// of a snapshot's at once after the walk: one `git hash-object -w
+// --stdin-paths` instead of a process per file.
+
+// convertedFile is a file the walk left for git to hash.
+type convertedFile struct {
+	rel string
+	key statKey // its stat data when the walk saw it
+}
+
+// indexedAttrDirs returns the folders whose .gitattributes is in the index:
+// git reads that copy when the work tree has none.
+func indexedAttrDirs(idx *Index) func(dir string) bool {
+	dirs := map[string]bool{}
+	for i := range idx.Entries {
+		p := idx.Entries[i].Path
+		if p == ".gitattributes" {
+			dirs[""] = true
+		} else if d, ok := strings.CutSuffix(p, "/.gitattributes"); ok {
+			dirs[d] = true
+		}
+	}
+	return func(dir string) bool { return dirs[dir] }
+}
+
+// leaveToGit queues the file rel for hashConverted.
+func (s *scan) leaveToGit(rel string, st *fileStat) {
+	s.mu.Lock()
+	s.converted = append(s.converted, convertedFile{rel: rel, key: keyOf(st)})
+	s.mu.Unlock()
+}
+
+// hashConverted has git hash and store the queued files, and returns their
+// blob ids by path. A file that vanished meanwhile has no id: it is deleted.
+func (s *scan) hashConverted(ctx context.Context) (map[string]record.Hash, error) {
+	if len(s.converted) == 0 {
+		return nil, nil
+	}
+	paths := make([]string, len(s.converted))
+	for i, c := range s.converted {
+		paths[i] = c.rel
+	}
+	ids, err := git.HashPaths(ctx, s.w.repo.WorkTree, paths, true)
+	if err != nil {
+		// One file gone fails the whole batch: hash them one by one.
+		ids = make([]record.Hash, len(paths))
+		for i, p := range paths {
+			if ids[i], err = git.HashPath(ctx, s.w.repo.WorkTree, p, true); err != nil {
+				var st fileStat
+				if lerr := lstatPath(s.w.Abs(p), &st); lerr == nil && st.kind == kindFile {
+					return nil, fmt.Errorf("record %s: %w", p, err)
+				}
+				ids[i] = record.ZeroHash // gone
+			}
+		}
+	}
+	out := make(map[string]record.Hash, len(paths))
+	for i, c := range s.converted {
+		if ids[i].IsZero() {
+			continue
+		}
+		out[c.rel] = ids[i]
+		// Cached only if the file is as it was when the walk saw it: git
+		// read it afterwards.
+		var st fileStat
+		if lstatPath(s.w.Abs(c.rel), &st) == nil && keyOf(&st) == c.key {
+			s.fresh[c.rel] = cacheEntry{key: c.key, hash: ids[i]}
+		}
+	}
+	return out, nil
+}
