@@ -230,7 +230,11 @@ func (w *Workspace) storeFile(rel, full string, size int64, mode record.Mode, pl
 		fs.Hash, err = hashFile(full, size)
 	case w.needsGit(rules, rel):
 		// Recorded as git would stage it; see filters.go.
-		fs.Hash, err = git.HashPath(context.Background(), w.repo.WorkTree, rel, true)
+		var ids []record.Hash
+		if ids, err = git.HashPaths(context.Background(), w.repo.WorkTree, []string{rel}, true); err == nil {
+			fs.Hash = ids[0]
+			w.db.AdoptLoose(ids)
+		}
 	default:
 		fs.Hash, err = w.db.WriteFile(full, size)
 	}

@@ -65,6 +65,7 @@ func (s *scan) hashConverted(ctx context.Context) (map[string]record.Hash, error
 			}
 		}
 	}
+	s.w.db.AdoptLoose(ids)
 	out := make(map[string]record.Hash, len(paths))
 	for i, c := range s.converted {
 		if ids[i].IsZero() {

@@ -53,14 +53,17 @@ func Smudge(ctx context.Context, dir, path string, blob Hash) ([]byte, error) {
 
 // HashPaths is HashPath for many paths with one git process (`git
 // hash-object --stdin-paths`): the blobs git would stage for them, in
-// order. Every path is C-quoted on its line, so any name works.
+// order. Every path is C-quoted on its line, so any name works. With
+// write, git stores the blobs as loose objects but, unlike HashPath, does
+// not fsync them one by one: the caller makes them durable (odb's
+// AdoptLoose and Sync) before anything names them.
 func HashPaths(ctx context.Context, dir string, paths []string, write bool) ([]Hash, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
 	args := []string{"hash-object", "--stdin-paths"}
 	if write {
-		args = []string{"-c", "core.fsync=loose-object", "hash-object", "-w", "--stdin-paths"}
+		args = []string{"hash-object", "-w", "--stdin-paths"}
 	}
 	var in bytes.Buffer
 	for _, p := range paths {
