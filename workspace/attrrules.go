@@ -3,11 +3,12 @@ package workspace
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/gitguard/gitguard/internal/git"
 )
 
 // attrRules answers gitattributes questions for the files of one work
@@ -75,32 +76,14 @@ func (w *Workspace) attrSourcesOf() attrSources {
 	}
 	switch v := strings.ToLower(os.Getenv("GIT_ATTR_NOSYSTEM")); v {
 	case "", "0", "false", "no", "off":
-		src.system, src.unsureAll = systemAttributesFile(src.unsureAll)
+		var other bool
+		src.system, other = git.SystemAttributesFile()
+		src.unsureAll = src.unsureAll || other
 	case "1", "true", "yes", "on":
 	default:
 		src.unsureAll = true
 	}
 	return src
-}
-
-// systemAttributesFile returns git's $(sysconfdir)/gitattributes: /etc
-// for a git installed under /usr, $(prefix)/etc otherwise (as for the
-// system gitconfig). When a file exists at the other place it cannot be
-// told which one git reads, and unsure is set.
-func systemAttributesFile(unsure bool) (string, bool) {
-	gitPath, err := exec.LookPath("git")
-	if err != nil {
-		return "", unsure
-	}
-	prefix := filepath.Dir(filepath.Dir(gitPath))
-	etc, local := "/etc/gitattributes", filepath.Join(prefix, "etc", "gitattributes")
-	if prefix == "/usr" {
-		etc, local = local, etc
-	}
-	if _, err := os.Stat(etc); err == nil {
-		unsure = true
-	}
-	return local, unsure
 }
 
 // newAttrRules reads the attribute files outside the work tree and the

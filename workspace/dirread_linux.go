@@ -54,7 +54,7 @@ func (f *folder) lstat(name string, st *fileStat) error {
 		} else {
 			err = unix.Fstatat(f.fd, name, &raw, unix.AT_SYMLINK_NOFOLLOW)
 		}
-		if err != unix.EINTR {
+		if !errors.Is(err, unix.EINTR) {
 			break
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -114,4 +117,26 @@ func QuoteC(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// SystemAttributesFile returns the system-wide attributes file git reads,
+// $(sysconfdir)/gitattributes: /etc for a git installed under /usr,
+// $(prefix)/etc otherwise (as for the system gitconfig); "" without a git
+// on PATH. other says a file exists at the other of the two places, so
+// which one this git reads cannot be told without asking it.
+func SystemAttributesFile() (path string, other bool) {
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		return "", false
+	}
+	prefix := filepath.Dir(filepath.Dir(gitPath))
+	path, alt := filepath.Join(prefix, "etc", "gitattributes"), "/etc/gitattributes"
+	if prefix == "/usr" {
+		path, alt = alt, path
+	}
+	if alt == path {
+		return path, false
+	}
+	_, err = os.Stat(alt)
+	return path, err == nil
 }
