@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,35 +45,19 @@ func (f *folder) close() { unix.Close(f.fd) }
 // lstat is lstat of the name in the folder.
 func (f *folder) lstat(name string, st *fileStat) error {
 	var raw unix.Stat_t
-	var err error
 	for {
-		if rawStat.Load() {
-			err = rawFstatat(f.fd, name, &raw)
-		} else {
-			err = unix.Fstatat(f.fd, name, &raw, unix.AT_SYMLINK_NOFOLLOW)
+		err := unix.Fstatat(f.fd, name, &raw, unix.AT_SYMLINK_NOFOLLOW)
+		if errors.Is(err, unix.EINTR) {
+			continue
 		}
-		if !errors.Is(err, unix.EINTR) {
-			break
+		if err != nil {
+			return err
 		}
-	}
-	if err != nil {
-		return err
+		break
 	}
 	fromUnixStat(&raw, st)
 	return nil
 }
-
-// rawStat says lstat may bypass the Go scheduler's syscall bookkeeping
-// (see rawFstatat). It is cleared for good, for this process, the first
-// time a call is slow: the file system then waits on a disk or a
-// network, and blocking calls must let the scheduler run other workers.
-var rawStat atomic.Bool
-
-func init() { rawStat.Store(true) }
-
-// slowStat is how long a raw lstat may take before rawStat is cleared;
-// one served from the kernel's caches takes about a microsecond.
-const slowStat = 500 * time.Microsecond
 
 // direntBufs holds getdents buffers for reuse across folders.
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
