@@ -152,3 +152,32 @@ func TestSnapshotAttributesGitCalls(t *testing.T) {
 	}
 	checkOracle(t, r.Dir)
 }
+
+// TestCaptureWithAttributes: a single file's capture, stored or not,
+// records what `git hash-object` stages for it, converted or not.
+func TestCaptureWithAttributes(t *testing.T) {
+	r := gittest.New(t)
+	base(t, r)
+	r.Write(".gitattributes", typicalAttributes)
+	r.Write("sub/.gitattributes", "*.png -binary text\n")
+	files := []string{"crlf.txt", "img.png", "sub/img.png", "docs/x.md", "odd\nname.txt"}
+	for _, f := range files {
+		r.Write(f, "one\r\ntwo\r\n")
+	}
+	ws := openWS(t, r.Dir)
+	for _, f := range files {
+		want := strings.TrimSpace(r.Git("hash-object", "--path", f, "--", f))
+		for _, store := range []bool{false, true} {
+			fs, _, err := ws.Capture(f, store)
+			if err != nil {
+				t.Fatalf("Capture(%q, %v): %v", f, store, err)
+			}
+			if fs.Hash.String() != want {
+				t.Errorf("Capture(%q, %v) = %s, git hash-object = %s", f, store, fs.Hash, want)
+			}
+			if store && !gittest.HasObject(r.Dir, fs.Hash) {
+				t.Errorf("Capture(%q, true): blob %s not stored", f, fs.Hash)
+			}
+		}
+	}
+}
