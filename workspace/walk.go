@@ -44,7 +44,8 @@ type scan struct {
 
 	mu        sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats
 	untracked []flatEntry
-	converted []convertedFile // left for git to hash after the walk
+	converted []convertedFile // left for git to hash (walkconvert.go)
+	hasher    *git.PathHasher // hashing them since the first one was found
 	stats     Stats
 }
 
@@ -158,6 +159,7 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 		}
 	}
 	s.attrs = s.w.newAttrRules(indexedAttrDirs(s.idx))
+	s.hasher = git.NewPathHasher(ctx, s.w.repo.WorkTree)
 	base, err := baseIgnores(s.w.repo.CommonDir, s.w.opts.ExcludesFile, s.names.ignoreCase)
 	if err != nil {
 		return nil, fmt.Errorf("read ignore rules: %w", err)
@@ -181,6 +183,7 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 	err = pool.Wait()
 	stop()
 	if err != nil {
+		_, _ = s.hasher.Wait() // no git left waiting for more paths
 		return nil, err
 	}
 	converted, err := s.hashConverted(ctx)

@@ -34,24 +34,23 @@ func indexedAttrDirs(idx *Index) func(dir string) bool {
 	return func(dir string) bool { return dirs[dir] }
 }
 
-// leaveToGit queues the file rel for hashConverted.
+// leaveToGit queues the file rel for git, which starts hashing it at once
+// (see git.PathHasher) while the walk goes on.
 func (s *scan) leaveToGit(rel string, st *fileStat) {
 	s.mu.Lock()
 	s.converted = append(s.converted, convertedFile{rel: rel, key: keyOf(st)})
 	s.mu.Unlock()
+	s.hasher.Add(rel)
 }
 
-// hashConverted has git hash and store the queued files, and returns their
-// blob ids by path. A file that vanished meanwhile has no id: it is deleted.
+// hashConverted waits for git's ids of the queued files and returns them by
+// path. A file that vanished meanwhile has no id: it is deleted.
 func (s *scan) hashConverted(ctx context.Context) (map[string]record.Hash, error) {
-	if len(s.converted) == 0 {
+	paths := s.hasher.Paths()
+	ids, err := s.hasher.Wait()
+	if len(paths) == 0 {
 		return nil, nil
 	}
-	paths := make([]string, len(s.converted))
-	for i, c := range s.converted {
-		paths[i] = c.rel
-	}
-	ids, err := git.HashPaths(ctx, s.w.repo.WorkTree, paths, true)
 	if err != nil {
 		// One file gone fails the whole batch: hash them one by one.
 		ids = make([]record.Hash, len(paths))
@@ -66,17 +65,21 @@ func (s *scan) hashConverted(ctx context.Context) (map[string]record.Hash, error
 		}
 	}
 	s.w.db.AdoptLoose(ids)
+	keys := make(map[string]statKey, len(s.converted))
+	for _, c := range s.converted {
+		keys[c.rel] = c.key
+	}
 	out := make(map[string]record.Hash, len(paths))
-	for i, c := range s.converted {
+	for i, p := range paths {
 		if ids[i].IsZero() {
 			continue
 		}
-		out[c.rel] = ids[i]
+		out[p] = ids[i]
 		// Cached only if the file is as it was when the walk saw it: git
 		// read it afterwards.
 		var st fileStat
-		if lstatPath(s.w.Abs(c.rel), &st) == nil && keyOf(&st) == c.key {
-			s.fresh[c.rel] = cacheEntry{key: c.key, hash: ids[i]}
+		if key, ok := keys[p]; ok && lstatPath(s.w.Abs(p), &st) == nil && keyOf(&st) == key {
+			s.fresh[p] = cacheEntry{key: key, hash: ids[i]}
 		}
 	}
 	return out, nil
