@@ -9,9 +9,9 @@ import (
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
-// Files whose content git converts (see filters.go) are hashed by git, all
-// of a snapshot's at once after the walk: one `git hash-object -w
-// --stdin-paths` instead of a process per file.
+// Files whose content git converts (see filters.go) are hashed by git: one
+// `git hash-object -w --stdin-paths` per snapshot instead of a process per
+// file, started with the first such file and fed while the walk goes on.
 
 // convertedFile is a file the walk left for git to hash.
 type convertedFile struct {
