@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/run.sh: time gitguard against git on one generated repository.
 #
-#   bench/run.sh [-n FILES] [-r ROUNDS] [-k] [-w]
+#   bench/run.sh [-n FILES] [-r ROUNDS] [-k] [-w] [-a]
 #
 # Builds gitguard and the measuring helper, generates (or reuses, with -k)
 # the repository $BENCH_DIR/repo-FILES with bench/gen, and runs every case
@@ -11,6 +11,7 @@
 # With -w only the snapshot cases run, once with the Linux walker and once
 # with the portable one (a build with -tags gitguard_portable: what macOS
 # and Windows use), so the cost of the fallback is known.
+# With -a only the .gitattributes cases run (see attributes_plan below).
 set -eu
 
 # --- run-length series ---------------------------------------------------
@@ -21,14 +22,15 @@ set -eu
 case " $* " in *" -s "*) exec "$(dirname "$0")/series.sh" "$@" ;; esac
 # --- end of the run-length series section --------------------------------
 
-files=10000 rounds=5 keep=0 walkers=0
-while getopts n:r:kw opt; do
+files=10000 rounds=5 keep=0 walkers=0 attributes=0
+while getopts n:r:kwa opt; do
 	case $opt in
 	n) files=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	k) keep=1 ;;
 	w) walkers=1 ;;
-	*) echo "usage: $0 [-n FILES] [-r ROUNDS] [-k] [-w]" >&2; exit 2 ;;
+	a) attributes=1 ;;
+	*) echo "usage: $0 [-n FILES] [-r ROUNDS] [-k] [-w] [-a]" >&2; exit 2 ;;
 	esac
 done
 
@@ -110,5 +112,55 @@ portable snapshot${T}time${T}$ggp snapshot >/dev/null 2>&1
 PLAN
 fi
 
+# --- .gitattributes cases (-a) ---------------------------------------------
+# A typical .gitattributes at the top and one in a folder (descriptions,
+# binary, a diff driver, and one real conversion: the generator's *.txt files
+# get text eol=lf), 100 new files of mixed kinds (untracked: every snapshot
+# hashes them), then the snapshot cases with and without the attribute
+# files, each from a reset. GITGUARD_BEFORE=/path/to/an/older/gitguard adds
+# the same cases for that binary. The files are removed afterwards.
+attributes_plan() {
+	newfiles=$(cd "$repo" && git ls-files | awk -v s=$((files / 100)) 'NR % s == 3' | head -100 |
+		awk '{ sub(/[^\/]*$/, ""); printf "%snew%03d.%s ", $0, NR, (NR % 4 == 0 ? "png" : NR % 4 == 1 ? "md" : NR % 4 == 2 ? "txt" : "c") }')
+	sub=$(cd "$repo" && git ls-files | sed -n 2p | cut -d/ -f1)
+	reset=$(grep '^reset' "$plan")
+	attrs="printf '*.png binary\\n*.md diff=markdown\\n$sub/** linguist-documentation\\n*.txt text eol=lf\\n' >.gitattributes && printf '*.c diff=cpp\\n*.md linguist-generated\\n' >$sub/.gitattributes"
+	noattrs="rm -f .gitattributes $sub/.gitattributes"
+	(cd "$repo" && for p in $newfiles; do printf 'new file %s\r\nsecond line\r\n' "$p" >"$p"; done)
+	echo "$newfiles" >"$work/attr-newfiles-$files"
+	cat >"$plan" <<PLAN
+# The snapshot cases with a typical .gitattributes, then without, each from a reset.
+$reset
+attributes${T}setup${T}$attrs
+git status${T}time${T}GIT_OPTIONAL_LOCKS=0 git status --porcelain >/dev/null
+gitguard snapshot (first, .gitattributes)${T}time${T}$gg snapshot >/dev/null 2>&1
+gitguard snapshot (.gitattributes)${T}time${T}$gg snapshot >/dev/null 2>&1
+$reset
+no-attributes${T}setup${T}$noattrs
+gitguard snapshot (first, none)${T}time${T}$gg snapshot >/dev/null 2>&1
+gitguard snapshot (none)${T}time${T}$gg snapshot >/dev/null 2>&1
+PLAN
+	if [ -n "${GITGUARD_BEFORE:-}" ]; then
+		cat >>"$plan" <<PLAN
+$reset
+attributes-before${T}setup${T}$attrs
+before: snapshot (first, .gitattributes)${T}time${T}$GITGUARD_BEFORE snapshot >/dev/null 2>&1
+before: snapshot (.gitattributes)${T}time${T}$GITGUARD_BEFORE snapshot >/dev/null 2>&1
+$reset
+no-attributes-before${T}setup${T}$noattrs
+before: snapshot (first, none)${T}time${T}$GITGUARD_BEFORE snapshot >/dev/null 2>&1
+before: snapshot (none)${T}time${T}$GITGUARD_BEFORE snapshot >/dev/null 2>&1
+PLAN
+	fi
+}
+attributes_cleanup() {
+	(cd "$repo" && rm -f .gitattributes $(cat "$work/attr-newfiles-$files") && rm -f "$(git ls-files | sed -n 2p | cut -d/ -f1)/.gitattributes")
+}
+[ "$attributes" = 0 ] || attributes_plan
+# --- end of the .gitattributes cases ---------------------------------------
+
 echo "repository: $repo ($files tracked files), $rounds rounds after a warm-up, $(nproc) cores, $(git --version)" >&2
-"$bin/measure" -C "$repo" -plan "$plan" -rounds "$rounds" -base "git status"
+status=0
+"$bin/measure" -C "$repo" -plan "$plan" -rounds "$rounds" -base "git status" || status=$?
+[ "$attributes" = 0 ] || attributes_cleanup
+exit $status

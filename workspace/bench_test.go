@@ -77,12 +77,14 @@ func BenchmarkStatWalk(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	cpu := startCPU()
 	for b.Loop() {
 		s := &scan{w: ws, idx: idx, cache: loadStatCache(ws.StateDir()), fresh: statCache{}, snap: &Snapshot{}}
 		if _, err := s.run(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.report(b)
 }
 
 // BenchmarkReadIndex parses the index file (checksum included).

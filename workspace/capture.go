@@ -65,7 +65,7 @@ func (w *Workspace) capture(path string, store bool) (fs record.FileState, overs
 	oversize = mode != record.ModeSymlink && size > w.maxSize()
 	switch {
 	case store:
-		fs, err = w.storeFile(path, full, size, mode, plain)
+		fs, err = w.storeFile(path, full, size, mode, plain, w.newAttrRules(nil))
 	case mode == record.ModeSymlink && plain:
 		fs = record.FileState{Path: path, Mode: mode, Size: size}
 		fs.Hash, err = hashFile(full, size)
@@ -73,14 +73,12 @@ func (w *Workspace) capture(path string, store bool) (fs record.FileState, overs
 		var target string
 		target, err = os.Readlink(full)
 		fs = record.FileState{Path: path, Mode: mode, Hash: odb.HashObject(odb.TypeBlob, []byte(target)), Size: int64(len(target))}
+	case w.needsGit(w.newAttrRules(nil), path):
+		fs = record.FileState{Path: path, Mode: mode, Size: size}
+		fs.Hash, err = git.HashPath(context.Background(), w.repo.WorkTree, path, false)
 	default:
 		fs = record.FileState{Path: path, Mode: mode, Size: size}
-		var conv bool
-		if conv, err = w.Converts(context.Background(), path); err == nil && conv {
-			fs.Hash, err = git.HashPath(context.Background(), w.repo.WorkTree, path, false)
-		} else if err == nil {
-			fs.Hash, err = hashFile(full, size)
-		}
+		fs.Hash, err = hashFile(full, size)
 	}
 	return fs, oversize, err
 }

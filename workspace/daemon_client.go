@@ -88,7 +88,8 @@ func (w *Workspace) Fingerprint() string {
 		line("attributesFile", w.opts.AttributesFile)
 		line(append([]string{"exclude"}, w.opts.Exclude...)...)
 		line("maxFileSize", strconv.FormatInt(w.opts.MaxFileSize, 10))
-		line("conversion", strconv.FormatBool(w.autocrlf), strconv.FormatBool(w.globalAttrs))
+		line("conversion", strconv.FormatBool(w.autocrlf), w.attrSources.system, w.attrSources.global, w.attrSources.info,
+			strconv.FormatBool(w.attrSources.unsureAll))
 		w.fingerprint = hex.EncodeToString(h.Sum(nil))
 	})
 	return w.fingerprint

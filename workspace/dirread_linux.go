@@ -47,7 +47,7 @@ func (f *folder) lstat(name string, st *fileStat) error {
 	var raw unix.Stat_t
 	for {
 		err := unix.Fstatat(f.fd, name, &raw, unix.AT_SYMLINK_NOFOLLOW)
-		if err == unix.EINTR {
+		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil {

@@ -2,8 +2,6 @@ package workspace
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
@@ -15,14 +13,11 @@ import (
 // The index's blob ids are the converted ("clean") form, so gitguard records
 // every file in that form too — a snapshot is what `git add -A` would stage,
 // an LFS file is recorded as its pointer — and hands such paths to git
-// itself to hash (`git hash-object`) and to write back (`git cat-file
-// --filters`). Paths nothing converts, the common case, never leave the
-// process: a path can only convert if core.autocrlf is on, or a global or
-// info/attributes file exists, or a .gitattributes sits in one of its folders.
-
-// conversionAttrs are the attributes that change content between the work
-// tree and the object database.
-var conversionAttrs = []string{"text", "eol", "crlf", "filter", "ident", "working-tree-encoding"}
+// itself to hash (`git hash-object`, one process for all of a snapshot's
+// paths) and to write back (`git cat-file --filters`). Which paths convert
+// is decided in process from the attribute files (attrrules.go); paths
+// nothing converts, the common case, never leave the process, whatever
+// else .gitattributes says about them (diff drivers, linguist-*, binary).
 
 // DefaultAttributesFile returns the global attributes file git reads when
 // core.attributesFile is unset: $XDG_CONFIG_HOME/git/attributes, else
@@ -36,14 +31,8 @@ func (w *Workspace) initConversion() {
 	case "true", "input", "yes", "on", "1":
 		w.autocrlf = true
 	}
-	for _, f := range []string{w.opts.AttributesFile, filepath.Join(w.repo.CommonDir, "info", "attributes")} {
-		if f == "" {
-			continue
-		}
-		if fi, err := os.Stat(f); err == nil && fi.Size() > 0 {
-			w.globalAttrs = true
-		}
-	}
+	w.ignoreCase = hostNameRules(w.config).ignoreCase
+	w.attrSources = w.attrSourcesOf()
 }
 
 func (w *Workspace) configString(key string) string {
@@ -54,40 +43,32 @@ func (w *Workspace) configString(key string) string {
 // Converts reports whether git converts the content of path (a regular
 // file) between the work tree and the object database.
 func (w *Workspace) Converts(ctx context.Context, path string) (bool, error) {
-	if w.autocrlf {
-		return true, nil
-	}
-	if !w.globalAttrs && !w.hasAttributesAbove(path) {
-		return false, nil
+	conv, unsure := w.newAttrRules(nil).converts(path, w.autocrlf)
+	if !unsure {
+		return conv, nil
 	}
 	vals, err := git.CheckAttr(ctx, w.repo.WorkTree, path, conversionAttrs...)
 	if err != nil {
 		return false, err
 	}
+	attrs := map[string]attrState{}
 	for _, a := range conversionAttrs {
-		if v := vals[a]; v != "" && v != "unspecified" && v != "unset" {
-			return true, nil
+		switch v := vals[a]; v {
+		case "", "unspecified":
+		case "set":
+			attrs[a] = attrState{name: a, kind: attrSet}
+		case "unset":
+			attrs[a] = attrState{name: a, kind: attrUnset}
+		default:
+			attrs[a] = attrState{name: a, kind: attrValue, value: v}
 		}
 	}
-	return false, nil
+	return conversionOf(attrs, w.autocrlf), nil
 }
 
-// hasAttributesAbove reports whether a .gitattributes file exists in any
-// folder from the top of the work tree down to path's.
-func (w *Workspace) hasAttributesAbove(path string) bool {
-	dir := ""
-	for {
-		if _, err := os.Lstat(w.Abs(filepath.ToSlash(filepath.Join(dir, ".gitattributes")))); err == nil {
-			return true
-		}
-		i := strings.IndexByte(path[len(dir):], '/')
-		if i < 0 {
-			return false
-		}
-		if dir == "" {
-			dir = path[:i]
-		} else {
-			dir = path[:len(dir)+1+i]
-		}
-	}
+// needsGit reports whether git must hash the regular file path: it
+// converts, or only git can tell.
+func (w *Workspace) needsGit(rules *attrRules, path string) bool {
+	conv, unsure := rules.converts(path, w.autocrlf)
+	return conv || unsure
 }

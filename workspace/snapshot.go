@@ -192,7 +192,8 @@ func (w *Workspace) maxSize() int64 {
 // bytes) and returns its state. Files above the size limit are only hashed.
 // plain says the file on disk is a regular file: a symlink recorded from
 // one (core.symlinks=false) holds its target as content, as git reads it.
-func (w *Workspace) storeFile(rel, full string, size int64, mode record.Mode, plain bool) (record.FileState, error) {
+// A file whose content git converts (rules) is hashed by git.
+func (w *Workspace) storeFile(rel, full string, size int64, mode record.Mode, plain bool, rules *attrRules) (record.FileState, error) {
 	fs := record.FileState{Path: rel, Mode: mode, Size: size}
 	var err error
 	switch {
@@ -212,14 +213,15 @@ func (w *Workspace) storeFile(rel, full string, size int64, mode record.Mode, pl
 		}
 	case size > w.maxSize():
 		fs.Hash, err = hashFile(full, size)
-	default:
-		var conv bool
-		if conv, err = w.Converts(context.Background(), rel); err == nil && conv {
-			// Recorded as git would stage it; see filters.go.
-			fs.Hash, err = git.HashPath(context.Background(), w.repo.WorkTree, rel, true)
-		} else if err == nil {
-			fs.Hash, err = w.db.WriteFile(full, size)
+	case w.needsGit(rules, rel):
+		// Recorded as git would stage it; see filters.go.
+		var ids []record.Hash
+		if ids, err = git.HashPaths(context.Background(), w.repo.WorkTree, []string{rel}, true); err == nil {
+			fs.Hash = ids[0]
+			w.db.AdoptLoose(ids)
 		}
+	default:
+		fs.Hash, err = w.db.WriteFile(full, size)
 	}
 	if err != nil {
 		return fs, fmt.Errorf("record %s: %w", rel, err)

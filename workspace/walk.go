@@ -40,8 +40,12 @@ type scan struct {
 	// Counters for Options.Progress, updated as folders are done.
 	doneEntries, doneDirs, doneHashed atomic.Int64
 
-	mu        sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, stats
+	attrs *attrRules // which files git converts (filters.go)
+
+	mu        sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats
 	untracked []flatEntry
+	converted []convertedFile // left for git to hash (walkconvert.go)
+	hasher    *git.PathHasher // hashing them since the first one was found
 	stats     Stats
 }
 
@@ -154,6 +158,8 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 			s.results[i] = trackedResult{mode: e.Mode, hash: e.Hash}
 		}
 	}
+	s.attrs = s.w.newAttrRules(indexedAttrDirs(s.idx))
+	s.hasher = git.NewPathHasher(ctx, s.w.repo.WorkTree)
 	base, err := baseIgnores(s.w.repo.CommonDir, s.w.opts.ExcludesFile, s.names.ignoreCase)
 	if err != nil {
 		return nil, fmt.Errorf("read ignore rules: %w", err)
@@ -177,7 +183,21 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 	err = pool.Wait()
 	stop()
 	if err != nil {
+		_, _ = s.hasher.Wait() // no git left waiting for more paths
 		return nil, err
+	}
+	converted, err := s.hashConverted(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// found is the blob of a walked file: the walk's, or git's for a
+	// file git converts; ok is false for one that vanished before git read it.
+	found := func(path string, mode record.Mode, h record.Hash) (record.Hash, bool) {
+		if !h.IsZero() || !mode.IsFile() {
+			return h, true
+		}
+		h, ok := converted[path]
+		return h, ok
 	}
 
 	flat := make([]flatEntry, 0, len(entries)+len(s.untracked))
@@ -196,6 +216,16 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 		flat = append(flat, flatEntry{path: p, mode: r.mode, hash: r.hash})
 	}
 	flat = append(flat, u...)
+	if converted != nil {
+		kept := flat[:0]
+		for _, e := range flat {
+			if h, ok := found(e.path, e.mode, e.hash); ok {
+				e.hash = h
+				kept = append(kept, e)
+			}
+		}
+		flat = kept
+	}
 	st := &s.snap.Stats
 	st.Tracked, st.Reused, st.Cached, st.Hashed = len(entries), s.stats.Reused, s.stats.Cached, s.stats.Hashed
 	st.Untracked, st.Dirs = len(s.untracked), s.stats.Dirs
@@ -390,7 +420,11 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 		s.mu.Unlock()
 		return record.FileState{Path: rel, Mode: mode, Hash: ce.hash, Size: st.size}, fromCache, nil
 	}
-	fs, err := s.w.storeFile(rel, full, st.size, mode, st.kind == kindFile)
+	if mode.IsFile() && st.size <= s.w.maxSize() && s.w.needsGit(s.attrs, rel) {
+		s.leaveToGit(rel, st)
+		return record.FileState{Path: rel, Mode: mode, Size: st.size}, fromRead, nil
+	}
+	fs, err := s.w.storeFile(rel, full, st.size, mode, st.kind == kindFile, s.attrs)
 	// A file rewritten or replaced while it was read is read again, with
 	// fresh stat data, a few times before it is given up on.
 	for try := 0; try < 5 && (errors.Is(err, odb.ErrChanged) || errors.Is(err, os.ErrNotExist)); try++ {
@@ -405,7 +439,7 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 		if mode = s.modeOf(&again, mode); mode == record.ModeNone || mode == record.ModeTree {
 			return record.FileState{Path: rel}, fromRead, nil
 		}
-		fs, err = s.w.storeFile(rel, full, st.size, mode, st.kind == kindFile)
+		fs, err = s.w.storeFile(rel, full, st.size, mode, st.kind == kindFile, s.attrs)
 	}
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, odb.ErrChanged) {
 		s.w.log.Warn("file not recorded", "path", rel, "err", err)

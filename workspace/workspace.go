@@ -77,8 +77,9 @@ type Workspace struct {
 	opts   Options
 	log    *slog.Logger
 
-	autocrlf    bool // core.autocrlf converts every text file
-	globalAttrs bool // a global or info/attributes file exists
+	autocrlf    bool        // core.autocrlf converts every text file
+	ignoreCase  bool        // core.ignoreCase: attribute patterns ignore case
+	attrSources attrSources // attribute files outside the work tree
 
 	daemon      atomic.Pointer[Daemon] // this process's watch daemon, if it runs one
 	idxModes    indexModes             // for Capture without executable bits or symlinks

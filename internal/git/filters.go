@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -49,4 +52,91 @@ func Smudge(ctx context.Context, dir, path string, blob Hash) ([]byte, error) {
 		return nil, fmt.Errorf("convert %s for the work tree: %w", path, err)
 	}
 	return out, nil
+}
+
+// HashPaths is HashPath for many paths with one git process (`git
+// hash-object --stdin-paths`): the blobs git would stage for them, in
+// order. Every path is C-quoted on its line, so any name works. With
+// write, git stores the blobs as loose objects but, unlike HashPath, does
+// not fsync them one by one: the caller makes them durable (odb's
+// AdoptLoose and Sync) before anything names them.
+func HashPaths(ctx context.Context, dir string, paths []string, write bool) ([]Hash, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	args := []string{"hash-object", "--stdin-paths"}
+	if write {
+		args = []string{"hash-object", "-w", "--stdin-paths"}
+	}
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(QuoteC(p))
+		in.WriteByte('\n')
+	}
+	out, err := Cmd{Dir: dir, Args: args, Stdin: &in}.Run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("hash %d files: %w", len(paths), err)
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != len(paths) {
+		return nil, fmt.Errorf("hash %d files: git printed %d ids", len(paths), len(lines))
+	}
+	ids := make([]Hash, len(paths))
+	for i, l := range lines {
+		if ids[i], err = ParseHash(l); err != nil {
+			return nil, fmt.Errorf("hash %s: %w", paths[i], err)
+		}
+	}
+	return ids, nil
+}
+
+// QuoteC quotes s as git's quote_c_style does, always in double quotes:
+// git reads it back with unquote_c_style wherever it accepts a quoted name.
+func QuoteC(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				fmt.Fprintf(&b, `\%03o`, c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// SystemAttributesFile returns the system-wide attributes file git reads,
+// $(sysconfdir)/gitattributes: /etc for a git installed under /usr,
+// $(prefix)/etc otherwise (as for the system gitconfig); "" without a git
+// on PATH. other says a file exists at the other of the two places, so
+// which one this git reads cannot be told without asking it.
+func SystemAttributesFile() (path string, other bool) {
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		return "", false
+	}
+	prefix := filepath.Dir(filepath.Dir(gitPath))
+	path, alt := filepath.Join(prefix, "etc", "gitattributes"), "/etc/gitattributes"
+	if prefix == "/usr" {
+		path, alt = alt, path
+	}
+	if alt == path {
+		return path, false
+	}
+	_, err = os.Stat(alt)
+	return path, err == nil
 }

@@ -1,0 +1,183 @@
+package workspace
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/gittest"
+)
+
+// typicalAttributes is a .gitattributes as many projects have one: most
+// lines only describe files, one converts line endings.
+const typicalAttributes = "*.png binary\n*.md diff=markdown\ndocs/** linguist-documentation\n*.txt text eol=lf\n"
+
+var attrOracleCases = []oracleCase{
+	{name: "typical gitattributes", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Write(".gitattributes", typicalAttributes)
+		r.Write("crlf.txt", "one\r\ntwo\r\n")
+		r.Write("dir/b.txt", "bravo\r\nchanged\r\n")
+		r.Write("img.png", "\x89PNG\r\n\x1a\n")
+		r.Write("docs/guide.md", "# Guide\r\n")
+		r.Write("docs/deep/notes.txt", "notes\r\n")
+	}},
+	{name: "gitattributes committed, files changed after", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Write(".gitattributes", typicalAttributes)
+		r.Write("kept.txt", "lf only\n")
+		r.Commit("attributes")
+		r.Write("kept.txt", "now\r\ncrlf\r\n")
+		r.Write("a.txt", "alpha\r\n")
+	}},
+	{name: "nested gitattributes", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Write(".gitattributes", "*.txt text\n[attr]lf text eol=lf\n")
+		r.Write("dir/.gitattributes", "*.txt -text\n*.dat lf\n")
+		r.Write("dir/sub/.gitattributes", "c.txt text\n")
+		r.Write("dir/x.txt", "kept\r\n")
+		r.Write("dir/y.dat", "converted\r\n")
+		r.Write("dir/sub/c.txt", "converted\r\n")
+		r.Write("dir/sub/d.txt", "kept\r\n")
+		r.Write("top.txt", "converted\r\n")
+	}},
+	{name: "conversions with odd names", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Write(".gitattributes", "* text\n")
+		for _, n := range []string{"new\nline", "tab\there", "quote\"and\\backslash", "-dash", "sp ace", "trail\r", "\"lead"} {
+			r.Write(n, "x\r\ny\r\n")
+		}
+	}},
+	{name: "core.autocrlf with binary files", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Git("config", "core.autocrlf", "true")
+		r.Write(".gitattributes", "*.bin binary\n")
+		r.Write("a.txt", "alpha\r\n")
+		r.Write("x.bin", "raw\r\n")
+	}},
+	{name: "info attributes", setup: func(t *testing.T, r *gittest.Repo) {
+		gittest.WriteFile(t, filepath.Join(r.Dir, ".git/info/attributes"), "*.txt text\n")
+		r.Write("a.txt", "alpha\r\n")
+		r.Write("new.txt", "new\r\n")
+	}},
+	{name: "gitattributes deleted but still in the index", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Write("dir/.gitattributes", "*.txt text\n")
+		r.Commit("attributes")
+		r.Remove("dir/.gitattributes")
+		r.Write("dir/b.txt", "bravo\r\n")
+		r.Write("dir/new.txt", "new\r\n")
+	}},
+}
+
+// TestSnapshotWithAttributesMatchesGit is TestSnapshotMatchesGit with
+// attribute files that convert some files and only describe others.
+func TestSnapshotWithAttributesMatchesGit(t *testing.T) {
+	for _, tc := range attrOracleCases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := gittest.New(t)
+			base(t, r)
+			tc.setup(t, r)
+			checkOracle(t, r.Dir)
+		})
+	}
+}
+
+// gitCalls records the git commands run until the returned function is called.
+func gitCalls(t *testing.T) func() [][]string {
+	var mu sync.Mutex
+	var calls [][]string
+	old := git.Logger
+	git.Logger = slog.New(recordHandler{mu: &mu, calls: &calls})
+	t.Cleanup(func() { git.Logger = old })
+	return func() [][]string {
+		mu.Lock()
+		defer mu.Unlock()
+		git.Logger = old
+		return calls
+	}
+}
+
+type recordHandler struct {
+	mu    *sync.Mutex
+	calls *[][]string
+}
+
+func (h recordHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h recordHandler) Handle(_ context.Context, r slog.Record) error {
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "args" {
+			if args, ok := a.Value.Any().([]string); ok {
+				h.mu.Lock()
+				*h.calls = append(*h.calls, args)
+				h.mu.Unlock()
+			}
+		}
+		return true
+	})
+	return nil
+}
+func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h recordHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestSnapshotAttributesGitCalls: a snapshot hashes the files git converts
+// with one git process, whatever their number, and starts none for files
+// whose attributes convert nothing.
+func TestSnapshotAttributesGitCalls(t *testing.T) {
+	r := gittest.New(t)
+	base(t, r)
+	r.Write(".gitattributes", typicalAttributes)
+	r.Commit("attributes")
+	ws := openWS(t, r.Dir)
+	for i := 0; i < 30; i++ {
+		r.Write(filepath.Join("docs", strings.Repeat("x", i+1)+".md"), "doc\r\n")
+		r.Write(filepath.Join("img", strings.Repeat("y", i+1)+".png"), "png\r\n")
+	}
+	done := gitCalls(t)
+	if _, err := ws.Snapshot(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls := done(); len(calls) != 0 {
+		t.Errorf("snapshot without converted files ran git %d times: %q", len(calls), calls)
+	}
+
+	for i := 0; i < 30; i++ {
+		r.Write(filepath.Join("notes", strings.Repeat("z", i+1)+".txt"), "note\r\n")
+	}
+	done = gitCalls(t)
+	if _, err := ws.Snapshot(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	calls := done()
+	if len(calls) != 1 || !strings.Contains(strings.Join(calls[0], " "), "hash-object -w --stdin-paths") {
+		t.Errorf("snapshot of 30 converted files ran %q, want one git hash-object --stdin-paths", calls)
+	}
+	checkOracle(t, r.Dir)
+}
+
+// TestCaptureWithAttributes: a single file's capture, stored or not,
+// records what `git hash-object` stages for it, converted or not.
+func TestCaptureWithAttributes(t *testing.T) {
+	r := gittest.New(t)
+	base(t, r)
+	r.Write(".gitattributes", typicalAttributes)
+	r.Write("sub/.gitattributes", "*.png -binary text\n")
+	files := []string{"crlf.txt", "img.png", "sub/img.png", "docs/x.md", "odd\nname.txt"}
+	for _, f := range files {
+		r.Write(f, "one\r\ntwo\r\n")
+	}
+	ws := openWS(t, r.Dir)
+	for _, f := range files {
+		want := strings.TrimSpace(r.Git("hash-object", "--path", f, "--", f))
+		for _, store := range []bool{false, true} {
+			fs, _, err := ws.Capture(f, store)
+			if err != nil {
+				t.Fatalf("Capture(%q, %v): %v", f, store, err)
+			}
+			if fs.Hash.String() != want {
+				t.Errorf("Capture(%q, %v) = %s, git hash-object = %s", f, store, fs.Hash, want)
+			}
+			if store && !gittest.HasObject(r.Dir, fs.Hash) {
+				t.Errorf("Capture(%q, true): blob %s not stored", f, fs.Hash)
+			}
+		}
+	}
+}

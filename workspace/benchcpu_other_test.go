@@ -1,0 +1,10 @@
+//go:build !unix
+
+package workspace
+
+import "testing"
+
+type cpuClock struct{}
+
+func startCPU() cpuClock           { return cpuClock{} }
+func (cpuClock) report(*testing.B) {}
