@@ -124,6 +124,7 @@ func (f *forger) run(id string, s forgeSpec) string {
 	}
 	cp["runId"], cp["seq"], cp["id"], cp["prev"] = id, s.seq, fmt.Sprintf("ckpt_%03d", s.seq), s.prev
 	cp["worktreeTree"], cp["indexTree"] = s.wt, s.idx
+	cp["version"] = 1 // the flat calls/ tree written below is format version 1's layout
 	delete(cp, "open")
 	if s.cp != nil {
 		s.cp(cp)

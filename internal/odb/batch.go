@@ -60,6 +60,12 @@ func (db *DB) EndBatch() error {
 	}
 	err := db.flushLocked()
 	db.batch = nil
+	// Every batch is over, so every ref that names their objects has moved:
+	// git may repack them now.
+	for _, k := range db.keeps {
+		_ = os.Remove(k)
+	}
+	db.keeps = nil
 	return err
 }
 
@@ -123,28 +129,36 @@ func (db *DB) flushLocked() error {
 // and its index, as git's pack-objects writes them (undeltified), under
 // the name git gives a pack: its checksum.
 func (db *DB) writePack(ids []git.Hash) error {
-	_, err := db.writePackOf(ids, func(h git.Hash) (Type, []byte, error) { o := db.batch[h]; return o.t, o.data, nil })
-	return err
-}
-
-// writePackOf stores the objects ids (sorted), read with get, as a pack
-// and lists it among gitguard's own packs (see ownpacks.go). A temporary
-// file that git prune deleted before its rename is written again.
-func (db *DB) writePackOf(ids []git.Hash, get func(git.Hash) (Type, []byte, error)) (string, error) {
 	var base string
 	var err error
+	get := func(h git.Hash) (Type, []byte, error) { o := db.batch[h]; return o.t, o.data, nil }
 	for try := 0; try < maxTempTries; try++ {
-		if base, err = db.writePackFile(ids, get); !errors.Is(err, errTempGone) {
+		// A temporary file that git prune deleted before its rename is
+		// written again.
+		if base, err = db.writePackFile(ids, get, true); !errors.Is(err, errTempGone) {
 			break
 		}
 	}
-	if err == nil {
-		db.listOwnPack(base)
+	if err != nil {
+		return err
 	}
-	return base, err
+	db.keeps = append(db.keeps, base+".keep")
+	db.listOwnPack(base) // see ownpacks.go
+	return nil
 }
 
-func (db *DB) writePackFile(ids []git.Hash, get func(git.Hash) (Type, []byte, error)) (string, error) {
+// keepNote is the content of the .keep file that guards a pack a batch
+// wrote until the batch ends (see writePackFile).
+const keepNote = "gitguard: objects no ref names yet\n"
+
+// writePackFile writes the objects ids (sorted), read with get, as one
+// pack. With keep, a .keep file is installed before the pack: git repack
+// -a -d (and so git gc) neither deletes a kept pack nor copies its objects,
+// so a repack that started before the ref naming these objects moved
+// cannot drop them as unreachable, the window an in-flight pack is exposed
+// in. git's own receive-pack guards incoming packs the same way. The batch
+// removes its .keep files when it ends, after the ref moved.
+func (db *DB) writePackFile(ids []git.Hash, get func(git.Hash) (Type, []byte, error), keep bool) (_ string, err error) {
 	dir := filepath.Join(db.objDir, "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("write pack: %w", err)
@@ -206,6 +220,16 @@ func (db *DB) writePackFile(ids []git.Hash, get func(git.Hash) (Type, []byte, er
 	// The pack before its index, as git does: an index is what makes a
 	// pack's objects visible, and it must never name a missing pack.
 	base := filepath.Join(dir, "pack-"+checksum.String())
+	if keep {
+		if err := os.WriteFile(base+".keep", []byte(keepNote), 0o444); err != nil {
+			return "", fmt.Errorf("write pack: %w", err)
+		}
+		defer func() {
+			if err != nil {
+				_ = os.Remove(base + ".keep")
+			}
+		}()
+	}
 	if err := db.installAt(pack, base+".pack"); err != nil {
 		return "", fmt.Errorf("write pack: %w", err)
 	}

@@ -57,6 +57,7 @@ type DB struct {
 	batch      map[git.Hash]batchObject // objects collected, not yet stored
 	batchBytes int                      // their total size
 	packAlways int                      // open batches that store even a few objects as a pack
+	keeps      []string                 // .keep files of the packs the open batches wrote
 }
 
 // syncEach is the number of new objects up to which Sync fsyncs each one

@@ -73,7 +73,29 @@ type ownPack struct {
 	objects int
 	size    int64
 	fresh   bool // its time is the one recorded: not freshened since
+	kept    bool // a batch of a running process still guards it (.keep)
 	mtime   time.Time
+}
+
+// staleKeep is the age past which a .keep file gitguard wrote is taken for
+// the leftover of a process that died before its batch ended.
+const staleKeep = time.Hour
+
+// keptByBatch reports whether a batch still guards the pack base with a
+// .keep file, removing one a dead process left behind.
+func keptByBatch(base string) bool {
+	fi, err := os.Stat(base + ".keep")
+	if err != nil {
+		return false
+	}
+	if time.Since(fi.ModTime()) < staleKeep {
+		return true
+	}
+	if data, err := os.ReadFile(base + ".keep"); err == nil && string(data) == keepNote {
+		_ = os.Remove(base + ".keep")
+		return false
+	}
+	return true // not ours: someone else keeps it
 }
 
 // readOwnPacks returns the packs on the list that still exist (git gc may
@@ -106,7 +128,8 @@ func (db *DB) readOwnPacks() ([]ownPack, error) {
 		n := idx.count
 		idx.unmap()
 		ns, _ := strconv.ParseInt(stamp, 10, 64)
-		out = append(out, ownPack{name: name, objects: n, size: fi.Size(), fresh: fi.ModTime().UnixNano() == ns, mtime: fi.ModTime()})
+		out = append(out, ownPack{name: name, objects: n, size: fi.Size(), fresh: fi.ModTime().UnixNano() == ns,
+			kept: keptByBatch(base), mtime: fi.ModTime()})
 	}
 	return out, nil
 }
@@ -139,7 +162,8 @@ func (db *DB) Consolidate() error {
 		return err
 	}
 	// A freshened pack keeps its own time (see DropUnreachable).
-	packs = slices.DeleteFunc(packs, func(p ownPack) bool { return !p.fresh })
+	// A kept pack is still in flight: its objects may be named by no ref yet.
+	packs = slices.DeleteFunc(packs, func(p ownPack) bool { return !p.fresh || p.kept })
 	slices.SortFunc(packs, func(a, b ownPack) int { return a.objects - b.objects })
 	split := 0
 	total := 0
@@ -180,7 +204,7 @@ func (db *DB) rewriteOwn(packs []ownPack, keep func(git.Hash) bool) error {
 	slices.SortFunc(ids, func(a, b git.Hash) int { return bytes.Compare(a[:], b[:]) })
 	newName := ""
 	if len(ids) > 0 {
-		base, err := db.writePackFile(ids, db.Read)
+		base, err := db.writePackFile(ids, db.Read, false)
 		if err != nil {
 			return err
 		}
@@ -277,7 +301,7 @@ func (db *DB) DropUnreachable(reachable func(git.Hash) bool, notBefore time.Time
 	var chosen []ownPack
 	var before int64
 	for _, p := range packs {
-		if p.fresh && p.mtime.Before(notBefore) {
+		if p.fresh && !p.kept && p.mtime.Before(notBefore) {
 			chosen = append(chosen, p)
 			before += p.size
 		}
