@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -96,28 +93,6 @@ var knownKeys = map[string]string{
 	"retention":            "a table",
 	"retention.keep":       "a whole number of runs, 0 or more",
 	"retention.older_than": `a duration string, e.g. "720h", "30d" or "2w"`,
-}
-
-// Load reads dir/.gitguard.toml. A missing file gives the zero Config and no
-// error; a bad one gives a *FileError wrapping ErrInvalid.
-func Load(dir string) (*Config, error) {
-	path := filepath.Join(dir, FileName)
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return &Config{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileBytes+1)); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if buf.Len() > MaxFileBytes {
-		return nil, &FileError{File: path, Msg: fmt.Sprintf("larger than %d bytes", MaxFileBytes)}
-	}
-	return Parse(path, buf.Bytes())
 }
 
 // Parse parses the content of a configuration file; name is used in errors.

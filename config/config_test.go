@@ -2,8 +2,6 @@ package config
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -58,25 +56,6 @@ func TestParseErrors(t *testing.T) {
 				t.Fatalf("got %s (line %d key %q), want line %d key %q", fe, fe.Line, fe.Key, tt.line, tt.key)
 			}
 		})
-	}
-}
-
-func TestLoadMissing(t *testing.T) {
-	t.Parallel()
-	cfg, err := Load(t.TempDir())
-	if err != nil || cfg.Path != "" || cfg.Retention.Keep != nil {
-		t.Fatalf("Load of an empty folder = %+v, %v", cfg, err)
-	}
-}
-
-func TestLoadTooLarge(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, FileName), make([]byte, MaxFileBytes+1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Load(dir); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("err = %v, want ErrInvalid", err)
 	}
 }
 
