@@ -317,56 +317,54 @@ func (s *Store) readCallEntry(e odb.TreeEntry, r *Run) error {
 	if e.Mode != record.ModeTree || err != nil {
 		return fmt.Errorf("%w: calls/%s is not a valid call", record.ErrCorrupt, e.Name)
 	}
-	{
-		files, err := s.db.ReadTree(e.Hash)
-		if err != nil {
-			return fmt.Errorf("%w: calls/%s: %w", record.ErrCorrupt, e.Name, err)
-		}
-		c := &Call{tree: e.Hash}
-		seenLedger := false
-		for _, f := range files {
-			var err error
-			switch f.Name {
-			case "ledger.json":
-				err = s.readJSON(f.Hash, &c.Ledger, "calls/"+e.Name+"/ledger.json")
-				seenLedger = err == nil
-			case "patches.json":
-				err = s.readJSON(f.Hash, &c.Patches, "calls/"+e.Name+"/patches.json")
-			case "before.json":
-				err = s.readJSON(f.Hash, &c.Before, "calls/"+e.Name+"/before.json")
-			case "others.json":
-				err = s.readJSON(f.Hash, &c.Others, "calls/"+e.Name+"/others.json")
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if !seenLedger {
-			return fmt.Errorf("%w: calls/%s has no ledger.json", record.ErrCorrupt, e.Name)
-		}
-		if err := c.Ledger.Validate(id); err != nil {
-			return err
-		}
-		if err := record.ValidatePatches(id, c.Patches); err != nil {
-			return err
-		}
-		if err := record.ValidateOthers(id, c.Others); err != nil {
-			return err
-		}
-		for _, b := range c.Before {
-			if err := record.ValidatePath(b.Path); err != nil {
-				return fmt.Errorf("%w: calls/%s/before.json: %w", record.ErrCorrupt, e.Name, err)
-			}
-		}
-		if err := checkCallLinks(id, c); err != nil {
-			return err
-		}
-		if err := s.objectsExist(id, c); err != nil {
-			return err
-		}
-		c.indexed = postingsOf(c)
-		r.Calls[id] = c
+	files, err := s.db.ReadTree(e.Hash)
+	if err != nil {
+		return fmt.Errorf("%w: calls/%s: %w", record.ErrCorrupt, e.Name, err)
 	}
+	c := &Call{tree: e.Hash}
+	seenLedger := false
+	for _, f := range files {
+		var err error
+		switch f.Name {
+		case "ledger.json":
+			err = s.readJSON(f.Hash, &c.Ledger, "calls/"+e.Name+"/ledger.json")
+			seenLedger = err == nil
+		case "patches.json":
+			err = s.readJSON(f.Hash, &c.Patches, "calls/"+e.Name+"/patches.json")
+		case "before.json":
+			err = s.readJSON(f.Hash, &c.Before, "calls/"+e.Name+"/before.json")
+		case "others.json":
+			err = s.readJSON(f.Hash, &c.Others, "calls/"+e.Name+"/others.json")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !seenLedger {
+		return fmt.Errorf("%w: calls/%s has no ledger.json", record.ErrCorrupt, e.Name)
+	}
+	if err := c.Ledger.Validate(id); err != nil {
+		return err
+	}
+	if err := record.ValidatePatches(id, c.Patches); err != nil {
+		return err
+	}
+	if err := record.ValidateOthers(id, c.Others); err != nil {
+		return err
+	}
+	for _, b := range c.Before {
+		if err := record.ValidatePath(b.Path); err != nil {
+			return fmt.Errorf("%w: calls/%s/before.json: %w", record.ErrCorrupt, e.Name, err)
+		}
+	}
+	if err := checkCallLinks(id, c); err != nil {
+		return err
+	}
+	if err := s.objectsExist(id, c); err != nil {
+		return err
+	}
+	c.indexed = postingsOf(c)
+	r.Calls[id] = c
 	return nil
 }
 

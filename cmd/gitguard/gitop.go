@@ -65,7 +65,7 @@ func printGitOperation(e *env, op *gitguard.GitOperation) {
 	}
 	e.printf(": %d path(s) unmerged; %s\n", len(op.Unmerged), operationNextStep(op.Operation))
 	for _, p := range op.Unmerged {
-		e.printf("  %s:\t%s\n", p.Conflict(), p.Path)
+		e.printf("  %s:\t%s\n", p.Conflict(), record.QuotePath(p.Path))
 	}
 }
 
@@ -92,7 +92,7 @@ func printUnmerged(e *env, u *record.Unmerged) {
 	}
 	e.printf("unmerged: %s\n", unmergedSummary(u))
 	for _, p := range u.Paths {
-		e.printf("  %s:\t%s\n", p.Conflict(), p.Path)
+		e.printf("  %s:\t%s\n", p.Conflict(), record.QuotePath(p.Path))
 		for _, s := range p.Stages {
 			e.printf("    stage %d (%s) %s %s\n", s.Stage, stageName(s.Stage), s.Mode, s.Hash.Short())
 		}
