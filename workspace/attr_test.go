@@ -15,6 +15,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // gitAttrs asks `git check-attr -a` for every path at once and returns
@@ -257,7 +258,7 @@ func TestAttrRulesRandom(t *testing.T) {
 			p += "/"
 		}
 		if strings.Contains(p, " ") {
-			p = git.QuoteC(p)
+			p = record.Quoted(p)
 		}
 		return p
 	}

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // CheckAttr returns the values git gives attrs for path (relative to the
@@ -70,7 +72,7 @@ func HashPaths(ctx context.Context, dir string, paths []string, write bool) ([]H
 	}
 	var in bytes.Buffer
 	for _, p := range paths {
-		in.WriteString(QuoteC(p))
+		in.WriteString(record.Quoted(p))
 		in.WriteByte('\n')
 	}
 	out, err := Cmd{Dir: dir, Args: args, Stdin: &in}.Run(ctx)
@@ -88,35 +90,6 @@ func HashPaths(ctx context.Context, dir string, paths []string, write bool) ([]H
 		}
 	}
 	return ids, nil
-}
-
-// QuoteC quotes s as git's quote_c_style does, always in double quotes:
-// git reads it back with unquote_c_style wherever it accepts a quoted name.
-func QuoteC(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 || c == 0x7f {
-				fmt.Fprintf(&b, `\%03o`, c)
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // SystemAttributesFile returns the system-wide attributes file git reads,

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // PathHasher is one `git hash-object -w --stdin-paths` fed while the caller
@@ -50,7 +52,7 @@ func (h *PathHasher) Add(path string) {
 			return
 		}
 	}
-	if _, err := io.WriteString(h.stdin, QuoteC(path)+"\n"); err != nil {
+	if _, err := io.WriteString(h.stdin, record.Quoted(path)+"\n"); err != nil {
 		h.err = err
 	}
 }
