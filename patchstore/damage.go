@@ -32,6 +32,20 @@ type DamagedCheckpoint struct {
 	Missing []Missing
 }
 
+// Describe names the checkpoint (its id, or "checkpoint" when its record
+// is gone) and lists what it misses: "ckpt_007", "tree 1a2b…, commit 3c4d…".
+func (c DamagedCheckpoint) Describe() (name, missing string) {
+	name = c.ID
+	if name == "" {
+		name = "checkpoint"
+	}
+	ms := make([]string, len(c.Missing))
+	for i, m := range c.Missing {
+		ms[i] = m.String()
+	}
+	return name, strings.Join(ms, ", ")
+}
+
 // Damage describes a damaged run: its damaged checkpoints, newest first,
 // from the tip down, and its newest intact one.
 type Damage struct {
@@ -52,15 +66,8 @@ func (d *Damage) Summary() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		name := c.ID
-		if name == "" {
-			name = "checkpoint"
-		}
-		var ms []string
-		for _, m := range c.Missing {
-			ms = append(ms, m.String())
-		}
-		fmt.Fprintf(&b, "%s (%s) names missing %s", name, c.Commit.Short(), strings.Join(ms, ", "))
+		name, missing := c.Describe()
+		fmt.Fprintf(&b, "%s (%s) names missing %s", name, c.Commit.Short(), missing)
 	}
 	if d.Intact.IsZero() {
 		b.WriteString("; no intact checkpoint")

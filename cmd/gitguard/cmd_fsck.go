@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -125,15 +124,8 @@ func runFsck(ctx context.Context, e *env, repair bool) error {
 	for _, d := range rep.Damaged {
 		fmt.Fprintf(w, "run %s: damaged\n", d.Run)
 		for _, c := range d.Damaged {
-			name := c.ID
-			if name == "" {
-				name = "checkpoint"
-			}
-			var ms []string
-			for _, m := range c.Missing {
-				ms = append(ms, m.String())
-			}
-			fmt.Fprintf(w, "  %s %s: missing %s\n", name, c.Commit, strings.Join(ms, ", "))
+			name, missing := c.Describe()
+			fmt.Fprintf(w, "  %s %s: missing %s\n", name, c.Commit, missing)
 		}
 		if d.Intact.IsZero() {
 			fmt.Fprintf(w, "  no intact checkpoint\n")
