@@ -2,7 +2,6 @@ package gitguard
 
 import (
 	"context"
-	"slices"
 
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/patchstore/record"
@@ -99,29 +98,24 @@ func (g *Guard) loadOpenCalls(run *patchstore.Run) error {
 	return g.store.LoadCalls(run, run.Checkpoint.Open...)
 }
 
-// callsInEffect lists, newest first, the calls of run (not undos) that
-// have patches and are not undone, from the run index.
-func (g *Guard) callsInEffect(run *patchstore.Run) ([]record.CallID, error) {
-	idx, err := g.pathIndex(run)
-	if err != nil {
-		return nil, err
-	}
-	newest := map[record.CallID]patchstore.Posting{}
-	for _, list := range idx {
-		for _, p := range list {
-			if p.Patch && !p.Undone && !isUndoTool(p.Tool) {
-				newest[p.Call] = p
+// callsNewestFirst calls visit with a posting of every call of run, newest
+// first, until visit returns false (see patchstore.CallsNewestFirst).
+func (g *Guard) callsNewestFirst(run *patchstore.Run, visit func(patchstore.Posting) (bool, error)) error {
+	if fullReads {
+		if err := g.store.LoadAll(run); err != nil {
+			return err
+		}
+		order := patchstore.ScanOrder(run)
+		for i := len(order) - 1; i >= 0; i-- {
+			if more, err := visit(order[i]); err != nil || !more {
+				return err
 			}
 		}
+		return nil
 	}
-	ps := make([]patchstore.Posting, 0, len(newest))
-	for _, p := range newest {
-		ps = append(ps, p)
-	}
-	slices.SortFunc(ps, func(a, b patchstore.Posting) int { return patchstore.ComparePostings(b, a) })
-	out := make([]record.CallID, len(ps))
-	for i, p := range ps {
-		out[i] = p.Call
-	}
-	return out, nil
+	return g.store.CallsNewestFirst(run, visit)
 }
+
+// inEffect reports whether a call is one undo can take back: an agent
+// call with patches that no undo took out.
+func inEffect(p patchstore.Posting) bool { return p.Patch && !p.Undone && !isUndoTool(p.Tool) }

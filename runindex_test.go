@@ -26,7 +26,7 @@ func TestRunIndexMatchesFullRead(t *testing.T) {
 	seen := map[string]bool{}
 	t.Cleanup(func() {
 		// The runs must have exercised what the index has to get right.
-		for _, what := range []string{"undo", "redo", "undone", "failed", "uncertain", "open", "head moved"} {
+		for _, what := range []string{"undo", "redo", "undone", "failed", "uncertain", "open", "head moved", "late finish"} {
 			if !t.Failed() && !seen[what] {
 				t.Errorf("no run of the test had a call that is %s", what)
 			}
@@ -108,9 +108,23 @@ func TestRunIndexMatchesFullRead(t *testing.T) {
 					if _, err := f.g.Redo(f.ctx, f.run, gitguard.UndoOptions{}); err != nil && !errors.Is(err, gitguard.ErrNothingToUndo) {
 						t.Fatal(err)
 					}
-				case k == 8 && len(open) > 0: // an open call finishes
+				case k == 8 && len(open) > 0: // an open call finishes, at times after resume declared it dead
 					id := open[0]
 					open = open[1:]
+					if rng.IntN(2) == 0 {
+						if _, err := f.g.Resume(f.ctx, f.run, gitguard.ResumeOptions{}); err != nil {
+							t.Fatal(err)
+						}
+						compareIndex(t, f, step)
+						for _, o := range open { // resume declared them dead too
+							if _, err := f.g.CallFinish(f.ctx, f.run, o, gitguard.FinishOptions{}); err != nil {
+								t.Fatal(err)
+							}
+							finished = append(finished, o)
+						}
+						open = nil
+						seen["late finish"] = true
+					}
 					if _, err := f.g.CallFinish(f.ctx, f.run, id, gitguard.FinishOptions{}); err != nil {
 						t.Fatal(err)
 					}
@@ -165,7 +179,7 @@ func compareIndex(t *testing.T, f *fixture, step int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := patchstore.ScanPostings(full); !reflect.DeepEqual(idx, want) {
+	if want := patchstore.IndexedPostings(full); !reflect.DeepEqual(idx, want) {
 		t.Fatalf("step %d: path index\n%v\nfull read\n%v", step, idx, want)
 	}
 	entries, err := st.LedgerEntries(head)
@@ -180,6 +194,15 @@ func compareIndex(t *testing.T, f *fixture, step int) {
 	gitguard.OrderEntries(want)
 	if !reflect.DeepEqual(entries, want) {
 		t.Fatalf("step %d: ledger entries from the index differ from the calls' records", step)
+	}
+	var order []patchstore.Posting
+	err = st.CallsNewestFirst(head, func(p patchstore.Posting) (bool, error) { order = append(order, p); return true, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(order)
+	if want := patchstore.ScanOrder(full); !slices.Equal(order, want) {
+		t.Fatalf("step %d: calls by finish from the index\n%v\nfull read\n%v", step, order, want)
 	}
 	heads, err := st.HeadMoveCalls(head)
 	if err != nil {

@@ -377,26 +377,30 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 			return targets, items, nil, err
 		}
 	}
-	inEffect, err := g.callsInEffect(run)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var passed []PassedCall
-	for _, id := range inEffect {
-		if err := g.store.LoadIndexed(run, id); err != nil {
-			return nil, nil, nil, err
+	var (
+		passed  []PassedCall
+		picked  *patchstore.Call
+		planned []UndoItem
+	)
+	err := g.callsNewestFirst(run, func(p patchstore.Posting) (bool, error) {
+		if !inEffect(p) {
+			return true, nil
 		}
-		c := run.Calls[id]
+		if err := g.store.LoadIndexed(run, p.Call); err != nil {
+			return false, err
+		}
+		c := run.Calls[p.Call]
 		if c == nil || len(c.Patches) == 0 || c.Ledger.UndoneBy != "" || isUndoCall(c) {
-			continue
+			return true, nil
 		}
 		items, err := g.plan(ctx, []*patchstore.Call{c}, o)
 		if err != nil {
-			return nil, nil, nil, err
+			return false, err
 		}
 		for _, it := range items {
 			if it.Writes() {
-				return []*patchstore.Call{c}, items, passed, nil
+				picked, planned = c, items
+				return false, nil
 			}
 		}
 		pc := PassedCall{Call: c.Ledger.CallID}
@@ -408,6 +412,13 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 		if len(pc.Left) > 0 {
 			passed = append(passed, pc)
 		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if picked != nil {
+		return []*patchstore.Call{picked}, planned, passed, nil
 	}
 	if len(passed) > 0 {
 		// Nothing can be reverted, and something is left: say what.

@@ -22,10 +22,13 @@ import (
 //	runindex/paths/<x>/<y>    {"version":2,"paths":[{"path":P,"calls":[Posting...]}]}
 //	runindex/ledger/<x>/<y>   {"version":2,"calls":[LedgerEntry...]}
 //	runindex/heads.json       {"version":2,"calls":[CALL...]}: calls during which HEAD moved
+//	runindex/order/...        every call by when it finished (runorder.go)
 //
 // where x and y are the first two hex digits of the SHA-1 of the path (of
 // the call id for ledger/). Postings of a path are ordered oldest first as
-// the calls are (by finish, then start checkpoint, then id).
+// the calls are (by finish, then start checkpoint, then id), and are only
+// those readers ask for (see trimPostings), so that a path's record does
+// not grow with the calls that touched it.
 const indexName = "runindex"
 
 // Posting says that a call names a path, and how.
@@ -88,6 +91,73 @@ func postingsOf(c *Call) map[string]Posting {
 	return out
 }
 
+// trimPostings returns what the index keeps of a path's postings (oldest
+// first): every open call's, and of the finished calls, per tool, the
+// newest that patched the path and the newest that declared it, and every
+// one that saw other calls change it. That is what status asks (the newest
+// patch by an agent tool and by undo, the newest undo that planned the
+// path, every call that saw others) and what deciding whether a path was
+// patched needs. A new or finished posting is always the newest, so
+// updateIndex keeps this up to date from the kept postings alone, except
+// when a kept finished posting loses what it was kept for (see
+// needsRebuild).
+func trimPostings(list []Posting) []Posting {
+	type pick struct {
+		tool  string
+		patch bool
+	}
+	newest := map[pick]int{}
+	for i, p := range list {
+		if p.Finish == 0 {
+			continue
+		}
+		if p.Patch {
+			newest[pick{p.Tool, true}] = i
+		}
+		if p.Listed {
+			newest[pick{p.Tool, false}] = i
+		}
+	}
+	keep := make([]bool, len(list))
+	for _, i := range newest {
+		keep[i] = true
+	}
+	out := list[:0:0]
+	for i, p := range list {
+		if keep[i] || p.Finish == 0 || p.Other {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// needsRebuild reports whether a call's rewrite takes from the index a
+// finished posting it may have kept in place of older ones (a late finish
+// replacing what resume attributed to a killed call), or the index predates
+// the order part: then the index is built anew from every call.
+func (s *Store) needsRebuild(r *Run, base record.Hash, changed []*Call) (bool, error) {
+	if base.IsZero() {
+		return false, nil
+	}
+	if order, err := s.orderTree(r); err != nil || order.IsZero() {
+		return err == nil, err
+	}
+	for _, c := range changed {
+		now := postingsOf(c)
+		for path, o := range c.indexed {
+			if o.Finish == 0 {
+				continue
+			}
+			n, ok := now[path]
+			lost := !ok || n.Tool != o.Tool || o.Patch && !n.Patch || o.Listed && !n.Listed || o.Other && !n.Other
+			if nf, _ := n.Order(); lost || nf < o.Finish {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
 type pathBucket struct {
 	Version int         `json:"version"`
 	Paths   []pathEntry `json:"paths"`
@@ -111,6 +181,7 @@ type callList struct {
 // updateIndex returns the run index base brought up to date with the
 // changed calls.
 func (s *Store) updateIndex(base record.Hash, changed []*Call) (record.Hash, error) {
+	order := &orderSegments{s: s, base: base, segs: map[string]map[record.CallID]Posting{}, dirty: map[string]bool{}}
 	paths := map[string]map[string][]Posting{} // bucket -> path -> postings
 	ledgers := map[string]map[record.CallID]record.LedgerEntry{}
 	bucketOf := func(key string) string { a, b := fanKey(key); return a + "/" + b }
@@ -151,7 +222,10 @@ func (s *Store) updateIndex(base record.Hash, changed []*Call) (record.Hash, err
 				list = append(list, np)
 				slices.SortFunc(list, ComparePostings)
 			}
-			m[p] = list
+			m[p] = trimPostings(list)
+		}
+		if err := order.move(c, !base.IsZero() && c.indexed != nil); err != nil {
+			return record.ZeroHash, err
 		}
 		lb := bucketOf(string(id))
 		if ledgers[lb] == nil {
@@ -218,6 +292,9 @@ func (s *Store) updateIndex(base record.Hash, changed []*Call) (record.Hash, err
 		if err := put("ledger/"+bucket, &lb, false); err != nil {
 			return record.ZeroHash, err
 		}
+	}
+	if err := order.states(put); err != nil {
+		return record.ZeroHash, err
 	}
 	if heads != nil {
 		hl := callList{Version: record.FormatVersion}
@@ -302,8 +379,14 @@ func (s *Store) PathIndex(r *Run) (map[string][]Posting, error) {
 	if r.legacy || !r.Exists() {
 		return s.scanPostings(r)
 	}
+	order, err := s.orderTree(r)
+	if err != nil {
+		return nil, err
+	}
+	// An index written before postings were trimmed lists them all.
+	trim := order.IsZero()
 	out := map[string][]Posting{}
-	err := s.indexBlobs(r, "paths", func(bucket string, h record.Hash) error {
+	err = s.indexBlobs(r, "paths", func(bucket string, h record.Hash) error {
 		var pb pathBucket
 		what := indexName + "/paths/" + bucket
 		if err := s.readJSON(h, &pb, what); err != nil {
@@ -324,6 +407,9 @@ func (s *Store) PathIndex(r *Run) (map[string][]Posting, error) {
 					return fmt.Errorf("%w: %s: %w", record.ErrCorrupt, what, err)
 				}
 			}
+			if trim {
+				e.Calls = trimPostings(e.Calls)
+			}
 			out[e.Path] = e.Calls
 		}
 		return nil
@@ -336,7 +422,7 @@ func (s *Store) scanPostings(r *Run) (map[string][]Posting, error) {
 	if err := s.loadAll(r); err != nil {
 		return nil, err
 	}
-	return ScanPostings(r), nil
+	return IndexedPostings(r), nil
 }
 
 // LedgerEntries returns the ledger entry of every call of r, in no
@@ -504,8 +590,18 @@ func (s *Store) HasCall(r *Run, id record.CallID) (bool, error) {
 	return ok, err
 }
 
-// ScanPostings computes what PathIndex returns from the calls r holds: the
-// run index as a full read derives it (r must hold every call).
+// IndexedPostings computes what PathIndex returns from the calls r holds:
+// the run index as a full read derives it (r must hold every call).
+func IndexedPostings(r *Run) map[string][]Posting {
+	out := ScanPostings(r)
+	for p, list := range out {
+		out[p] = trimPostings(list)
+	}
+	return out
+}
+
+// ScanPostings lists, per path, the postings of every call r holds that
+// names it, oldest first: what the path index keeps a part of.
 func ScanPostings(r *Run) map[string][]Posting {
 	out := map[string][]Posting{}
 	for _, c := range r.Calls {
@@ -534,7 +630,7 @@ func (s *Store) checkIndex(r *Run) error {
 		return fmt.Errorf("%w: %s: %w", record.ErrCorrupt, indexName, err)
 	}
 	for _, e := range top {
-		if e.Name != "paths" && e.Name != "ledger" && e.Name != "heads.json" {
+		if e.Name != "paths" && e.Name != "ledger" && e.Name != "heads.json" && e.Name != orderPart {
 			return fmt.Errorf("%w: unexpected entry %s/%s", record.ErrCorrupt, indexName, e.Name)
 		}
 	}
@@ -542,7 +638,7 @@ func (s *Store) checkIndex(r *Run) error {
 	if err != nil {
 		return err
 	}
-	if !reflect.DeepEqual(idx, ScanPostings(r)) {
+	if !reflect.DeepEqual(idx, IndexedPostings(r)) {
 		return fmt.Errorf("%w: %s/paths does not match the calls' records", record.ErrCorrupt, indexName)
 	}
 	entries, err := s.LedgerEntries(r)
@@ -556,6 +652,19 @@ func (s *Store) checkIndex(r *Run) error {
 		c := r.Calls[e.CallID]
 		if c == nil || !reflect.DeepEqual(e, c.Ledger) {
 			return fmt.Errorf("%w: %s/ledger entry of call %s does not match its ledger.json", record.ErrCorrupt, indexName, e.CallID)
+		}
+	}
+	if order, err := s.orderTree(r); err != nil {
+		return err
+	} else if !order.IsZero() {
+		var got []Posting
+		err := s.CallsNewestFirst(r, func(p Posting) (bool, error) { got = append(got, p); return true, nil })
+		if err != nil {
+			return err
+		}
+		slices.Reverse(got)
+		if !slices.Equal(got, ScanOrder(r)) {
+			return fmt.Errorf("%w: %s/%s does not match the calls' records", record.ErrCorrupt, indexName, orderPart)
 		}
 	}
 	heads, err := s.HeadMoveCalls(r)

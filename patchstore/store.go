@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -113,9 +114,16 @@ type Call struct {
 	// that other calls made (OwnedBy names each): never undone with it.
 	Others []record.FilePatch
 	tree   record.Hash // unchanged subtree to reuse; zero when modified
-	// indexed is what the run index holds for the call as read, so that a
-	// rewrite of the call can take out what no longer applies.
-	indexed map[string]Posting
+	// indexed is what the run index holds for the call as read, and
+	// indexedFinish the FinishSeq it was filed under, so that a rewrite of
+	// the call can take out what no longer applies.
+	indexed       map[string]Posting
+	indexedFinish int
+}
+
+// noteIndexed records what the run index holds for c as it stands.
+func (c *Call) noteIndexed() {
+	c.indexed, c.indexedFinish = postingsOf(c), c.Ledger.FinishSeq
 }
 
 // Touch marks the call modified, so the next commit rewrites its records.
@@ -363,7 +371,7 @@ func (s *Store) readCallEntry(e odb.TreeEntry, r *Run) error {
 	if err := s.objectsExist(id, c); err != nil {
 		return err
 	}
-	c.indexed = postingsOf(c)
+	c.noteIndexed()
 	r.Calls[id] = c
 	return nil
 }
@@ -616,11 +624,20 @@ func (s *Store) writeCalls(r *Run) (calls, index record.Hash, err error) {
 	if calls, err = s.db.Overlay(base, states); err != nil {
 		return record.ZeroHash, record.ZeroHash, fmt.Errorf("write calls: %w", err)
 	}
+	if rebuild, err := s.needsRebuild(r, baseIndex, changed); err != nil {
+		return record.ZeroHash, record.ZeroHash, err
+	} else if rebuild {
+		// Built anew from every call: reads the calls not read yet once.
+		if err := s.loadAll(r); err != nil {
+			return record.ZeroHash, record.ZeroHash, err
+		}
+		baseIndex, changed = record.ZeroHash, slices.Collect(maps.Values(r.Calls))
+	}
 	if index, err = s.updateIndex(baseIndex, changed); err != nil {
 		return record.ZeroHash, record.ZeroHash, fmt.Errorf("write run index: %w", err)
 	}
 	for _, c := range changed {
-		c.indexed = postingsOf(c)
+		c.noteIndexed()
 	}
 	r.legacy, r.other = false, nil
 	return calls, index, nil
