@@ -91,6 +91,57 @@ func (g *Guard) LedgerEntries(ctx context.Context, runID record.RunID) (*patchst
 	return run, entries, nil
 }
 
+// LedgerPage returns the ledger entries of the newest n calls of the run,
+// oldest first, and whether the run has older calls. It reads the newest
+// part of the run index and those calls' ledger entries, so a page costs
+// the same however long the run.
+func (g *Guard) LedgerPage(ctx context.Context, runID record.RunID, n int) (*patchstore.Run, []record.LedgerEntry, bool, error) {
+	run, ids, more, err := g.newestCalls(ctx, runID, n)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	entries, err := g.store.LedgerOf(run, ids)
+	return run, entries, more, err
+}
+
+// LedgerCallsPage is Ledger for the newest n calls of the run, oldest
+// first, and whether the run has older calls.
+func (g *Guard) LedgerCallsPage(ctx context.Context, runID record.RunID, n int) (*patchstore.Run, []*patchstore.Call, bool, error) {
+	run, ids, more, err := g.newestCalls(ctx, runID, n)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if err := g.store.LoadIndexed(run, ids...); err != nil {
+		return nil, nil, false, err
+	}
+	calls := make([]*patchstore.Call, len(ids))
+	for i, id := range ids {
+		calls[i] = run.Calls[id]
+	}
+	return run, calls, more, nil
+}
+
+// newestCalls reads the run's head and lists its newest n calls, oldest
+// first.
+func (g *Guard) newestCalls(ctx context.Context, runID record.RunID, n int) (*patchstore.Run, []record.CallID, bool, error) {
+	run, err := g.readRunHead(ctx, runID)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	var ids []record.CallID
+	more := false
+	err = g.callsNewestFirst(run, func(p patchstore.Posting) (bool, error) {
+		if len(ids) == n {
+			more = true
+			return false, nil
+		}
+		ids = append(ids, p.Call)
+		return true, nil
+	})
+	slices.Reverse(ids)
+	return run, ids, more, err
+}
+
 // OrderEntries sorts ledger entries as OrderedCalls sorts calls.
 func OrderEntries(entries []record.LedgerEntry) {
 	slices.SortFunc(entries, func(a, b record.LedgerEntry) int {

@@ -2,6 +2,7 @@ package patchstore
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -260,4 +261,47 @@ func ScanOrder(r *Run) []Posting {
 	}
 	slices.SortFunc(out, ComparePostings)
 	return out
+}
+
+// LedgerOf returns the ledger entries of the named calls of r, in the
+// order given, reading only each call's ledger.json (or the call's records
+// when r holds them already).
+func (s *Store) LedgerOf(r *Run, ids []record.CallID) ([]record.LedgerEntry, error) {
+	out := make([]record.LedgerEntry, 0, len(ids))
+	for _, id := range ids {
+		if c := r.Calls[id]; c != nil {
+			out = append(out, c.Ledger)
+			continue
+		}
+		if r.legacy {
+			if err := s.loadCalls(r, []record.CallID{id}); err != nil {
+				return nil, err
+			}
+		}
+		if c := r.Calls[id]; c != nil {
+			out = append(out, c.Ledger)
+			continue
+		}
+		e, ok, err := s.fanLookup(r.calls, string(id), "calls")
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: the run index names call %s, which run %s does not have", record.ErrCorrupt, id, r.ID)
+		}
+		what := "calls/" + string(id) + "/ledger.json"
+		st, err := s.db.Lookup(e.Hash, "ledger.json")
+		if err != nil || !st.Exists() || st.Mode != record.ModeFile {
+			return nil, errors.Join(fmt.Errorf("%w: %s is missing", record.ErrCorrupt, what), err)
+		}
+		var l record.LedgerEntry
+		if err := s.readJSON(st.Hash, &l, what); err != nil {
+			return nil, err
+		}
+		if err := l.Validate(id); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }

@@ -5,11 +5,14 @@ import (
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
-// LedgerDoc is every call of a run, oldest first: the result of ledger.
+// LedgerDoc is the calls of a run, oldest first: the result of ledger.
 type LedgerDoc struct {
 	Version int          `json:"version"`
 	Run     record.RunID `json:"run"`
 	Calls   []LedgerCall `json:"calls"`
+	// More says older calls were left out (ledger shows the newest 50
+	// unless -n or --all says otherwise).
+	More bool `json:"more,omitempty"`
 }
 
 // LedgerCall is one call of a LedgerDoc: its ledger entry, the replay

@@ -15,36 +15,46 @@ import (
 
 func newLedgerCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:        "ledger",
-		Usage:       "list the run's tool calls with status, timestamps and effects",
-		UsageText:   "gitguard ledger [--run RUN]",
-		Description: "Lists every call of the run, oldest first: status, tool, idempotency, replay\nverdict, side effects and the paths it changed.",
-		Flags:       []cli.Flag{runFlag("the run `RUN`"), jsonFlag},
+		Name:      "ledger",
+		Usage:     "list the run's tool calls with status, timestamps and effects",
+		UsageText: "gitguard ledger [--run RUN] [-n N | --all]",
+		Description: "Lists the calls of the run, oldest first: status, tool, idempotency, replay\n" +
+			"verdict, side effects and the paths it changed. Shows the newest 50 unless -n or\n" +
+			"--all says otherwise (--json says \"more\": true when older calls are left out).",
+		Flags: append([]cli.Flag{runFlag("the run `RUN`"), jsonFlag}, pageFlags("calls")...),
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
 			}
 			wantJSON(c, e)
-			return runLedger(c.Context, e, record.RunID(c.String("run")))
+			limit, isDefault, err := pageLimit(c)
+			if err != nil {
+				return err
+			}
+			return runLedger(c.Context, e, record.RunID(c.String("run")), limit, isDefault)
 		},
 	}
 }
 
-func runLedger(ctx context.Context, e *env, runID record.RunID) error {
+// runLedger lists the newest limit calls of the run (all when 0); a note
+// follows when the default limit left older ones out.
+func runLedger(ctx context.Context, e *env, runID record.RunID, limit int, isDefault bool) error {
 	g, err := e.openRecords(ctx)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
 	if e.json {
-		run, calls, err := g.Ledger(ctx, runID)
+		run, calls, more, err := ledgerCalls(ctx, g, runID, limit)
 		if err != nil {
 			return err
 		}
-		return e.printJSON(protocol.NewLedgerDoc(run, calls))
+		doc := protocol.NewLedgerDoc(run, calls)
+		doc.More = more
+		return e.printJSON(doc)
 	}
 	// The table needs the ledger entries only: read from the run index.
-	run, calls, err := g.LedgerEntries(ctx, runID)
+	run, calls, more, err := ledgerEntries(ctx, g, runID, limit)
 	if err != nil {
 		return err
 	}
@@ -52,6 +62,11 @@ func runLedger(ctx context.Context, e *env, runID record.RunID) error {
 		e.say("no calls recorded in run %s", run.ID)
 		return nil
 	}
+	defer func() {
+		if more && isDefault {
+			e.say("(the newest %d calls shown; 'gitguard ledger --all' or '-n N' for more)", limit)
+		}
+	}()
 	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CALL\tTOOL\tSTATUS\tSTARTED\tFINISHED\tIDEMPOTENCY\tREPLAY\tPATHS\tEFFECTS")
 	for _, l := range calls {
@@ -67,6 +82,24 @@ func runLedger(ctx context.Context, e *env, runID record.RunID) error {
 			dash(string(l.Idempotency)), gitguard.ReplayVerdict(l), l.Patches, effects)
 	}
 	return tw.Flush()
+}
+
+// ledgerCalls is Guard.Ledger, or Guard.LedgerCallsPage with a limit.
+func ledgerCalls(ctx context.Context, g *gitguard.Guard, runID record.RunID, limit int) (*gitguard.Run, []*gitguard.RecordedCall, bool, error) {
+	if limit == 0 {
+		run, calls, err := g.Ledger(ctx, runID)
+		return run, calls, false, err
+	}
+	return g.LedgerCallsPage(ctx, runID, limit)
+}
+
+// ledgerEntries is Guard.LedgerEntries, or Guard.LedgerPage with a limit.
+func ledgerEntries(ctx context.Context, g *gitguard.Guard, runID record.RunID, limit int) (*gitguard.Run, []record.LedgerEntry, bool, error) {
+	if limit == 0 {
+		run, entries, err := g.LedgerEntries(ctx, runID)
+		return run, entries, false, err
+	}
+	return g.LedgerPage(ctx, runID, limit)
 }
 
 func ts(t *time.Time) string {

@@ -22,9 +22,35 @@ type logOptions struct {
 	more bool
 }
 
-// defaultLogLimit is how many checkpoints log shows without -n or --all, so
-// that it costs the same on a run of any length.
-const defaultLogLimit = 50
+// defaultPage is how many entries log and ledger show without -n or
+// --all, so that they cost the same on a run of any length.
+const defaultPage = 50
+
+// pageFlags are the -n and --all flags of a command that shows the newest
+// part of a run; what names its entries.
+func pageFlags(what string) []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "max-count", Aliases: []string{"n", "limit"}, Usage: fmt.Sprintf("show at most `N` %s (default %d)", what, defaultPage)},
+		&cli.BoolFlag{Name: "all", Usage: "show every one of the " + what},
+	}
+}
+
+// pageLimit reads pageFlags: how many entries to show (0: all), and
+// whether that is the default, in which case a note tells that older ones
+// were left out.
+func pageLimit(c *cli.Context) (limit int, isDefault bool, err error) {
+	switch {
+	case c.IsSet("max-count") && c.Bool("all"):
+		return 0, false, usagef("%s takes -n or --all, not both", c.Command.Name)
+	case c.IsSet("max-count") && c.Int("max-count") < 1:
+		return 0, false, usagef("-n takes a number of at least 1 (--all shows everything)")
+	case c.IsSet("max-count"):
+		return c.Int("max-count"), false, nil
+	case c.Bool("all"):
+		return 0, false, nil
+	}
+	return defaultPage, true, nil
+}
 
 func newLogCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -34,23 +60,16 @@ func newLogCommand(e *env) *cli.Command {
 		Description: "Lists the checkpoints of the run (the active run; all runs when none is\n" +
 			"active) newest first: id, commit, time, kind, step, changed paths, label.\n" +
 			"Shows the newest 50 unless -n or --all says otherwise.",
-		Flags: []cli.Flag{
-			runFlag("list run `RUN`"),
-			&cli.IntFlag{Name: "max-count", Aliases: []string{"n", "limit"}, Usage: "show at most `N` checkpoints (default 50)"},
-			&cli.BoolFlag{Name: "all", Usage: "show every checkpoint"},
-			jsonFlag,
-		},
+		Flags: append([]cli.Flag{runFlag("list run `RUN`"), jsonFlag}, pageFlags("checkpoints")...),
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
 			}
 			wantJSON(c, e)
-			o := logOptions{run: record.RunID(c.String("run")), limit: c.Int("max-count")}
-			switch {
-			case c.IsSet("max-count") && c.Bool("all"):
-				return usagef("log takes -n or --all, not both")
-			case !c.IsSet("max-count") && !c.Bool("all"):
-				o.limit, o.more = defaultLogLimit, true
+			o := logOptions{run: record.RunID(c.String("run"))}
+			var err error
+			if o.limit, o.more, err = pageLimit(c); err != nil {
+				return err
 			}
 			return runLog(c.Context, e, o)
 		},
