@@ -225,6 +225,10 @@ func compareIndex(t *testing.T, f *fixture, step int) {
 		PlainE string
 		Named  []*gitguard.UndoResult
 		NamedE []string
+		Redo   *gitguard.UndoResult
+		RedoE  string
+		To     *gitguard.UndoResult
+		ToE    string
 	}
 	derive := func() answers {
 		var a answers
@@ -253,6 +257,17 @@ func compareIndex(t *testing.T, f *fixture, step int) {
 			} else {
 				a.NamedE = append(a.NamedE, "")
 			}
+		}
+		if a.Redo, err = f.g.Redo(f.ctx, f.run, gitguard.UndoOptions{DryRun: true}); err != nil {
+			a.RedoE = err.Error()
+		}
+		// Everything after the checkpoint half way through the run.
+		to, err := f.g.ResolveCheckpoint(f.ctx, f.run, fmt.Sprint(full.Checkpoint.Seq/2+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.To, err = f.g.Undo(f.ctx, f.run, gitguard.UndoOptions{To: &to, DryRun: true}); err != nil {
+			a.ToE = err.Error()
 		}
 		return a
 	}

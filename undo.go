@@ -325,6 +325,39 @@ func undoTargets(run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.C
 	return out, nil
 }
 
+// loadTargetCandidates reads the calls undoTargets may choose among: the
+// named call; for plain redo the newest finished undo still in effect; for
+// --to the calls finished after the checkpoint (newest first, from the run
+// index, so the cost follows what is undone, not the run's length); for
+// the whole run every call.
+func (g *Guard) loadTargetCandidates(run *patchstore.Run, o UndoOptions, redo bool) error {
+	switch {
+	case o.Call != "":
+		return g.store.LoadCalls(run, o.Call)
+	case o.WholeRun:
+		return g.store.LoadAll(run)
+	}
+	candidate := func(p patchstore.Posting) bool {
+		if redo {
+			return p.Patch && !p.Undone && p.Tool == ToolUndo
+		}
+		return inEffect(p)
+	}
+	return g.callsNewestFirst(run, func(p patchstore.Posting) (bool, error) {
+		if o.To != nil && p.Finish != 0 && p.Finish <= o.To.Checkpoint.Seq {
+			return false, nil
+		}
+		if !candidate(p) {
+			return true, nil
+		}
+		if err := g.store.LoadIndexed(run, p.Call); err != nil {
+			return false, err
+		}
+		// Plain redo stops at the newest undo it can take back.
+		return o.To != nil || !run.Calls[p.Call].Ledger.Status.Finished(), nil
+	})
+}
+
 // pickTargets chooses the calls to revert and plans their paths. Plain undo
 // (no call, checkpoint or whole run named) takes the newest call in effect
 // that still has something it can revert, passing over the calls whose
@@ -332,11 +365,7 @@ func undoTargets(run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.C
 // instead of trying the same call again.
 func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.Call, []UndoItem, []PassedCall, error) {
 	if redo || o.Call != "" || o.To != nil || o.WholeRun {
-		load := g.store.LoadAll
-		if o.Call != "" {
-			load = func(r *patchstore.Run) error { return g.store.LoadCalls(r, o.Call) }
-		}
-		if err := load(run); err != nil {
+		if err := g.loadTargetCandidates(run, o, redo); err != nil {
 			return nil, nil, nil, err
 		}
 		targets, err := undoTargets(run, o, redo)
