@@ -8,19 +8,24 @@ import (
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
-// validateRun reads run id's newest checkpoint with every call's records,
-// which validates them as status, undo and resume do (records, the tip's
-// commit and its link to the previous checkpoint): log and show, which
-// print from the checkpoint records alone, refuse a planted or corrupt run
-// just as the others do. Its cost is that of one status without hashing;
-// a run that does not exist is left to the caller to report.
+// validateRun reads what status reads of run id's newest checkpoint (the
+// checkpoint, its commit and its link to the previous one, the run index
+// and the newest calls per path), which validates them as status does: log
+// and show, which print from the checkpoint records alone, refuse a
+// planted or corrupt run just as status does, at the cost of a status
+// without hashing, however long the run. A run that does not exist is left
+// to the caller to report.
 func (g *Guard) validateRun(ctx context.Context, id record.RunID) error {
 	if id == "" {
 		return nil
 	}
-	_, err := g.store.ReadRun(ctx, id)
+	run, err := g.readRunHead(ctx, id)
 	if errors.Is(err, patchstore.ErrUnknownRun) {
 		return nil
 	}
+	if err != nil {
+		return err
+	}
+	_, err = g.loadStatusCalls(run)
 	return err
 }

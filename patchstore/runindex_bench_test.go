@@ -55,9 +55,10 @@ func benchRun(b *testing.B, n int) *Store {
 }
 
 // BenchmarkRunIndex times what commands read of a run of 100 and 1000
-// calls: the path index (status, plain undo), one call (diff --call, undo
-// --call), the ledger entries (ledger, resume), and a read of every call
-// (what they all did before the index) for comparison.
+// calls: the path index (status), one call (diff --call, undo --call), the
+// ledger entries (ledger --all, resume), the newest 50 calls by finish with
+// their ledger entries (plain undo, a page of ledger), and a read of every
+// call (what they all did before the index) for comparison.
 func BenchmarkRunIndex(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{100, 1000} {
@@ -90,6 +91,25 @@ func BenchmarkRunIndex(b *testing.B) {
 				}
 				if es, err := s.LedgerEntries(r); err != nil || len(es) != n {
 					b.Fatal(err, len(es))
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("Newest50/calls=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				r, err := s.ReadRunCalls(ctx, "bench")
+				if err != nil {
+					b.Fatal(err)
+				}
+				var ids []record.CallID
+				err = s.CallsNewestFirst(r, func(p Posting) (bool, error) {
+					ids = append(ids, p.Call)
+					return len(ids) < 50, nil
+				})
+				if err != nil || len(ids) != 50 || ids[0] != last {
+					b.Fatal(err, len(ids))
+				}
+				if _, err := s.LedgerOf(r, ids); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
