@@ -2,6 +2,7 @@ package patchstore
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -262,7 +263,12 @@ func (s *Store) updateIndex(base record.Hash, changed []*Call) (record.Hash, err
 	put := func(path string, v any, empty bool) error {
 		st := record.FileState{Path: path}
 		if !empty {
-			h, err := s.writeJSON(v)
+			// Compact: the index is read by gitguard, and rewritten often.
+			data, err := json.Marshal(v)
+			if err != nil {
+				return err
+			}
+			h, err := s.db.Write(odb.TypeBlob, append(data, '\n'))
 			if err != nil {
 				return err
 			}
