@@ -26,7 +26,9 @@ func flagNames(path string, c *cli.Command) []string {
 // the same flags, global ones included, as the app built for all; every
 // command is covered, whatever global flags come first.
 func TestInvokedCommandKeepsItsFlags(t *testing.T) {
-	e := func() *env { return &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }} }
+	e := func() *env {
+		return &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+	}
 	full := newApp(e())
 	for _, c := range full.Commands {
 		want := flagNames(c.Name, c)
