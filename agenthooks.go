@@ -39,3 +39,42 @@ func (g *Guard) StopDaemon(ctx context.Context) (bool, error) {
 	}
 	return err == nil, err
 }
+
+// CallFinishStarted finishes call callID of run runID as CallFinish does
+// when the call is recorded as started, and returns the run after it and
+// the call as it was recorded. Otherwise it records nothing and returns a
+// nil run with the call as recorded: nil when the run or the call does
+// not exist, or a call in another state. An agent adapter decides from
+// that what an after event without a started call means, from the one
+// read of the run the finish needs anyway.
+func (g *Guard) CallFinishStarted(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions) (*Run, *RecordedCall, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, nil, err
+	}
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if o.Status == "" {
+		o.Status = record.StatusSucceeded
+	}
+	id, err := g.ResolveRun(ctx, runID, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The states and patches captured go into the checkpoint's pack.
+	g.db.StartPackBatch()
+	defer g.db.EndPackBatch()
+	run, err := g.store.ReadRunCalls(ctx, id, callID)
+	if errors.Is(err, ErrUnknownRun) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	c := run.Calls[callID]
+	if c == nil || c.Ledger.Status != record.StatusStarted {
+		return nil, c, nil
+	}
+	next, err := g.finishStarted(ctx, run, c, callID, o, nil, nil)
+	return next, c, err
+}

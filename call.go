@@ -262,6 +262,12 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 		}
 		return nil, err
 	}
+	return g.finishStarted(ctx, run, c, callID, o, alsoCalls, also)
+}
+
+// finishStarted is callFinish once the run is read and the call found
+// started, inside the caller's pack batch.
+func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patchstore.Call, callID record.CallID, o FinishOptions, alsoCalls []record.CallID, also func(*patchstore.Run)) (*patchstore.Run, error) {
 	id := run.ID
 	if err := g.useRunSettings(ctx, run.Checkpoint); err != nil {
 		return nil, err
@@ -271,6 +277,7 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 		others  []record.FilePatch // changes other calls made meanwhile
 		after   []record.PathState
 		snap    *workspace.Snapshot
+		err     error
 	)
 	ledgerOnly := len(c.Ledger.Paths) == 0 && c.Ledger.BeforeTree.IsZero()
 	switch {

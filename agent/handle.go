@@ -158,26 +158,8 @@ func (h *handler) pre(ctx context.Context, g *gitguard.Guard, co gitguard.CallOp
 		return err
 	}
 	h.res.Call = co.CallID
-	run, err := readRunIfAny(ctx, g, ev.RunID, co.CallID)
-	if err != nil {
+	if err := h.continueRun(ctx, g); err != nil {
 		return err
-	}
-	if run != nil {
-		if c := run.Calls[co.CallID]; c != nil && c.Ledger.Status == record.StatusStarted {
-			// The agent sent the same event twice; the first capture stands.
-			h.o.Log.Info(ev.Agent+": call already started", "call", co.CallID)
-			return nil
-		}
-	}
-	if run != nil && run.Checkpoint.RunFinished {
-		// A later turn (or a resumed session) continues its run; it becomes
-		// the active run again unless another one is.
-		if active, err := g.ActiveRun(); err == nil && active == "" {
-			if _, err := g.StartRun(ctx, ev.RunID, gitguard.CheckpointOptions{Label: ev.Agent + " session continues",
-				MessagesRef: ev.MessagesRef}); err != nil {
-				return err
-			}
-		}
 	}
 	if ev.Whole && h.o.StartDaemon != nil && !g.DaemonRunning(ctx) {
 		if err := h.o.StartDaemon(ctx, g); errors.Is(err, gitguard.ErrNoWatcher) {
@@ -188,11 +170,44 @@ func (h *handler) pre(ctx context.Context, g *gitguard.Guard, co gitguard.CallOp
 			h.markDaemon(g, ev.RunID)
 		}
 	}
-	if _, err := g.CallStart(ctx, ev.RunID, co); err != nil {
+	_, err = g.CallStart(ctx, ev.RunID, co)
+	if errors.Is(err, gitguard.ErrCallState) && h.started(ctx, g, co.CallID) {
+		// The agent sent the same event twice; the first capture stands.
+		h.o.Log.Info(ev.Agent+": call already started", "call", co.CallID)
+		return nil
+	}
+	if err != nil {
 		return err
 	}
 	h.o.Log.Info(ev.Agent+": call started", "run", ev.RunID, "call", co.CallID, "tool", co.Tool)
 	return nil
+}
+
+// continueRun makes the session's run the active run again when it was
+// finished and no other run is active: a later turn (or a resumed
+// session) continues its run. Only then is the run read; while it is the
+// active run (every tool use but a turn's first) it is not.
+func (h *handler) continueRun(ctx context.Context, g *gitguard.Guard) error {
+	ev := h.ev
+	if active, err := g.ActiveRun(); err != nil || active != "" {
+		return nil
+	}
+	run, err := g.ReadRunCalls(ctx, ev.RunID)
+	if errors.Is(err, gitguard.ErrUnknownRun) || (err == nil && !run.Checkpoint.RunFinished) {
+		return nil // CallStart starts a run not yet recorded
+	}
+	if err != nil {
+		return err
+	}
+	_, err = g.StartRun(ctx, ev.RunID, gitguard.CheckpointOptions{Label: ev.Agent + " session continues",
+		MessagesRef: ev.MessagesRef})
+	return err
+}
+
+// started tells whether call is recorded as started in the session's run.
+func (h *handler) started(ctx context.Context, g *gitguard.Guard, call record.CallID) bool {
+	run, err := readRunIfAny(ctx, g, h.ev.RunID, call)
+	return err == nil && run != nil && run.Calls[call] != nil && run.Calls[call].Ledger.Status == record.StatusStarted
 }
 
 func (h *handler) post(ctx context.Context, g *gitguard.Guard, co gitguard.CallOptions) error {
@@ -202,19 +217,18 @@ func (h *handler) post(ctx context.Context, g *gitguard.Guard, co gitguard.CallO
 		return err
 	}
 	h.res.Call = co.CallID
-	run, err := readRunIfAny(ctx, g, ev.RunID, co.CallID)
-	if err != nil {
-		return err
-	}
 	fo := ev.Finish
 	if fo.Status == "" {
 		fo.Status = record.StatusSucceeded
 	}
-	var c *gitguard.RecordedCall
-	if run != nil {
-		c = run.Calls[co.CallID]
-	}
+	// One read of the run decides and, for a started call, finishes.
+	finished, c, err := g.CallFinishStarted(ctx, ev.RunID, co.CallID, fo)
 	switch {
+	case err != nil:
+		return err
+	case finished != nil:
+		h.o.Log.Info(ev.Agent+": call finished", "run", ev.RunID, "call", co.CallID, "status", fo.Status)
+		return nil
 	case c == nil:
 		// The before event never reached gitguard (hook added mid-session,
 		// or it failed): the before state is unknown, so no patch can be
@@ -229,14 +243,8 @@ func (h *handler) post(ctx context.Context, g *gitguard.Guard, co gitguard.CallO
 		}
 		h.warnf("%s %s finished but its start was never recorded; it is in the ledger without a patch, and its changes show as unrecorded in 'gitguard status'", ev.Tool, co.CallID)
 		return nil
-	case c.Ledger.Status != record.StatusStarted:
-		h.warnf("call %s is already %s; this %s event was not recorded", co.CallID, c.Ledger.Status, ev.Name)
-		return nil
 	}
-	if _, err := g.CallFinish(ctx, ev.RunID, co.CallID, fo); err != nil {
-		return err
-	}
-	h.o.Log.Info(ev.Agent+": call finished", "run", ev.RunID, "call", co.CallID, "status", fo.Status)
+	h.warnf("call %s is already %s; this %s event was not recorded", co.CallID, c.Ledger.Status, ev.Name)
 	return nil
 }
 

@@ -1,17 +1,32 @@
 #!/usr/bin/env python3
-"""bench/hook.py: what one Claude Code Edit hook costs.
+"""bench/hook.py: what one Claude Code hook costs.
 
-    bench/hook.py GITGUARD REPO [PAIRS]
+    bench/hook.py [-a OTHER]... [--bash] GITGUARD REPO [PAIRS]
 
-Replays PAIRS (default 30) Edit tool uses through `GITGUARD hook claude-code`
-in the git repository REPO, as Claude Code runs the hook: a PreToolUse event,
-an append to one tracked file, a PostToolUse event. Prints the median and
-minimum wall time and the median CPU time (user+system, from the waited
-process's rusage) of each kind of event, and the same for `GITGUARD version`,
-the cost of starting the process at all. The file is restored with git
-afterwards; the run stays in the repository (delete refs/agent-checkpoints/
-to drop it).
+Replays PAIRS (default 30) tool uses through `GITGUARD hook claude-code` in
+the git repository REPO, as Claude Code runs the hook: a PreToolUse event,
+an append to one tracked file, a PostToolUse event. By default the tool is
+Edit (the hook records the one file); with --bash it is Bash (a
+whole-workspace call, served by the work tree's watch daemon, which the
+first PreToolUse starts as Claude Code's hook does).
+
+Prints the median and minimum wall time and the median CPU time
+(user+system, from the waited process's rusage) of each kind of event, and
+the same for `GITGUARD version` (the cost of starting the process at all)
+and, with --bash, for `git status --porcelain` (with GIT_OPTIONAL_LOCKS=0),
+with each median's ratio to git status.
+
+-a OTHER (repeatable) times another build the same way, interleaved with
+GITGUARD pair by pair (with --bash, block by block: one daemon serves a
+work tree, so each block restarts it with the build it times), each build
+in a session of its own, and prints one table per build. The first pair of
+each session is not timed: its PreToolUse starts the run with a snapshot of
+the whole tree (and, with --bash, the daemon).
+
+The file is restored with git afterwards and any daemon stopped; the runs
+stay in the repository (delete refs/agent-checkpoints/ to drop them).
 """
+import argparse
 import json
 import os
 import resource
@@ -21,10 +36,10 @@ import sys
 import time
 
 
-def timed(argv, data=b""):
+def timed(argv, data=b"", env=None):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run(argv, input=data, capture_output=True)
+    p = subprocess.run(argv, input=data, capture_output=True, env=env)
     t1 = time.perf_counter()
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0 or p.stderr:
@@ -33,40 +48,91 @@ def timed(argv, data=b""):
     return (t1 - t0) * 1000, cpu * 1000
 
 
+class Build:
+    def __init__(self, gitguard, tag):
+        self.gitguard = gitguard
+        self.session = f"bench-{os.getpid()}-{tag}"
+        self.times = {}  # case -> [(wall, cpu)]
+        self.pairs = 0
+
+    def add(self, case, t):
+        self.times.setdefault(case, []).append(t)
+
+
+def hook_pair(b, repo, path, i, bash, count):
+    for event in ("PreToolUse", "PostToolUse"):
+        if event == "PostToolUse":
+            with open(path, "a") as f:
+                f.write(f"line {i}\n")
+        if bash:
+            tool, tool_input = "Bash", {"command": f"echo line {i} >>{path}"}
+        else:
+            tool, tool_input = "Edit", {"file_path": os.path.join(repo, path), "old_string": "a", "new_string": "b"}
+        payload = {"session_id": b.session, "transcript_path": "/dev/null", "cwd": repo,
+                   "hook_event_name": event, "tool_name": tool, "tool_input": tool_input,
+                   "tool_response": {"filePath": os.path.join(repo, path)},
+                   "tool_use_id": f"toolu_{b.session}_{i:04d}"}
+        t = timed([b.gitguard, "hook", "claude-code"], json.dumps(payload).encode())
+        if count:
+            b.add(event, t)
+
+
+def stop_daemon(gitguard):
+    subprocess.run([gitguard, "watch", "stop"], capture_output=True)
+
+
 def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    gitguard, repo = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    pairs = int(sys.argv[3]) if len(sys.argv) > 3 else 30
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-a", dest="others", action="append", default=[], metavar="OTHER")
+    ap.add_argument("--bash", action="store_true")
+    ap.add_argument("gitguard")
+    ap.add_argument("repo")
+    ap.add_argument("pairs", nargs="?", type=int, default=30)
+    args = ap.parse_args()
+    repo = os.path.abspath(args.repo)
+    builds = [Build(os.path.abspath(g), n) for n, g in enumerate([args.gitguard] + args.others)]
     os.chdir(repo)
     path = next(p for p in subprocess.run(["git", "ls-files"], capture_output=True, text=True).stdout.splitlines()
                 if not p.startswith("."))
-    session = f"bench-{os.getpid()}"
-    wall = {"PreToolUse": [], "PostToolUse": []}
-    cpu = {"PreToolUse": [], "PostToolUse": []}
+    status_env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
+    block = 5 if args.bash else 1
     try:
-        for i in range(pairs):
-            for event in ("PreToolUse", "PostToolUse"):
-                if event == "PostToolUse":
-                    with open(path, "a") as f:
-                        f.write(f"line {i}\n")
-                payload = {"session_id": session, "transcript_path": "/dev/null", "cwd": repo,
-                           "hook_event_name": event, "tool_name": "Edit",
-                           "tool_input": {"file_path": os.path.join(repo, path), "old_string": "a", "new_string": "b"},
-                           "tool_response": {"filePath": os.path.join(repo, path)},
-                           "tool_use_id": f"toolu_{session}_{i:04d}"}
-                w, c = timed([gitguard, "hook", "claude-code"], json.dumps(payload).encode())
-                wall[event].append(w)
-                cpu[event].append(c)
+        for first in range(0, args.pairs, block):
+            for b in builds:
+                if args.bash:
+                    for g in builds:
+                        stop_daemon(g.gitguard)
+                if args.bash or first == 0:
+                    # Untimed: starts the session's run (and the daemon).
+                    hook_pair(b, repo, path, b.pairs, args.bash, count=False)
+                    b.pairs += 1
+                for _ in range(min(block, args.pairs - first)):
+                    hook_pair(b, repo, path, b.pairs, args.bash, count=True)
+                    b.pairs += 1
+                    b.add("gitguard version", timed([b.gitguard, "version"]))
+                    if args.bash:
+                        b.add("git status", timed(["git", "status", "--porcelain"], env=status_env))
+                if args.bash:
+                    subprocess.run(["git", "checkout", "-q", "--", path])
     finally:
         subprocess.run(["git", "checkout", "-q", "--", path])
-    start = [timed([gitguard, "version"]) for _ in range(pairs)]
-    print("| event | median wall ms | min wall ms | median CPU ms |")
-    print("|---|---:|---:|---:|")
-    for event in wall:
-        print(f"| {event} | {statistics.median(wall[event]):.1f} | {min(wall[event]):.1f} | {statistics.median(cpu[event]):.1f} |")
-    print(f"| gitguard version | {statistics.median(w for w, _ in start):.1f} | {min(w for w, _ in start):.1f} | "
-          f"{statistics.median(c for _, c in start):.1f} |")
+        for b in builds:
+            stop_daemon(b.gitguard)
+    for b in builds:
+        if len(builds) > 1:
+            print(f"\n{b.gitguard}\n")
+        status = statistics.median(w for w, _ in b.times["git status"]) if args.bash else None
+        head = "| case | median wall ms | min wall ms | median CPU ms |" + (" wall ÷ git status |" if status else "")
+        print(head)
+        print("|---|---:|---:|---:|" + ("---:|" if status else ""))
+        for case in ["PreToolUse", "PostToolUse", "gitguard version"] + (["git status"] if status else []):
+            ts = b.times[case]
+            med = statistics.median(w for w, _ in ts)
+            row = (f"| {case} | {med:.1f} | {min(w for w, _ in ts):.1f} | "
+                   f"{statistics.median(c for _, c in ts):.1f} |")
+            if status:
+                row += f" {med / status:.3f} |"
+            print(row)
 
 
 if __name__ == "__main__":

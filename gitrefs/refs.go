@@ -112,6 +112,9 @@ func (s *Store) List(ctx context.Context) ([]Ref, error) {
 }
 
 func (s *Store) list(ctx context.Context, pattern string) ([]Ref, error) {
+	if refs, ok := s.listFiles(pattern); ok {
+		return refs, nil
+	}
 	out, err := s.repo.Git(ctx, "for-each-ref", "--format=%(objectname) %(refname)", "--", pattern)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", pattern, err)

@@ -63,7 +63,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	gitguard.ArmFaults(os.Getenv("GITGUARD_FAULT"), os.Getenv("GITGUARD_FAULT_LOG"))
 	defer startProfile(os.Getenv, stderr)()
-	app := newApp(e)
+	app := newAppFor(e, args)
 	args = helpTopicArgs(app, args)
 	err := unknownCommand(app, args)
 	if err == nil {
@@ -88,7 +88,11 @@ func init() {
 	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
 }
 
-func newApp(e *env) *cli.App {
+// newApp builds the app with every command ready to run.
+func newApp(e *env) *cli.App { return newAppFor(e, nil) }
+
+// newAppFor builds the app to run args: see invokedCommand.
+func newAppFor(e *env, args []string) *cli.App {
 	app := &cli.App{
 		Name:    "gitguard",
 		Usage:   "guard a git workspace while a coding agent edits it",
@@ -150,9 +154,12 @@ func newApp(e *env) *cli.App {
 	sort.SliceStable(app.Commands, func(i, j int) bool {
 		return commandRank(app.Commands[i].Name) < commandRank(app.Commands[j].Name)
 	})
+	only := invokedCommand(app, args)
 	for _, c := range app.Commands {
 		withCommonHelp(c)
-		withLocalGlobals(e, c)
+		if only == nil || c == only {
+			withLocalGlobals(e, c)
+		}
 	}
 	return app
 }
@@ -237,16 +244,13 @@ func withLocalGlobals(e *env, c *cli.Command) {
 	if c.Action == nil {
 		return
 	}
-	has := func(name string) bool {
-		for _, f := range c.Flags {
-			for _, n := range f.Names() {
-				if n == name {
-					return true
-				}
-			}
+	names := map[string]bool{}
+	for _, f := range c.Flags {
+		for _, n := range f.Names() {
+			names[n] = true
 		}
-		return false
 	}
+	has := func(name string) bool { return names[name] }
 	c.Flags = append(c.Flags,
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors", Category: globalCategory},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log progress to stderr", Category: globalCategory},

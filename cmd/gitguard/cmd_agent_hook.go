@@ -120,6 +120,7 @@ func runHookAgent(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions)
 }
 
 func handleAgentEvent(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions) error {
+	shortLivedGC(e.getenv)
 	ev, err := s.read(e.stdin, o.workspaceTools)
 	if err != nil {
 		return err

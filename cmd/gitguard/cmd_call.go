@@ -142,6 +142,7 @@ func newCallStartCommand(e *env) *cli.Command {
 }
 
 func runCallStart(ctx context.Context, e *env, runID record.RunID, o gitguard.CallOptions, args []string) error {
+	shortLivedGC(e.getenv)
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -195,6 +196,7 @@ func newCallFinishCommand(e *env) *cli.Command {
 }
 
 func runCallFinish(ctx context.Context, e *env, runID record.RunID, callID record.CallID, o gitguard.FinishOptions) error {
+	shortLivedGC(e.getenv)
 	g, err := e.open(ctx)
 	if err != nil {
 		return err

@@ -158,7 +158,24 @@ const keepNote = "gitguard: objects no ref names yet\n"
 // cannot drop them as unreachable, the window an in-flight pack is exposed
 // in. git's own receive-pack guards incoming packs the same way. The batch
 // removes its .keep files when it ends, after the ref moved.
-func (db *DB) writePackFile(ids []git.Hash, get func(git.Hash) (Type, []byte, error), keep bool) (_ string, err error) {
+func (db *DB) writePackFile(ids []git.Hash, get func(git.Hash) (Type, []byte, error), keep bool) (string, error) {
+	zw := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(zw)
+	return db.writePackWith(ids, keep, func(w io.Writer, h git.Hash) error {
+		t, data, err := get(h)
+		if err != nil {
+			return err
+		}
+		w.Write(packEntryHeader(t, len(data)))
+		zw.Reset(w)
+		zw.Write(data)
+		return zw.Close()
+	})
+}
+
+// writePackWith is writePackFile with each entry (header and compressed
+// data) written by entry.
+func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h git.Hash) error) (_ string, err error) {
 	dir := filepath.Join(db.objDir, "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("write pack: %w", err)
@@ -180,20 +197,10 @@ func (db *DB) writePackFile(ids []git.Hash, get func(git.Hash) (Type, []byte, er
 	pw.Write(hdr[:])
 	offsets := make([]uint64, len(ids))
 	crcs := make([]uint32, len(ids))
-	zw := zlibWriters.Get().(*zlib.Writer)
-	defer zlibWriters.Put(zw)
 	for i, h := range ids {
-		t, data, err := get(h)
-		if err != nil {
-			return "", fmt.Errorf("write pack: %w", err)
-		}
 		offsets[i] = uint64(pw.n)
 		crc := crc32.NewIEEE()
-		entry := io.MultiWriter(pw, crc)
-		entry.Write(packEntryHeader(t, len(data)))
-		zw.Reset(entry)
-		zw.Write(data)
-		if err := zw.Close(); err != nil {
+		if err := entry(io.MultiWriter(pw, crc), h); err != nil {
 			return "", fmt.Errorf("write pack: %w", err)
 		}
 		crcs[i] = crc.Sum32()

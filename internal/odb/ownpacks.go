@@ -204,7 +204,10 @@ func (db *DB) rewriteOwn(packs []ownPack, keep func(git.Hash) bool) error {
 	slices.SortFunc(ids, func(a, b git.Hash) int { return bytes.Compare(a[:], b[:]) })
 	newName := ""
 	if len(ids) > 0 {
-		base, err := db.writePackFile(ids, db.Read, false)
+		base, err := db.copyOwnPacks(packs, ids)
+		if errors.Is(err, errNotHere) {
+			base, err = db.writePackFile(ids, db.Read, false)
+		}
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,115 @@
+package gitrefs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gitguard/gitguard/patchstore/record"
+)
+
+// listFiles lists the refs under prefix (a folder: "refs/.../") as git's
+// files backend stores them, saving a git for-each-ref process (a few
+// milliseconds) in every command that looks at all runs, as a call's
+// finish does to compare its changes with other runs' calls: the loose
+// ref files under the folder, over the packed-refs lines they shadow. ok
+// is false, and git decides, for a reftable repository, a symbolic,
+// unreadable or oddly named ref, or anything else unexpected.
+func (s *Store) listFiles(prefix string) (refs []Ref, ok bool) {
+	if !strings.HasPrefix(prefix, "refs/") || !strings.HasSuffix(prefix, "/") {
+		return nil, false
+	}
+	common := s.repo.CommonDir
+	if _, err := os.Stat(filepath.Join(common, "reftable")); err == nil {
+		return nil, false
+	}
+	found := map[string]record.Hash{}
+	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, false
+	default:
+		for _, line := range strings.Split(string(packed), "\n") {
+			line = strings.TrimSuffix(line, "\r")
+			if line == "" || line[0] == '#' || line[0] == '^' {
+				continue // the header, a peeled tag
+			}
+			id, name, cut := strings.Cut(line, " ")
+			if !cut || !strings.HasPrefix(name, prefix) {
+				continue
+			}
+			h, err := record.ParseHash(id)
+			if err != nil || !plainRefName(name) {
+				return nil, false
+			}
+			found[name] = h
+		}
+	}
+	root := filepath.Join(common, filepath.FromSlash(prefix))
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return errNotPlain // a symlink: git decides
+		}
+		rel, err := filepath.Rel(common, path)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if strings.HasSuffix(name, ".lock") {
+			return nil // a writer's lock, not a ref
+		}
+		if !plainRefName(name) {
+			return errNotPlain
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		h, err := record.ParseHash(strings.TrimSpace(string(data)))
+		if err != nil {
+			return errNotPlain // symbolic ("ref: ...") or broken
+		}
+		found[name] = h
+		return nil
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, false
+	}
+	for name, h := range found {
+		refs = append(refs, Ref{Name: name, Hash: h})
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
+	return refs, true
+}
+
+var errNotPlain = errors.New("not a plain loose ref")
+
+// plainRefName reports whether name is a ref name git takes as it is:
+// no component starts with a dot or ends with .lock, and no character
+// git's check-ref-format refuses. Anything else is left to git.
+func plainRefName(name string) bool {
+	if strings.Contains(name, "..") || strings.Contains(name, "@{") || strings.Contains(name, "//") {
+		return false
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == "" || part[0] == '.' || strings.HasSuffix(part, ".lock") {
+			return false
+		}
+	}
+	for _, c := range name {
+		if c < 0x20 || c == 0x7f || strings.ContainsRune(" ~^:?*[\\", c) {
+			return false
+		}
+	}
+	return true
+}

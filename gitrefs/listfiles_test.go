@@ -1,0 +1,101 @@
+package gitrefs
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/patchstore/record"
+)
+
+// gitList is what git for-each-ref says is under prefix.
+func gitList(t *testing.T, dir, prefix string) []Ref {
+	t.Helper()
+	out, err := git.Run(context.Background(), dir, "for-each-ref", "--format=%(objectname) %(refname)", "--", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []Ref
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if id, name, ok := strings.Cut(line, " "); ok {
+			h, _ := record.ParseHash(id)
+			refs = append(refs, Ref{Name: name, Hash: h})
+		}
+	}
+	return refs
+}
+
+// Listing refs from the files agrees with git for-each-ref: loose refs,
+// packed ones, packed ones updated loose since (the loose value wins),
+// refs deleted after packing, nested folders, a writer's lock file; and
+// it leaves to git what it does not read itself.
+func TestListFilesMatchesGit(t *testing.T) {
+	r, s, one, two := twoCommits(t)
+	ctx := context.Background()
+	check := func(stage string, fromGit ...string) {
+		t.Helper()
+		for _, prefix := range []string{Namespace, Namespace + "runs/", quarantinePrefix} {
+			want := gitList(t, r.Dir, prefix)
+			got, ok := s.listFiles(prefix)
+			if wantFiles := !slices.Contains(fromGit, prefix); ok != wantFiles {
+				t.Errorf("%s: %s read from the files: %v, want %v", stage, prefix, ok, wantFiles)
+			}
+			if !ok {
+				got, _ = s.list(ctx, prefix)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: %s lists %v, git %v", stage, prefix, got, want)
+			}
+		}
+	}
+	check("no refs")
+	for _, name := range []string{"a", "b", "c-d", "e"} {
+		if err := s.Update(ctx, RunRef(record.RunID(name)), one, record.ZeroHash, "create"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Git("update-ref", quarantinePrefix+"1-x/runs/q", two.String())
+	check("loose")
+	r.Git("pack-refs", "--all")
+	check("packed")
+	if err := s.Update(ctx, RunRef("a"), two, one, "move"); err != nil {
+		t.Fatal(err)
+	}
+	r.Git("update-ref", "-d", RunRef("b"))
+	if err := os.WriteFile(filepath.Join(r.Dir, ".git", filepath.FromSlash(RunRef("e"))+".lock"), []byte(two.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("packed, then one moved loose, one deleted, one locked")
+	// A symbolic ref under the namespace: git resolves it.
+	r.Git("symbolic-ref", Namespace+"runs/sym", RunRef("a"))
+	check("a symbolic ref", Namespace, Namespace+"runs/")
+}
+
+// A run ref that names a missing object (a damaged run) is listed, so
+// that the commands looking at every run read the others; git
+// for-each-ref dies on it.
+func TestListFilesKeepsDamagedRef(t *testing.T) {
+	r, s, one, _ := twoCommits(t)
+	ctx := context.Background()
+	if err := s.Update(ctx, RunRef("good"), one, record.ZeroHash, "create"); err != nil {
+		t.Fatal(err)
+	}
+	missing, _ := record.ParseHash(strings.Repeat("12", 20))
+	path := filepath.Join(r.Dir, ".git", filepath.FromSlash(RunRef("damaged")))
+	if err := os.WriteFile(path, []byte(missing.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(path) }) // before the repository's own fsck
+	refs, err := s.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Ref{{Name: RunRef("damaged"), Hash: missing}, {Name: RunRef("good"), Hash: one}}
+	if !slices.Equal(refs, want) {
+		t.Errorf("List = %v, want %v", refs, want)
+	}
+}
