@@ -94,7 +94,7 @@ func TestFormat1Run(t *testing.T) {
 			t.Errorf("call %s is missing from the converted calls tree", id)
 		}
 	}
-	if !strings.Contains(names, "runindex/paths/") || !strings.Contains(names, "runindex/ledger/") {
+	if !strings.Contains(names, "runindex/paths/") || !strings.Contains(names, "runindex/order/") {
 		t.Errorf("no run index in the converted checkpoint:\n%s", names)
 	}
 	for id, c := range old.Calls {

@@ -14,19 +14,20 @@ import (
 
 // The run index (runindex/ in a version 2 checkpoint tree) answers what
 // status, undo, the ledger and resume ask of a run without reading every
-// call: which calls touched a path, in what order, and every call's ledger
-// entry. Each checkpoint brings it up to date with the calls it rewrites
+// call: which calls touched a path, and the calls in the order they
+// finished. Each checkpoint brings it up to date with the calls it rewrites
 // (the writer's mutation starts from the tip, so racing writers each
 // rebuild it from the tip they won on), and it is fanned out so that an
 // update rewrites a few small objects:
 //
 //	runindex/paths/<x>/<y>    {"version":2,"paths":[{"path":P,"calls":[Posting...]}]}
-//	runindex/ledger/<x>/<y>   {"version":2,"calls":[LedgerEntry...]}
 //	runindex/heads.json       {"version":2,"calls":[CALL...]}: calls during which HEAD moved
 //	runindex/order/...        every call by when it finished (runorder.go)
 //
-// where x and y are the first two hex digits of the SHA-1 of the path (of
-// the call id for ledger/). Postings of a path are ordered oldest first as
+// where x and y are the first two hex digits of the SHA-1 of the path.
+// The ledger entries are read from the calls' own ledger.json (an index
+// copy rewrote a record holding calls/256 entries at every start and
+// finish, so the disk a call takes grew with the run). Postings of a path are ordered oldest first as
 // the calls are (by finish, then start checkpoint, then id), and are only
 // those readers ask for (see trimPostings), so that a path's record does
 // not grow with the calls that touched it.
@@ -132,15 +133,26 @@ func trimPostings(list []Posting) []Posting {
 	return out
 }
 
+// currentLayout reports whether r's index has the parts this version
+// writes: the order part, and no ledger part (an index copy of every
+// ledger entry, which earlier versions kept).
+func (s *Store) currentLayout(r *Run) (bool, error) {
+	top, err := s.db.ReadTree(r.index)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s: %w", record.ErrCorrupt, indexName, err)
+	}
+	return findEntry(top, orderPart) >= 0 && findEntry(top, "ledger") < 0, nil
+}
+
 // needsRebuild reports whether a call's rewrite takes from the index a
 // finished posting it may have kept in place of older ones (a late finish
-// replacing what resume attributed to a killed call), or the index predates
-// the order part: then the index is built anew from every call.
+// replacing what resume attributed to a killed call), or the index has an
+// earlier layout: then the index is built anew from every call.
 func (s *Store) needsRebuild(r *Run, base record.Hash, changed []*Call) (bool, error) {
 	if base.IsZero() {
 		return false, nil
 	}
-	if order, err := s.orderTree(r); err != nil || order.IsZero() {
+	if current, err := s.currentLayout(r); err != nil || !current {
 		return err == nil, err
 	}
 	for _, c := range changed {
@@ -169,11 +181,6 @@ type pathEntry struct {
 	Calls []Posting `json:"calls"`
 }
 
-type ledgerBucket struct {
-	Version int                  `json:"version"`
-	Calls   []record.LedgerEntry `json:"calls"`
-}
-
 type callList struct {
 	Version int             `json:"version"`
 	Calls   []record.CallID `json:"calls"`
@@ -184,7 +191,6 @@ type callList struct {
 func (s *Store) updateIndex(base record.Hash, changed []*Call) (record.Hash, error) {
 	order := &orderSegments{s: s, base: base, segs: map[string]map[record.CallID]Posting{}, dirty: map[string]bool{}}
 	paths := map[string]map[string][]Posting{} // bucket -> path -> postings
-	ledgers := map[string]map[record.CallID]record.LedgerEntry{}
 	bucketOf := func(key string) string { a, b := fanKey(key); return a + "/" + b }
 	loadPaths := func(bucket string) (map[string][]Posting, error) {
 		if m, ok := paths[bucket]; ok {
@@ -228,18 +234,6 @@ func (s *Store) updateIndex(base record.Hash, changed []*Call) (record.Hash, err
 		if err := order.move(c, !base.IsZero() && c.indexed != nil); err != nil {
 			return record.ZeroHash, err
 		}
-		lb := bucketOf(string(id))
-		if ledgers[lb] == nil {
-			ledgers[lb] = map[record.CallID]record.LedgerEntry{}
-			var b ledgerBucket
-			if _, err := s.readIndexBlob(base, "ledger/"+lb, &b); err != nil {
-				return record.ZeroHash, err
-			}
-			for _, e := range b.Calls {
-				ledgers[lb][e.CallID] = e
-			}
-		}
-		ledgers[lb][id] = c.Ledger
 		moved := c.Ledger.Head.Moved()
 		if heads == nil && (moved || c.indexed != nil) {
 			var hl callList
@@ -286,16 +280,6 @@ func (s *Store) updateIndex(base record.Hash, changed []*Call) (record.Hash, err
 		}
 		slices.SortFunc(pb.Paths, func(a, b pathEntry) int { return cmp.Compare(a.Path, b.Path) })
 		if err := put("paths/"+bucket, &pb, len(pb.Paths) == 0); err != nil {
-			return record.ZeroHash, err
-		}
-	}
-	for bucket, m := range ledgers {
-		lb := ledgerBucket{Version: record.FormatVersion}
-		for _, e := range m {
-			lb.Calls = append(lb.Calls, e)
-		}
-		slices.SortFunc(lb.Calls, func(a, b record.LedgerEntry) int { return cmp.Compare(a.CallID, b.CallID) })
-		if err := put("ledger/"+bucket, &lb, false); err != nil {
 			return record.ZeroHash, err
 		}
 	}
@@ -432,7 +416,7 @@ func (s *Store) scanPostings(r *Run) (map[string][]Posting, error) {
 }
 
 // LedgerEntries returns the ledger entry of every call of r, in no
-// particular order, from the run index: without reading the calls' other
+// particular order, reading each call's ledger.json and none of its other
 // records.
 func (s *Store) LedgerEntries(r *Run) ([]record.LedgerEntry, error) {
 	if r.legacy || !r.Exists() {
@@ -446,26 +430,16 @@ func (s *Store) LedgerEntries(r *Run) ([]record.LedgerEntry, error) {
 		return out, nil
 	}
 	var out []record.LedgerEntry
-	err := s.indexBlobs(r, "ledger", func(bucket string, h record.Hash) error {
-		var lb ledgerBucket
-		what := indexName + "/ledger/" + bucket
-		if err := s.readJSON(h, &lb, what); err != nil {
-			return err
+	if r.calls.IsZero() {
+		return nil, nil
+	}
+	err := s.fanLeaves(r.calls, "calls", func(a, b string, e odb.TreeEntry) error {
+		if x, y := fanKey(e.Name); x != a || y != b {
+			return fmt.Errorf("%w: calls/%s/%s/%s is filed under the wrong folder", record.ErrCorrupt, a, b, e.Name)
 		}
-		if !record.SupportedVersion(lb.Version) {
-			return fmt.Errorf("%w: %s: %w: version %d", record.ErrCorrupt, what, record.ErrFormatVersion, lb.Version)
-		}
-		for i := range lb.Calls {
-			e := &lb.Calls[i]
-			if err := e.Validate(e.CallID); err != nil {
-				return err
-			}
-			if a, b := fanKey(string(e.CallID)); a+"/"+b != bucket {
-				return fmt.Errorf("%w: %s lists call %s, which belongs in another bucket", record.ErrCorrupt, what, e.CallID)
-			}
-		}
-		out = append(out, lb.Calls...)
-		return nil
+		l, err := s.ledgerOf(r, e)
+		out = append(out, l)
+		return err
 	})
 	return out, err
 }
@@ -636,7 +610,8 @@ func (s *Store) checkIndex(r *Run) error {
 		return fmt.Errorf("%w: %s: %w", record.ErrCorrupt, indexName, err)
 	}
 	for _, e := range top {
-		if e.Name != "paths" && e.Name != "ledger" && e.Name != "heads.json" && e.Name != orderPart {
+		// ledger/ is what earlier versions kept; nothing reads it.
+		if e.Name != "paths" && e.Name != "heads.json" && e.Name != orderPart && e.Name != "ledger" {
 			return fmt.Errorf("%w: unexpected entry %s/%s", record.ErrCorrupt, indexName, e.Name)
 		}
 	}
@@ -646,19 +621,6 @@ func (s *Store) checkIndex(r *Run) error {
 	}
 	if !reflect.DeepEqual(idx, IndexedPostings(r)) {
 		return fmt.Errorf("%w: %s/paths does not match the calls' records", record.ErrCorrupt, indexName)
-	}
-	entries, err := s.LedgerEntries(r)
-	if err != nil {
-		return err
-	}
-	if len(entries) != len(r.Calls) {
-		return fmt.Errorf("%w: %s/ledger lists %d calls, the run has %d", record.ErrCorrupt, indexName, len(entries), len(r.Calls))
-	}
-	for _, e := range entries {
-		c := r.Calls[e.CallID]
-		if c == nil || !reflect.DeepEqual(e, c.Ledger) {
-			return fmt.Errorf("%w: %s/ledger entry of call %s does not match its ledger.json", record.ErrCorrupt, indexName, e.CallID)
-		}
 	}
 	if order, err := s.orderTree(r); err != nil {
 		return err

@@ -269,39 +269,48 @@ func ScanOrder(r *Run) []Posting {
 func (s *Store) LedgerOf(r *Run, ids []record.CallID) ([]record.LedgerEntry, error) {
 	out := make([]record.LedgerEntry, 0, len(ids))
 	for _, id := range ids {
-		if c := r.Calls[id]; c != nil {
-			out = append(out, c.Ledger)
-			continue
-		}
-		if r.legacy {
+		if r.legacy && r.Calls[id] == nil {
 			if err := s.loadCalls(r, []record.CallID{id}); err != nil {
 				return nil, err
 			}
 		}
-		if c := r.Calls[id]; c != nil {
-			out = append(out, c.Ledger)
-			continue
+		var e odb.TreeEntry
+		if r.Calls[id] == nil {
+			var ok bool
+			var err error
+			if e, ok, err = s.fanLookup(r.calls, string(id), "calls"); err != nil {
+				return nil, err
+			} else if !ok {
+				return nil, fmt.Errorf("%w: the run index names call %s, which run %s does not have", record.ErrCorrupt, id, r.ID)
+			}
 		}
-		e, ok, err := s.fanLookup(r.calls, string(id), "calls")
+		l, err := s.ledgerOf(r, odb.TreeEntry{Name: string(id), Mode: e.Mode, Hash: e.Hash})
 		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("%w: the run index names call %s, which run %s does not have", record.ErrCorrupt, id, r.ID)
-		}
-		what := "calls/" + string(id) + "/ledger.json"
-		st, err := s.db.Lookup(e.Hash, "ledger.json")
-		if err != nil || !st.Exists() || st.Mode != record.ModeFile {
-			return nil, errors.Join(fmt.Errorf("%w: %s is missing", record.ErrCorrupt, what), err)
-		}
-		var l record.LedgerEntry
-		if err := s.readJSON(st.Hash, &l, what); err != nil {
-			return nil, err
-		}
-		if err := l.Validate(id); err != nil {
 			return nil, err
 		}
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// ledgerOf returns the ledger entry of the call filed at e, from r when r
+// holds the call, else from its ledger.json alone.
+func (s *Store) ledgerOf(r *Run, e odb.TreeEntry) (record.LedgerEntry, error) {
+	id := record.CallID(e.Name)
+	if c := r.Calls[id]; c != nil {
+		return c.Ledger, nil
+	}
+	var l record.LedgerEntry
+	if err := id.Validate(); err != nil || e.Mode != record.ModeTree {
+		return l, fmt.Errorf("%w: calls/%s is not a valid call", record.ErrCorrupt, e.Name)
+	}
+	what := "calls/" + e.Name + "/ledger.json"
+	st, err := s.db.Lookup(e.Hash, "ledger.json")
+	if err != nil || !st.Exists() || st.Mode != record.ModeFile {
+		return l, errors.Join(fmt.Errorf("%w: %s is missing", record.ErrCorrupt, what), err)
+	}
+	if err := s.readJSON(st.Hash, &l, what); err != nil {
+		return l, err
+	}
+	return l, l.Validate(id)
 }
