@@ -25,12 +25,12 @@ import (
 //	runindex/order/...        every call by when it finished (runorder.go)
 //
 // where x and y are the first two hex digits of the SHA-1 of the path.
-// The ledger entries are read from the calls' own ledger.json (an index
-// copy rewrote a record holding calls/256 entries at every start and
-// finish, so the disk a call takes grew with the run). Postings of a path are ordered oldest first as
-// the calls are (by finish, then start checkpoint, then id), and are only
-// those readers ask for (see trimPostings), so that a path's record does
-// not grow with the calls that touched it.
+// Postings of a path are ordered oldest first as the calls are (by finish,
+// then start checkpoint, then id), and are only those readers ask for (see
+// trimPostings), so that a path's record does not grow with the calls that
+// touched it. Ledger entries are read from the calls' own ledger.json: an
+// index copy rewrote a record of about calls/256 entries at every start
+// and finish, so the disk a call took grew with the run.
 const indexName = "runindex"
 
 // Posting says that a call names a path, and how.
