@@ -26,21 +26,8 @@ import (
 // written), every call's records are unchanged, the older checkpoints still
 // read, and git fsck --strict accepts the repository.
 func TestFormat1Run(t *testing.T) {
-	gittest.RequireGit(t)
-	gittest.Seal(t)
-	dir := filepath.Join(t.TempDir(), "repo")
-	untar(t, "testdata/format1-run.tar.gz", dir)
-	ctx := context.Background()
-	userBefore, err := gittest.UserState(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gitguard.Open(ctx, dir, gitguard.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	f := &fixture{t: t, g: g, run: "old", ctx: ctx}
+	dir, f, userBefore := openRecordedRun(t, "testdata/format1-run.tar.gz")
+	ctx, g := f.ctx, f.g
 	st := gitguard.StoreOf(g)
 	old, err := st.ReadRun(ctx, "old")
 	if err != nil {
@@ -119,6 +106,35 @@ func TestFormat1Run(t *testing.T) {
 	if err != nil || len(again.Calls) != 6 {
 		t.Fatalf("old tip after the conversion: %v", err)
 	}
+	checkRecordedRun(t, dir, userBefore)
+}
+
+// openRecordedRun unpacks a repository with run "old" recorded by an
+// earlier gitguard, opens it and returns its folder, a fixture on the run
+// and the user's state (invariant 1) before anything ran.
+func openRecordedRun(t *testing.T, tarball string) (string, *fixture, string) {
+	t.Helper()
+	gittest.RequireGit(t)
+	gittest.Seal(t)
+	dir := filepath.Join(t.TempDir(), "repo")
+	untar(t, tarball, dir)
+	userBefore, err := gittest.UserState(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	g, err := gitguard.Open(ctx, dir, gitguard.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return dir, &fixture{t: t, g: g, run: "old", ctx: ctx}, userBefore
+}
+
+// checkRecordedRun checks that git fsck --strict accepts the repository
+// and that the user's state is as before (invariant 1).
+func checkRecordedRun(t *testing.T, dir, userBefore string) {
+	t.Helper()
 	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict", "--no-dangling").CombinedOutput(); err != nil || len(out) > 0 {
 		t.Errorf("git fsck --strict: %v\n%s", err, out)
 	}

@@ -1,17 +1,13 @@
 package gitguard_test
 
 import (
-	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/internal/gittest"
 )
 
 // TestUnorderedIndexRun reads a run recorded before the run index kept the
@@ -24,21 +20,8 @@ import (
 // order part, trimmed postings and no ledger copy, and git fsck --strict
 // accepts it.
 func TestUnorderedIndexRun(t *testing.T) {
-	gittest.RequireGit(t)
-	gittest.Seal(t)
-	dir := filepath.Join(t.TempDir(), "repo")
-	untar(t, "testdata/unordered-index-run.tar.gz", dir)
-	ctx := context.Background()
-	userBefore, err := gittest.UserState(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gitguard.Open(ctx, dir, gitguard.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	f := &fixture{t: t, g: g, run: "old", ctx: ctx}
+	dir, f, userBefore := openRecordedRun(t, "testdata/unordered-index-run.tar.gz")
+	ctx, g := f.ctx, f.g
 	st := gitguard.StoreOf(g)
 	old, err := st.ReadRun(ctx, "old")
 	if err != nil {
@@ -77,16 +60,7 @@ func TestUnorderedIndexRun(t *testing.T) {
 	if err := st.VerifyRun(ctx, "old", tip.Commit); err != nil {
 		t.Errorf("VerifyRun after the rebuild: %v", err)
 	}
-	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict", "--no-dangling").CombinedOutput(); err != nil || len(out) > 0 {
-		t.Errorf("git fsck --strict: %v\n%s", err, out)
-	}
-	userAfter, err := gittest.UserState(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if userAfter != userBefore {
-		t.Errorf("invariant 1 broken:\n%s", gittest.Diff(userBefore, userAfter))
-	}
+	checkRecordedRun(t, dir, userBefore)
 }
 
 // storedPostings counts the postings the run index of run old's tip holds
