@@ -281,8 +281,9 @@ func compareIndex(t *testing.T, f *fixture, step int) {
 }
 
 // TestVerifyRunRefusesForgedIndex checks that a fetched run whose run index
-// does not match its calls' records is refused: without its index, or with
-// the index of an earlier checkpoint (which hides the newest call's path).
+// does not match its calls' records is refused: without its index, with
+// the index of an earlier checkpoint (which hides the newest call's path),
+// or with only its order part from an earlier checkpoint.
 func TestVerifyRunRefusesForgedIndex(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	for i, p := range []string{"a.txt", "b.txt"} {
@@ -327,7 +328,17 @@ func TestVerifyRunRefusesForgedIndex(t *testing.T) {
 		}
 		return h
 	}
-	for name, index := range map[string]string{"no index": "", "stale index": prevIndex} {
+	// The tip's index with the previous checkpoint's order part: the newest
+	// call missing from it, so plain undo would pass over it.
+	var mixed []string
+	for _, l := range strings.Split(strings.TrimSpace(f.repo.Git("ls-tree", tip.Commit.String()+":runindex")), "\n") {
+		if strings.HasSuffix(l, "\torder") {
+			l = strings.TrimSpace(f.repo.Git("ls-tree", prevIndex, "order"))
+		}
+		mixed = append(mixed, l)
+	}
+	staleOrder := strings.TrimSpace(gitStdin(t, f.repo.Dir, strings.Join(mixed, "\n")+"\n", "mktree"))
+	for name, index := range map[string]string{"no index": "", "stale index": prevIndex, "stale order": staleOrder} {
 		err := st.VerifyRun(f.ctx, f.run, forge(index))
 		if !errors.Is(err, record.ErrCorrupt) {
 			t.Errorf("%s: VerifyRun = %v, want ErrCorrupt", name, err)
