@@ -190,6 +190,12 @@ func (w *ensureWalk) object(h git.Hash, path string) bool {
 }
 
 func (w *ensureWalk) tree(h, base git.Hash, path string) {
+	if !base.IsZero() {
+		// A ref keeps the base and all it names: a later pair that meets
+		// it (a checkpoint's root naming an index tree equal to HEAD's)
+		// does not walk it either.
+		w.done[base] = true
+	}
 	if h.IsZero() || h == base || w.done[h] {
 		return
 	}
