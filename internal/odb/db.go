@@ -46,6 +46,8 @@ type DB struct {
 	packs packIndexes // existence checks in packs without go-git
 	fresh freshened   // files freshened lately (freshen.go)
 	kept  recent      // how to write again what was written lately (restore.go)
+	// ensured is the last complete Ensure walk (restore.go).
+	ensured ensureMemo
 
 	dirty atomic.Bool // objects written since the last Sync
 
