@@ -49,6 +49,7 @@ type Index struct {
 	// would write for this index, without building it.
 	cacheTree    record.Hash
 	hasCacheTree bool
+	treeExt      []byte // a copy of the TREE extension, for cachedTrees
 	// resolveUndo holds the paths of the REUC extension: conflicts that
 	// git add resolved (see resolveundo.go).
 	resolveUndo map[string]bool
@@ -174,6 +175,7 @@ func parseIndex(data []byte) (*Index, error) {
 		}
 		if sig == "TREE" {
 			idx.cacheTree, idx.hasCacheTree = parseCacheTreeRoot(p[8:8+size], count)
+			idx.treeExt = bytes.Clone(p[8 : 8+size])
 		}
 		if sig == "REUC" {
 			idx.resolveUndo = parseResolveUndo(p[8 : 8+size])
@@ -236,4 +238,13 @@ func readIndexFile(path string) (*Index, error) {
 		idx.Mtime = fi.ModTime().UnixNano()
 	}
 	return idx, err
+}
+
+// cachedTrees returns the valid folders of the index's cache-tree, by
+// folder path (see cachetree.go); nil when it has none.
+func (idx *Index) cachedTrees() map[string]record.Hash {
+	if len(idx.treeExt) == 0 {
+		return nil
+	}
+	return parseCacheTree(idx.treeExt)
 }

@@ -42,6 +42,11 @@ type scan struct {
 
 	attrs *attrRules // which files git converts (filters.go)
 
+	// With reuseTrees, run sets unchanged: the cache-tree's tree of each
+	// folder recorded as the index has it (cachetree.go).
+	reuseTrees bool
+	unchanged  func(dir string) (record.Hash, bool)
+
 	mu        sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats
 	untracked []flatEntry
 	converted []convertedFile // left for git to hash (walkconvert.go)
@@ -200,6 +205,9 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 		return h, ok
 	}
 
+	if s.reuseTrees {
+		s.unchanged = s.unchangedTrees(converted)
+	}
 	flat := make([]flatEntry, 0, len(entries)+len(s.untracked))
 	sort.Slice(s.untracked, func(i, j int) bool { return s.untracked[i].path < s.untracked[j].path })
 	u := s.untracked
