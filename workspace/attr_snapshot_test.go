@@ -59,6 +59,34 @@ var attrOracleCases = []oracleCase{
 		r.Write("a.txt", "alpha\r\n")
 		r.Write("new.txt", "new\r\n")
 	}},
+	{name: "line endings without carriage returns", setup: func(t *testing.T, r *gittest.Repo) {
+		// Converted only in their line endings; those without a CR are
+		// stored as they are, the others go to git.
+		r.Write(".gitattributes", "*.txt text eol=lf\n*.crlf eol=crlf\n*.auto text=auto\n*.legacy crlf\n*.id ident\n")
+		r.Write("lf.txt", "lf only\n")
+		r.Write("dir/b.txt", "bravo changed, lf\n")
+		r.Write("mixed.txt", "lf\ncrlf\r\n")
+		r.Write("lonecr.txt", "lone\rcr\n")
+		r.Write("x.crlf", "lf in a crlf file\n")
+		r.Write("y.crlf", "crlf\r\n")
+		r.Write("z.auto", "auto, lf\n")
+		r.Write("w.auto", "auto\x00binary\r\n")
+		r.Write("v.legacy", "legacy crlf attribute\n")
+		r.Write("u.id", "$Id$\n")
+		r.Write("empty.txt", "")
+	}},
+	{name: "core.autocrlf with lf files", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Git("config", "core.autocrlf", "true")
+		r.Write("a.txt", "alpha lf\n")
+		r.Write("new.txt", "new lf\n")
+		r.Write("cr.txt", "new\r\n")
+	}},
+	{name: "core.safecrlf=true", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Git("config", "core.safecrlf", "true")
+		r.Write(".gitattributes", "*.txt text eol=lf\n")
+		r.Write("a.txt", "alpha lf\n")
+		r.Write("new.txt", "new lf\n")
+	}},
 	{name: "gitattributes deleted but still in the index", setup: func(t *testing.T, r *gittest.Repo) {
 		r.Write("dir/.gitattributes", "*.txt text\n")
 		r.Commit("attributes")
@@ -149,6 +177,39 @@ func TestSnapshotAttributesGitCalls(t *testing.T) {
 	calls := done()
 	if len(calls) != 1 || !strings.Contains(strings.Join(calls[0], " "), "hash-object -w --stdin-paths") {
 		t.Errorf("snapshot of 30 converted files ran %q, want one git hash-object --stdin-paths", calls)
+	}
+	checkOracle(t, r.Dir)
+}
+
+// TestSnapshotLineEndingsInProcess: files whose only conversion is of line
+// endings and that hold no carriage return are stored in process, as git
+// would store them, without a git process; git hashes only the others.
+func TestSnapshotLineEndingsInProcess(t *testing.T) {
+	r := gittest.New(t)
+	base(t, r)
+	r.Write(".gitattributes", "* text=auto\n*.txt text eol=lf\n")
+	r.Commit("attributes")
+	ws := openWS(t, r.Dir)
+	for i := 0; i < 20; i++ {
+		r.Write(filepath.Join("lf", strings.Repeat("x", i+1)+".txt"), "lf line\n")
+		r.Write(filepath.Join("auto", strings.Repeat("y", i+1)+".c"), "int x;\n")
+	}
+	done := gitCalls(t)
+	if _, err := ws.Snapshot(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls := done(); len(calls) != 0 {
+		t.Errorf("snapshot of files without carriage returns ran git %d times: %q", len(calls), calls)
+	}
+	checkOracle(t, r.Dir)
+
+	r.Write("lf/crlf.txt", "crlf\r\n")
+	done = gitCalls(t)
+	if _, err := ws.Snapshot(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls := done(); len(calls) != 1 {
+		t.Errorf("snapshot of one CRLF file ran %q, want one git hash-object", calls)
 	}
 	checkOracle(t, r.Dir)
 }

@@ -31,6 +31,7 @@ func (w *Workspace) initConversion() {
 	case "true", "input", "yes", "on", "1":
 		w.autocrlf = true
 	}
+	w.safecrlf = w.config.Bool("core.safecrlf", false) // "warn", git's default, only warns
 	w.ignoreCase = hostNameRules(w.config).ignoreCase
 	w.attrSources = w.attrSourcesOf()
 }
@@ -71,4 +72,14 @@ func (w *Workspace) Converts(ctx context.Context, path string) (bool, error) {
 func (w *Workspace) needsGit(rules *attrRules, path string) bool {
 	conv, unsure := rules.converts(path, w.autocrlf)
 	return conv || unsure
+}
+
+// eolOnly reports whether git's only conversion of the regular file path
+// is of line endings, and leaves content without a carriage return as it
+// is: git's crlf_to_git changes nothing without a CRLF, and with
+// core.safecrlf=true git refuses files whose line endings a checkout would
+// change instead, so that case stays git's.
+func (w *Workspace) eolOnly(rules *attrRules, path string) bool {
+	c, unsure := rules.conversion(path, w.autocrlf)
+	return !unsure && c == convEOL && !w.safecrlf
 }

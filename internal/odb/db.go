@@ -248,15 +248,8 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 	}
 	defer f.Close()
 	if size <= smallFile {
-		data := make([]byte, size+1) // one byte more to see a file that grew
-		n, err := io.ReadFull(f, data)
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-			return git.ZeroHash, fmt.Errorf("write object: %w", err)
-		}
-		if int64(n) != size {
-			return git.ZeroHash, fmt.Errorf("write object: %w (read %d bytes, expected %d)", ErrChanged, n, size)
-		}
-		return db.writeOwned(TypeBlob, data[:n])
+		h, _, err := db.writeSmallFile(f, size, nil)
+		return h, err
 	}
 	h, err := db.WriteStream(f, size)
 	if err == nil {
@@ -265,6 +258,39 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 		}
 	}
 	return h, err
+}
+
+// WriteFileIf stores the content of the regular file at path as a blob
+// when it is at most smallFile bytes and keep accepts it; ok is false
+// (and nothing stored) otherwise.
+func (db *DB) WriteFileIf(path string, size int64, keep func(data []byte) bool) (h git.Hash, ok bool, err error) {
+	if size > smallFile {
+		return git.ZeroHash, false, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return git.ZeroHash, false, err
+	}
+	defer f.Close()
+	return db.writeSmallFile(f, size, keep)
+}
+
+// writeSmallFile reads size bytes from f into memory and stores them as a
+// blob, unless keep (when not nil) rejects them.
+func (db *DB) writeSmallFile(f *os.File, size int64, keep func(data []byte) bool) (git.Hash, bool, error) {
+	data := make([]byte, size+1) // one byte more to see a file that grew
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return git.ZeroHash, false, fmt.Errorf("write object: %w", err)
+	}
+	if int64(n) != size {
+		return git.ZeroHash, false, fmt.Errorf("write object: %w (read %d bytes, expected %d)", ErrChanged, n, size)
+	}
+	if keep != nil && !keep(data[:n]) {
+		return git.ZeroHash, false, nil
+	}
+	h, err := db.writeOwned(TypeBlob, data[:n])
+	return h, err == nil, err
 }
 
 // errTempGone is returned by installAt when the temporary file vanished
