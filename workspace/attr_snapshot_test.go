@@ -75,6 +75,21 @@ var attrOracleCases = []oracleCase{
 		r.Write("u.id", "$Id$\n")
 		r.Write("empty.txt", "")
 	}},
+	{name: "text and eol conversions of CRLF", setup: func(t *testing.T, r *gittest.Repo) {
+		// text set or eol given: every CR before an LF is dropped, in process.
+		r.Write(".gitattributes", "*.txt text\n*.lf eol=lf\n*.crlf eol=crlf\n*.both text eol=crlf\n*.value text=other\n")
+		r.Write("a.txt", "alpha\r\n")
+		r.Write("many.txt", "one\r\ntwo\r\nthree\n")
+		r.Write("doublecr.txt", "x\r\r\ny\r")
+		r.Write("trailing.txt", "no newline at the end\r")
+		r.Write("binary.txt", "\x00\x01\r\n\xff")
+		r.Write("only.txt", "\r\n")
+		r.Write("dir/x.lf", "eol lf\r\n")
+		r.Write("y.crlf", "eol crlf\r\nand lf\n")
+		r.Write("z.both", "both\r\n")
+		r.Write("w.value", "unknown text value\r\n")
+		r.Write("dir/b.txt", "bravo\r\nchanged\r\n")
+	}},
 	{name: "core.autocrlf with lf files", setup: func(t *testing.T, r *gittest.Repo) {
 		r.Git("config", "core.autocrlf", "true")
 		r.Write("a.txt", "alpha lf\n")
@@ -167,8 +182,11 @@ func TestSnapshotAttributesGitCalls(t *testing.T) {
 		t.Errorf("snapshot without converted files ran git %d times: %q", len(calls), calls)
 	}
 
+	// ident needs git (text with CRLF alone no longer does: see
+	// TestSnapshotLineEndingsInProcess).
+	r.Write("notes/.gitattributes", "*.txt ident\n")
 	for i := 0; i < 30; i++ {
-		r.Write(filepath.Join("notes", strings.Repeat("z", i+1)+".txt"), "note\r\n")
+		r.Write(filepath.Join("notes", strings.Repeat("z", i+1)+".txt"), "note $Id$\r\n")
 	}
 	done = gitCalls(t)
 	if _, err := ws.Snapshot(context.Background()); err != nil {
@@ -182,8 +200,9 @@ func TestSnapshotAttributesGitCalls(t *testing.T) {
 }
 
 // TestSnapshotLineEndingsInProcess: files whose only conversion is of line
-// endings and that hold no carriage return are stored in process, as git
-// would store them, without a git process; git hashes only the others.
+// endings are stored in process, as git would store them, without a git
+// process, when they hold no carriage return or when text is set (every
+// CRLF becomes LF); git hashes only the others (text=auto with a CR).
 func TestSnapshotLineEndingsInProcess(t *testing.T) {
 	r := gittest.New(t)
 	base(t, r)
@@ -203,13 +222,25 @@ func TestSnapshotLineEndingsInProcess(t *testing.T) {
 	}
 	checkOracle(t, r.Dir)
 
-	r.Write("lf/crlf.txt", "crlf\r\n")
+	for i := 0; i < 20; i++ {
+		r.Write(filepath.Join("lf", strings.Repeat("z", i+1)+".txt"), "crlf line\r\n")
+	}
+	done = gitCalls(t)
+	if _, err := ws.Snapshot(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls := done(); len(calls) != 0 {
+		t.Errorf("snapshot of text files with CRLF ran git %d times: %q", len(calls), calls)
+	}
+	checkOracle(t, r.Dir)
+
+	r.Write("auto/crlf.c", "int y;\r\n")
 	done = gitCalls(t)
 	if _, err := ws.Snapshot(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if calls := done(); len(calls) != 1 {
-		t.Errorf("snapshot of one CRLF file ran %q, want one git hash-object", calls)
+		t.Errorf("snapshot of one text=auto CRLF file ran %q, want one git hash-object", calls)
 	}
 	checkOracle(t, r.Dir)
 }

@@ -342,6 +342,7 @@ type conversion int
 const (
 	convNone  conversion = iota
 	convEOL              // line endings only: text, eol, crlf, core.autocrlf
+	convText             // line endings, text set or eol given: every CRLF becomes LF
 	convOther            // a filter, ident or working-tree-encoding
 )
 
@@ -364,8 +365,16 @@ func conversionKind(attrs map[string]attrState, autocrlf bool) conversion {
 	switch text {
 	case attrUnset:
 		return convNone // binary: eol and core.autocrlf do not apply
-	case attrSet, attrValue:
+	case attrSet:
+		if attrs["text"].kind == attrSet {
+			return convText // git's CRLF_TEXT*: no guessing, no look at the index
+		}
 		return convEOL
+	case attrValue:
+		return convEOL
+	}
+	if eol := attrs["eol"]; eol.kind == attrValue && (eol.value == "lf" || eol.value == "crlf") {
+		return convText // eol implies text
 	}
 	if given("eol") || autocrlf {
 		return convEOL

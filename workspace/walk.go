@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -430,9 +429,9 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 		return record.FileState{Path: rel, Mode: mode, Hash: ce.hash, Size: st.size}, fromCache, nil
 	}
 	if mode.IsFile() && st.size <= s.w.maxSize() && s.w.needsGit(s.attrs, rel) {
-		if s.w.eolOnly(s.attrs, rel) {
-			// Stored as it is unless it holds a carriage return (filters.go).
-			h, ok, err := s.w.db.WriteFileIf(full, st.size, noCR)
+		if convert := s.w.inProcess(s.attrs, rel); convert != nil {
+			// Line endings only, converted here when they can be (filters.go).
+			h, ok, err := s.w.db.WriteFileConverted(full, st.size, convert)
 			if err == nil && ok {
 				s.mu.Lock()
 				s.fresh[rel] = cacheEntry{key: key, hash: h}
@@ -479,9 +478,6 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 	s.mu.Unlock()
 	return fs, fromRead, nil
 }
-
-// noCR reports whether data holds no carriage return.
-func noCR(data []byte) bool { return bytes.IndexByte(data, '\r') < 0 }
 
 func (s *scan) skip(rel, why string) {
 	s.mu.Lock()

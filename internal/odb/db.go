@@ -260,10 +260,10 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 	return h, err
 }
 
-// WriteFileIf stores the content of the regular file at path as a blob
-// when it is at most smallFile bytes and keep accepts it; ok is false
-// (and nothing stored) otherwise.
-func (db *DB) WriteFileIf(path string, size int64, keep func(data []byte) bool) (h git.Hash, ok bool, err error) {
+// WriteFileConverted stores as a blob what convert makes of the content of
+// the regular file at path, when the file is at most smallFile bytes and
+// convert accepts it; ok is false (and nothing stored) otherwise.
+func (db *DB) WriteFileConverted(path string, size int64, convert func(data []byte) ([]byte, bool)) (h git.Hash, ok bool, err error) {
 	if size > smallFile {
 		return git.ZeroHash, false, nil
 	}
@@ -272,12 +272,12 @@ func (db *DB) WriteFileIf(path string, size int64, keep func(data []byte) bool) 
 		return git.ZeroHash, false, err
 	}
 	defer f.Close()
-	return db.writeSmallFile(f, size, keep)
+	return db.writeSmallFile(f, size, convert)
 }
 
 // writeSmallFile reads size bytes from f into memory and stores them as a
-// blob, unless keep (when not nil) rejects them.
-func (db *DB) writeSmallFile(f *os.File, size int64, keep func(data []byte) bool) (git.Hash, bool, error) {
+// blob, converted by convert when it is not nil, unless convert rejects them.
+func (db *DB) writeSmallFile(f *os.File, size int64, convert func(data []byte) ([]byte, bool)) (git.Hash, bool, error) {
 	data := make([]byte, size+1) // one byte more to see a file that grew
 	n, err := io.ReadFull(f, data)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
@@ -286,10 +286,14 @@ func (db *DB) writeSmallFile(f *os.File, size int64, keep func(data []byte) bool
 	if int64(n) != size {
 		return git.ZeroHash, false, fmt.Errorf("write object: %w (read %d bytes, expected %d)", ErrChanged, n, size)
 	}
-	if keep != nil && !keep(data[:n]) {
-		return git.ZeroHash, false, nil
+	data = data[:n]
+	if convert != nil {
+		var ok bool
+		if data, ok = convert(data); !ok {
+			return git.ZeroHash, false, nil
+		}
 	}
-	h, err := db.writeOwned(TypeBlob, data[:n])
+	h, err := db.writeOwned(TypeBlob, data)
 	return h, err == nil, err
 }
 
