@@ -15,10 +15,12 @@ type treeNode struct {
 	data     []byte
 	children []*treeNode
 
-	// A folder whose tree was taken from the cache-tree (data is nil)
-	// keeps its entries, to be built should the tree not be stored.
-	entries []flatEntry
-	cut     int
+	// A folder whose tree was taken from the cache-tree (fromIndex; no
+	// data, no children) keeps its entries, to be built should the tree
+	// not be stored.
+	fromIndex bool
+	entries   []flatEntry
+	cut       int
 }
 
 // errStaleCacheTree says a folder's tree built from its entries differs
@@ -58,7 +60,7 @@ func (w *Workspace) writeFlatTreeReusing(entries []flatEntry, reuse func(dir str
 
 // reused counts the nodes taken from the cache-tree under n.
 func (n *treeNode) reused() int {
-	if n.data == nil {
+	if n.fromIndex {
 		return 1
 	}
 	k := 0
@@ -70,12 +72,12 @@ func (n *treeNode) reused() int {
 
 func (w *Workspace) ensureTree(n *treeNode, st *Stats) error {
 	if w.db.HasForWrite(n.hash) { // and freshened: the snapshot names it
-		if n.data != nil {
+		if !n.fromIndex {
 			w.db.Remember(n.hash, odb.TypeTree, n.data) // for a write-back after a prune
 		}
 		return nil
 	}
-	if n.data == nil {
+	if n.fromIndex {
 		// A cache-tree folder whose tree is not stored: built after all.
 		built, err := buildTree(n.entries, n.cut)
 		if err != nil {
@@ -105,7 +107,7 @@ func buildTree(entries []flatEntry, cut int) (*treeNode, error) {
 }
 
 // buildTreeReusing is buildTree taking a folder's tree from reuse when it
-// has one: such a node has no data and no children.
+// has one: such a node is fromIndex, without data or children.
 func buildTreeReusing(entries []flatEntry, cut int, reuse func(dir string) (record.Hash, bool)) (*treeNode, error) {
 	if reuse != nil && len(entries) > 0 {
 		dir := ""
@@ -113,7 +115,7 @@ func buildTreeReusing(entries []flatEntry, cut int, reuse func(dir string) (reco
 			dir = entries[0].path[:cut-1]
 		}
 		if h, ok := reuse(dir); ok {
-			return &treeNode{hash: h, entries: entries, cut: cut}, nil
+			return &treeNode{hash: h, fromIndex: true, entries: entries, cut: cut}, nil
 		}
 	}
 	n := &treeNode{}
