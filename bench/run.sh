@@ -12,6 +12,7 @@
 # with the portable one (a build with -tags gitguard_portable: what macOS
 # and Windows use), so the cost of the fallback is known.
 # With -a only the .gitattributes cases run (see attributes_plan below).
+# With -S only the whole-tree snapshot cases run; -c times CPU instead.
 set -eu
 
 # --- run-length series ---------------------------------------------------
@@ -22,15 +23,17 @@ set -eu
 case " $* " in *" -s "*) exec "$(dirname "$0")/series.sh" "$@" ;; esac
 # --- end of the run-length series section --------------------------------
 
-files=10000 rounds=5 keep=0 walkers=0 attributes=0
-while getopts n:r:kwa opt; do
+files=10000 rounds=5 keep=0 walkers=0 attributes=0 snapshots=0 cpu=
+while getopts n:r:kwaSc opt; do
 	case $opt in
 	n) files=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	k) keep=1 ;;
 	w) walkers=1 ;;
 	a) attributes=1 ;;
-	*) echo "usage: $0 [-n FILES] [-r ROUNDS] [-k] [-w] [-a]" >&2; exit 2 ;;
+	S) snapshots=1 ;;
+	c) cpu=-cpu ;;
+	*) echo "usage: $0 [-n FILES] [-r ROUNDS] [-k] [-w] [-a] [-S] [-c]" >&2; exit 2 ;;
 	esac
 done
 
@@ -112,6 +115,30 @@ portable snapshot${T}time${T}$ggp snapshot >/dev/null 2>&1
 PLAN
 fi
 
+# --- whole-tree snapshot cases (-S) ----------------------------------------
+# Only the snapshot cases, each pair from a reset, between two git status:
+# gitguard's first and later snapshot and, with GITGUARD_BEFORE=/path/to/an/
+# older/gitguard, the same for that binary, interleaved in every round.
+# -c times CPU (user+system of the process tree) instead of wall time.
+if [ "$snapshots" = 1 ]; then
+	reset=$(grep '^reset' "$plan")
+	cat >"$plan" <<PLAN
+$reset
+git status${T}time${T}GIT_OPTIONAL_LOCKS=0 git status --porcelain >/dev/null
+gitguard snapshot (first)${T}time${T}$gg snapshot >/dev/null 2>&1
+gitguard snapshot${T}time${T}$gg snapshot >/dev/null 2>&1
+PLAN
+	if [ -n "${GITGUARD_BEFORE:-}" ]; then
+		cat >>"$plan" <<PLAN
+$reset
+before: snapshot (first)${T}time${T}$GITGUARD_BEFORE snapshot >/dev/null 2>&1
+before: snapshot${T}time${T}$GITGUARD_BEFORE snapshot >/dev/null 2>&1
+PLAN
+	fi
+	echo "git status again${T}time${T}GIT_OPTIONAL_LOCKS=0 git status --porcelain >/dev/null" >>"$plan"
+fi
+# --- end of the whole-tree snapshot cases ----------------------------------
+
 # --- .gitattributes cases (-a) ---------------------------------------------
 # A typical .gitattributes at the top and one in a folder (descriptions,
 # binary, a diff driver, and one real conversion: the generator's *.txt files
@@ -161,6 +188,6 @@ attributes_cleanup() {
 
 echo "repository: $repo ($files tracked files), $rounds rounds after a warm-up, $(nproc) cores, $(git --version)" >&2
 status=0
-"$bin/measure" -C "$repo" -plan "$plan" -rounds "$rounds" -base "git status" || status=$?
+"$bin/measure" $cpu -C "$repo" -plan "$plan" -rounds "$rounds" -base "git status" || status=$?
 [ "$attributes" = 0 ] || attributes_cleanup
 exit $status

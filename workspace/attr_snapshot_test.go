@@ -59,6 +59,49 @@ var attrOracleCases = []oracleCase{
 		r.Write("a.txt", "alpha\r\n")
 		r.Write("new.txt", "new\r\n")
 	}},
+	{name: "line endings without carriage returns", setup: func(t *testing.T, r *gittest.Repo) {
+		// Converted only in their line endings; those without a CR are
+		// stored as they are, the others go to git.
+		r.Write(".gitattributes", "*.txt text eol=lf\n*.crlf eol=crlf\n*.auto text=auto\n*.legacy crlf\n*.id ident\n")
+		r.Write("lf.txt", "lf only\n")
+		r.Write("dir/b.txt", "bravo changed, lf\n")
+		r.Write("mixed.txt", "lf\ncrlf\r\n")
+		r.Write("lonecr.txt", "lone\rcr\n")
+		r.Write("x.crlf", "lf in a crlf file\n")
+		r.Write("y.crlf", "crlf\r\n")
+		r.Write("z.auto", "auto, lf\n")
+		r.Write("w.auto", "auto\x00binary\r\n")
+		r.Write("v.legacy", "legacy crlf attribute\n")
+		r.Write("u.id", "$Id$\n")
+		r.Write("empty.txt", "")
+	}},
+	{name: "text and eol conversions of CRLF", setup: func(t *testing.T, r *gittest.Repo) {
+		// text set or eol given: every CR before an LF is dropped, in process.
+		r.Write(".gitattributes", "*.txt text\n*.lf eol=lf\n*.crlf eol=crlf\n*.both text eol=crlf\n*.value text=other\n")
+		r.Write("a.txt", "alpha\r\n")
+		r.Write("many.txt", "one\r\ntwo\r\nthree\n")
+		r.Write("doublecr.txt", "x\r\r\ny\r")
+		r.Write("trailing.txt", "no newline at the end\r")
+		r.Write("binary.txt", "\x00\x01\r\n\xff")
+		r.Write("only.txt", "\r\n")
+		r.Write("dir/x.lf", "eol lf\r\n")
+		r.Write("y.crlf", "eol crlf\r\nand lf\n")
+		r.Write("z.both", "both\r\n")
+		r.Write("w.value", "unknown text value\r\n")
+		r.Write("dir/b.txt", "bravo\r\nchanged\r\n")
+	}},
+	{name: "core.autocrlf with lf files", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Git("config", "core.autocrlf", "true")
+		r.Write("a.txt", "alpha lf\n")
+		r.Write("new.txt", "new lf\n")
+		r.Write("cr.txt", "new\r\n")
+	}},
+	{name: "core.safecrlf=true", setup: func(t *testing.T, r *gittest.Repo) {
+		r.Git("config", "core.safecrlf", "true")
+		r.Write(".gitattributes", "*.txt text eol=lf\n")
+		r.Write("a.txt", "alpha lf\n")
+		r.Write("new.txt", "new lf\n")
+	}},
 	{name: "gitattributes deleted but still in the index", setup: func(t *testing.T, r *gittest.Repo) {
 		r.Write("dir/.gitattributes", "*.txt text\n")
 		r.Commit("attributes")
@@ -139,8 +182,11 @@ func TestSnapshotAttributesGitCalls(t *testing.T) {
 		t.Errorf("snapshot without converted files ran git %d times: %q", len(calls), calls)
 	}
 
+	// ident needs git (text with CRLF alone no longer does: see
+	// TestSnapshotLineEndingsInProcess).
+	r.Write("notes/.gitattributes", "*.txt ident\n")
 	for i := 0; i < 30; i++ {
-		r.Write(filepath.Join("notes", strings.Repeat("z", i+1)+".txt"), "note\r\n")
+		r.Write(filepath.Join("notes", strings.Repeat("z", i+1)+".txt"), "note $Id$\r\n")
 	}
 	done = gitCalls(t)
 	if _, err := ws.Snapshot(context.Background()); err != nil {
@@ -149,6 +195,52 @@ func TestSnapshotAttributesGitCalls(t *testing.T) {
 	calls := done()
 	if len(calls) != 1 || !strings.Contains(strings.Join(calls[0], " "), "hash-object -w --stdin-paths") {
 		t.Errorf("snapshot of 30 converted files ran %q, want one git hash-object --stdin-paths", calls)
+	}
+	checkOracle(t, r.Dir)
+}
+
+// TestSnapshotLineEndingsInProcess: files whose only conversion is of line
+// endings are stored in process, as git would store them, without a git
+// process, when they hold no carriage return or when text is set (every
+// CRLF becomes LF); git hashes only the others (text=auto with a CR).
+func TestSnapshotLineEndingsInProcess(t *testing.T) {
+	r := gittest.New(t)
+	base(t, r)
+	r.Write(".gitattributes", "* text=auto\n*.txt text eol=lf\n")
+	r.Commit("attributes")
+	ws := openWS(t, r.Dir)
+	for i := 0; i < 20; i++ {
+		r.Write(filepath.Join("lf", strings.Repeat("x", i+1)+".txt"), "lf line\n")
+		r.Write(filepath.Join("auto", strings.Repeat("y", i+1)+".c"), "int x;\n")
+	}
+	done := gitCalls(t)
+	if _, err := ws.Snapshot(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls := done(); len(calls) != 0 {
+		t.Errorf("snapshot of files without carriage returns ran git %d times: %q", len(calls), calls)
+	}
+	checkOracle(t, r.Dir)
+
+	for i := 0; i < 20; i++ {
+		r.Write(filepath.Join("lf", strings.Repeat("z", i+1)+".txt"), "crlf line\r\n")
+	}
+	done = gitCalls(t)
+	if _, err := ws.Snapshot(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls := done(); len(calls) != 0 {
+		t.Errorf("snapshot of text files with CRLF ran git %d times: %q", len(calls), calls)
+	}
+	checkOracle(t, r.Dir)
+
+	r.Write("auto/crlf.c", "int y;\r\n")
+	done = gitCalls(t)
+	if _, err := ws.Snapshot(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls := done(); len(calls) != 1 {
+		t.Errorf("snapshot of one text=auto CRLF file ran %q, want one git hash-object", calls)
 	}
 	checkOracle(t, r.Dir)
 }

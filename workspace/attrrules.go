@@ -322,20 +322,41 @@ func (r *attrRules) fill(path string, files []*attrFile, onlyRelevant bool) map[
 // git would not understand counts as a conversion: git decides. unsure
 // says only git can tell.
 func (r *attrRules) converts(path string, autocrlf bool) (conv, unsure bool) {
-	files, unsure := r.stack(path)
-	if unsure {
-		return false, true
-	}
-	return conversionOf(r.fill(path, files, true), autocrlf), false
+	c, unsure := r.conversion(path, autocrlf)
+	return c != convNone, unsure
 }
 
+// conversion is converts telling line endings from other conversions.
+func (r *attrRules) conversion(path string, autocrlf bool) (c conversion, unsure bool) {
+	files, unsure := r.stack(path)
+	if unsure {
+		return convNone, true
+	}
+	return conversionKind(r.fill(path, files, true), autocrlf), false
+}
+
+// conversion is what git does to a file's content on its way into the
+// object database.
+type conversion int
+
+const (
+	convNone  conversion = iota
+	convEOL              // line endings only: text, eol, crlf, core.autocrlf
+	convText             // line endings, text set or eol given: every CRLF becomes LF
+	convOther            // a filter, ident or working-tree-encoding
+)
+
 func conversionOf(attrs map[string]attrState, autocrlf bool) bool {
+	return conversionKind(attrs, autocrlf) != convNone
+}
+
+func conversionKind(attrs map[string]attrState, autocrlf bool) conversion {
 	given := func(name string) bool {
 		k := attrs[name].kind
 		return k == attrSet || k == attrValue
 	}
 	if given("filter") || given("ident") || given("working-tree-encoding") {
-		return true
+		return convOther
 	}
 	text := attrs["text"].kind
 	if text == attrUnspecified {
@@ -343,9 +364,20 @@ func conversionOf(attrs map[string]attrState, autocrlf bool) bool {
 	}
 	switch text {
 	case attrUnset:
-		return false // binary: eol and core.autocrlf do not apply
-	case attrSet, attrValue:
-		return true
+		return convNone // binary: eol and core.autocrlf do not apply
+	case attrSet:
+		if attrs["text"].kind == attrSet {
+			return convText // git's CRLF_TEXT*: no guessing, no look at the index
+		}
+		return convEOL
+	case attrValue:
+		return convEOL
 	}
-	return given("eol") || autocrlf
+	if eol := attrs["eol"]; eol.kind == attrValue && (eol.value == "lf" || eol.value == "crlf") {
+		return convText // eol implies text
+	}
+	if given("eol") || autocrlf {
+		return convEOL
+	}
+	return convNone
 }

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"strings"
 
@@ -31,6 +32,7 @@ func (w *Workspace) initConversion() {
 	case "true", "input", "yes", "on", "1":
 		w.autocrlf = true
 	}
+	w.safecrlf = w.config.Bool("core.safecrlf", false) // "warn", git's default, only warns
 	w.ignoreCase = hostNameRules(w.config).ignoreCase
 	w.attrSources = w.attrSourcesOf()
 }
@@ -71,4 +73,42 @@ func (w *Workspace) Converts(ctx context.Context, path string) (bool, error) {
 func (w *Workspace) needsGit(rules *attrRules, path string) bool {
 	conv, unsure := rules.converts(path, w.autocrlf)
 	return conv || unsure
+}
+
+// inProcess returns how a regular file git converts only in its line
+// endings can be stored without git: as it is when it holds no carriage
+// return (git's crlf_to_git changes nothing without a CRLF), or, for text
+// set or an eol given (git's CRLF_TEXT*, which neither guesses nor looks at
+// the index), with every CR before an LF dropped, as crlf_to_git does. nil
+// when git must hash it: other conversions, text=auto and core.autocrlf on
+// content with a CR, and everything under core.safecrlf=true, where git
+// refuses files whose line endings a checkout would change.
+func (w *Workspace) inProcess(rules *attrRules, path string) func(data []byte) ([]byte, bool) {
+	if w.safecrlf {
+		return nil
+	}
+	switch c, unsure := rules.conversion(path, w.autocrlf); {
+	case unsure:
+		return nil
+	case c == convEOL:
+		return func(data []byte) ([]byte, bool) { return data, bytes.IndexByte(data, '\r') < 0 }
+	case c == convText:
+		return func(data []byte) ([]byte, bool) { return crlfToLF(data), true }
+	}
+	return nil
+}
+
+// crlfToLF drops every CR that comes right before an LF.
+func crlfToLF(data []byte) []byte {
+	if !bytes.Contains(data, []byte("\r\n")) {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	for i, c := range data {
+		if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }

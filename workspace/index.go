@@ -49,6 +49,7 @@ type Index struct {
 	// would write for this index, without building it.
 	cacheTree    record.Hash
 	hasCacheTree bool
+	treeExt      []byte // a copy of the TREE extension, for cachedTrees
 	// resolveUndo holds the paths of the REUC extension: conflicts that
 	// git add resolved (see resolveundo.go).
 	resolveUndo map[string]bool
@@ -174,6 +175,7 @@ func parseIndex(data []byte) (*Index, error) {
 		}
 		if sig == "TREE" {
 			idx.cacheTree, idx.hasCacheTree = parseCacheTreeRoot(p[8:8+size], count)
+			idx.treeExt = bytes.Clone(p[8 : 8+size])
 		}
 		if sig == "REUC" {
 			idx.resolveUndo = parseResolveUndo(p[8 : 8+size])
@@ -225,15 +227,43 @@ func readIndexFile(path string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
-	// One read into a buffer of the file's size: growing a buffer for an
-	// index of 100k entries (9 MB) costs more than parsing it.
-	data := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
+	data, release, err := indexData(f, fi.Size())
+	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
+	defer release()
 	idx, err := parseIndex(data)
 	if idx != nil {
 		idx.Mtime = fi.ModTime().UnixNano()
 	}
 	return idx, err
+}
+
+// mapIndexMin is the index size from which the file is mapped rather than
+// read where the platform can (indexmap_unix.go): a 9 MB index read into
+// the heap costs a fault and a zeroed page per 4 KiB and grows the heap
+// the collector then scans; a mapping is faulted in from the page cache,
+// many pages at a time. git replaces the index by rename, never in place,
+// so the mapped file does not change under the parse, which copies
+// everything it keeps.
+const mapIndexMin = 1 << 20
+
+// readIndexData reads the index file f of size bytes in one go into a
+// buffer of its size: growing a buffer for an index of 100k entries (9 MB)
+// costs more than parsing it.
+func readIndexData(f *os.File, size int64) ([]byte, func(), error) {
+	data := make([]byte, size)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, nil, err
+	}
+	return data, func() {}, nil
+}
+
+// cachedTrees returns the valid folders of the index's cache-tree, by
+// folder path (see cachetree.go); nil when it has none.
+func (idx *Index) cachedTrees() map[string]record.Hash {
+	if len(idx.treeExt) == 0 {
+		return nil
+	}
+	return parseCacheTree(idx.treeExt)
 }

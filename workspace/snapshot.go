@@ -41,6 +41,9 @@ type Stats struct {
 	Untracked int // untracked files recorded
 	Dirs      int // folders read
 	Trees     int // tree objects written
+	// TreesFromIndex counts folders whose tree came from the index's
+	// cache-tree instead of being built (see cachetree.go).
+	TreesFromIndex int
 }
 
 // Snapshot records HEAD, the index and the work tree (untracked files
@@ -120,13 +123,14 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 			return nil, fmt.Errorf("write index tree: %w", err)
 		}
 	}
-	s := &scan{w: w, idx: idx, cache: loadStatCache(w.StateDir()), fresh: statCache{}, snap: snap, watch: watch}
+	s := &scan{w: w, idx: idx, cache: loadStatCache(w.StateDir()), fresh: statCache{}, snap: snap, watch: watch,
+		reuseTrees: unmerged == nil}
 	flat, err := s.run(ctx)
 	if err != nil {
 		return nil, err
 	}
 	tWalk := time.Now()
-	snap.Worktree, err = w.writeFlatTree(flat, &snap.Stats)
+	snap.Worktree, err = w.writeFlatTreeReusing(flat, s.unchanged, &snap.Stats)
 	if err != nil {
 		return nil, fmt.Errorf("write worktree tree: %w", err)
 	}

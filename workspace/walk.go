@@ -42,6 +42,11 @@ type scan struct {
 
 	attrs *attrRules // which files git converts (filters.go)
 
+	// With reuseTrees, run sets unchanged: the cache-tree's tree of each
+	// folder recorded as the index has it (cachetree.go).
+	reuseTrees bool
+	unchanged  func(dir string) (record.Hash, bool)
+
 	mu        sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats
 	untracked []flatEntry
 	converted []convertedFile // left for git to hash (walkconvert.go)
@@ -200,6 +205,9 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 		return h, ok
 	}
 
+	if s.reuseTrees {
+		s.unchanged = s.unchangedTrees(converted)
+	}
 	flat := make([]flatEntry, 0, len(entries)+len(s.untracked))
 	sort.Slice(s.untracked, func(i, j int) bool { return s.untracked[i].path < s.untracked[j].path })
 	u := s.untracked
@@ -421,6 +429,16 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 		return record.FileState{Path: rel, Mode: mode, Hash: ce.hash, Size: st.size}, fromCache, nil
 	}
 	if mode.IsFile() && st.size <= s.w.maxSize() && s.w.needsGit(s.attrs, rel) {
+		if convert := s.w.inProcess(s.attrs, rel); convert != nil {
+			// Line endings only, converted here when they can be (filters.go).
+			h, ok, err := s.w.db.WriteFileConverted(full, st.size, convert)
+			if err == nil && ok {
+				s.mu.Lock()
+				s.fresh[rel] = cacheEntry{key: key, hash: h}
+				s.mu.Unlock()
+				return record.FileState{Path: rel, Mode: mode, Hash: h, Size: st.size}, fromRead, nil
+			}
+		}
 		s.leaveToGit(rel, st)
 		return record.FileState{Path: rel, Mode: mode, Size: st.size}, fromRead, nil
 	}

@@ -78,6 +78,7 @@ type Workspace struct {
 	log    *slog.Logger
 
 	autocrlf    bool        // core.autocrlf converts every text file
+	safecrlf    bool        // core.safecrlf=true: git refuses irreversible line endings
 	ignoreCase  bool        // core.ignoreCase: attribute patterns ignore case
 	attrSources attrSources // attribute files outside the work tree
 

@@ -69,6 +69,13 @@ func (db *DB) EndBatch() error {
 	return err
 }
 
+// batchOpen reports whether a batch is collecting objects.
+func (db *DB) batchOpen() bool {
+	db.bmu.Lock()
+	defer db.bmu.Unlock()
+	return db.batch != nil
+}
+
 // batched returns an object collected by an open batch.
 func (db *DB) batched(h git.Hash) (batchObject, bool) {
 	db.bmu.Lock()

@@ -46,6 +46,8 @@ type DB struct {
 	packs packIndexes // existence checks in packs without go-git
 	fresh freshened   // files freshened lately (freshen.go)
 	kept  recent      // how to write again what was written lately (restore.go)
+	// ensured is the last complete Ensure walk (restore.go).
+	ensured ensureMemo
 
 	dirty atomic.Bool // objects written since the last Sync
 
@@ -246,15 +248,8 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 	}
 	defer f.Close()
 	if size <= smallFile {
-		data := make([]byte, size+1) // one byte more to see a file that grew
-		n, err := io.ReadFull(f, data)
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-			return git.ZeroHash, fmt.Errorf("write object: %w", err)
-		}
-		if int64(n) != size {
-			return git.ZeroHash, fmt.Errorf("write object: %w (read %d bytes, expected %d)", ErrChanged, n, size)
-		}
-		return db.writeOwned(TypeBlob, data[:n])
+		h, _, err := db.writeSmallFile(f, size, nil)
+		return h, err
 	}
 	h, err := db.WriteStream(f, size)
 	if err == nil {
@@ -263,6 +258,43 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 		}
 	}
 	return h, err
+}
+
+// WriteFileConverted stores as a blob what convert makes of the content of
+// the regular file at path, when the file is at most smallFile bytes and
+// convert accepts it; ok is false (and nothing stored) otherwise.
+func (db *DB) WriteFileConverted(path string, size int64, convert func(data []byte) ([]byte, bool)) (h git.Hash, ok bool, err error) {
+	if size > smallFile {
+		return git.ZeroHash, false, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return git.ZeroHash, false, err
+	}
+	defer f.Close()
+	return db.writeSmallFile(f, size, convert)
+}
+
+// writeSmallFile reads size bytes from f into memory and stores them as a
+// blob, converted by convert when it is not nil, unless convert rejects them.
+func (db *DB) writeSmallFile(f *os.File, size int64, convert func(data []byte) ([]byte, bool)) (git.Hash, bool, error) {
+	data := make([]byte, size+1) // one byte more to see a file that grew
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return git.ZeroHash, false, fmt.Errorf("write object: %w", err)
+	}
+	if int64(n) != size {
+		return git.ZeroHash, false, fmt.Errorf("write object: %w (read %d bytes, expected %d)", ErrChanged, n, size)
+	}
+	data = data[:n]
+	if convert != nil {
+		var ok bool
+		if data, ok = convert(data); !ok {
+			return git.ZeroHash, false, nil
+		}
+	}
+	h, err := db.writeOwned(TypeBlob, data)
+	return h, err == nil, err
 }
 
 // errTempGone is returned by installAt when the temporary file vanished

@@ -135,14 +135,30 @@ func (db *DB) Restore(h git.Hash) error {
 //
 // It returns how many objects it wrote back (and synced), and a
 // *MissingError for each it could not.
+//
+// A writer checks the same checkpoint before and after its ref moves, and
+// again while git maintenance runs: the objects found by the last complete
+// walk are remembered (ensureMemo), and a call with the same arguments
+// checks them again without reading a tree.
 func (db *DB) Ensure(objects []git.Hash, trees ...[2]git.Hash) (restored int, err error) {
 	db.packs.rescan()
+	key := ensureKey(objects, trees)
 	w := ensureWalk{db: db, done: map[git.Hash]bool{}}
-	for _, h := range objects {
-		w.object(h, "")
-	}
-	for _, p := range trees {
-		w.tree(p[0], p[1], "")
+	if named, ok := db.ensured.get(key); ok {
+		for _, o := range named {
+			w.object(o.id, o.path)
+		}
+	} else {
+		w.named = []namedObject{}
+		for _, h := range objects {
+			w.object(h, "")
+		}
+		for _, p := range trees {
+			w.tree(p[0], p[1], "")
+		}
+		if len(w.errs) == 0 {
+			db.ensured.set(key, w.named)
+		}
 	}
 	if w.restored > 0 {
 		if err := db.Sync(); err != nil {
@@ -150,6 +166,54 @@ func (db *DB) Ensure(objects []git.Hash, trees ...[2]git.Hash) (restored int, er
 		}
 	}
 	return w.restored, errors.Join(w.errs...)
+}
+
+// namedObject is an object an Ensure walk checked, and where.
+type namedObject struct {
+	id   git.Hash
+	path string
+}
+
+// maxEnsureMemo bounds the objects remembered from a walk; a bigger walk
+// (a first checkpoint without a HEAD to compare with) is not remembered.
+const maxEnsureMemo = 1 << 16
+
+// ensureMemo is the last complete Ensure walk: its arguments and the
+// objects it checked. Trees never change, so the same arguments name the
+// same objects.
+type ensureMemo struct {
+	mu    sync.Mutex
+	key   string
+	named []namedObject
+}
+
+func (m *ensureMemo) get(key string) ([]namedObject, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.named, m.named != nil && m.key == key
+}
+
+func (m *ensureMemo) set(key string, named []namedObject) {
+	if len(named) > maxEnsureMemo {
+		named = nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.key, m.named = key, named
+}
+
+// ensureKey spells Ensure's arguments as a map key.
+func ensureKey(objects []git.Hash, trees [][2]git.Hash) string {
+	b := make([]byte, 0, 20*(len(objects)+2*len(trees))+1)
+	for _, h := range objects {
+		b = append(b, h[:]...)
+	}
+	b = append(b, '/')
+	for _, p := range trees {
+		b = append(b, p[0][:]...)
+		b = append(b, p[1][:]...)
+	}
+	return string(b)
 }
 
 // MissingError names an object found missing and not written back.
@@ -172,12 +236,16 @@ func (e *MissingError) Unwrap() []error { return []error{ErrMissing, e.Err} }
 type ensureWalk struct {
 	db       *DB
 	done     map[git.Hash]bool
+	named    []namedObject // every object checked, when not nil
 	restored int
 	errs     []error
 }
 
 // object makes sure h exists, writing it back when it does not.
 func (w *ensureWalk) object(h git.Hash, path string) bool {
+	if w.named != nil {
+		w.named = append(w.named, namedObject{id: h, path: path})
+	}
 	if w.db.Has(h) {
 		return true
 	}
@@ -190,6 +258,12 @@ func (w *ensureWalk) object(h git.Hash, path string) bool {
 }
 
 func (w *ensureWalk) tree(h, base git.Hash, path string) {
+	if !base.IsZero() {
+		// A ref keeps the base and all it names: a later pair that meets
+		// it (a checkpoint's root naming an index tree equal to HEAD's)
+		// does not walk it either.
+		w.done[base] = true
+	}
 	if h.IsZero() || h == base || w.done[h] {
 		return
 	}
@@ -197,14 +271,14 @@ func (w *ensureWalk) tree(h, base git.Hash, path string) {
 	if !w.object(h, path) {
 		return
 	}
-	entries, err := w.db.ReadTree(h)
+	entries, err := w.db.readTreeKept(h)
 	if err != nil {
 		w.errs = append(w.errs, &MissingError{ID: h, Path: path, Err: err})
 		return
 	}
 	var old map[string]TreeEntry
 	if !base.IsZero() {
-		if be, err := w.db.ReadTree(base); err == nil {
+		if be, err := w.db.readTreeKept(base); err == nil {
 			old = make(map[string]TreeEntry, len(be))
 			for _, e := range be {
 				old[e.Name] = e
@@ -236,6 +310,17 @@ func (w *ensureWalk) tree(h, base git.Hash, path string) {
 			}
 		}
 	}
+}
+
+// readTreeKept reads a tree from what this process remembers of it (see
+// recent) when it can, else from the object database. A checkpoint's
+// checks and diffs mostly read the trees its snapshot has just written;
+// an id names one content, so memory and disk agree.
+func (db *DB) readTreeKept(h git.Hash) ([]TreeEntry, error) {
+	if o, ok := db.kept.get(h); ok && o.t == TypeTree && o.data != nil {
+		return DecodeTree(o.data)
+	}
+	return db.ReadTree(h)
 }
 
 // writeStream is WriteStream that, when want is not zero, installs the

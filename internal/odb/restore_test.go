@@ -109,3 +109,109 @@ func TestEnsureSkipsBase(t *testing.T) {
 		t.Fatalf("Ensure without a base = %v; want %s at a missing", err, absent)
 	}
 }
+
+// A run's first checkpoint is checked as (worktree, HEAD's tree), (index,
+// HEAD's tree), (root, nothing). When the index tree is HEAD's tree, the
+// root names it, and what it names was reachable from a ref all along: the
+// root's walk does not go through it (it used to, reading every tree of
+// the repository).
+func TestEnsureSkipsBaseNamedLater(t *testing.T) {
+	_, db := open(t)
+	absent := git.Hash{0xde, 0xad} // named by HEAD's tree, never stored
+	head, err := db.WriteTree([]odb.TreeEntry{{Name: "a", Mode: odb.ModeFile, Hash: absent}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := db.Write(odb.TypeBlob, []byte("new\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	worktree, err := db.WriteTree([]odb.TreeEntry{
+		{Name: "a", Mode: odb.ModeFile, Hash: absent},
+		{Name: "new", Mode: odb.ModeFile, Hash: fresh},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := db.WriteTree([]odb.TreeEntry{
+		{Name: "index", Mode: odb.ModeTree, Hash: head},
+		{Name: "worktree", Mode: odb.ModeTree, Hash: worktree},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := [][2]git.Hash{{worktree, head}, {head, head}, {root, git.ZeroHash}}
+	if n, err := db.Ensure(nil, pairs...); err != nil || n != 0 {
+		t.Fatalf("Ensure of a first checkpoint = %d, %v; want nothing to do", n, err)
+	}
+	// The root alone is walked through HEAD's tree and finds the blob missing.
+	_, err = db.Ensure(nil, [2]git.Hash{root, git.ZeroHash})
+	var me *odb.MissingError
+	if !errors.As(err, &me) || me.ID != absent || me.Path != "index/a" {
+		t.Fatalf("Ensure of the root alone = %v; want %s at index/a missing", err, absent)
+	}
+	// Something new under the root outside both pairs is still checked.
+	other := git.Hash{0xbe, 0xef}
+	root2, err := db.WriteTree([]odb.TreeEntry{
+		{Name: "extra", Mode: odb.ModeFile, Hash: other},
+		{Name: "index", Mode: odb.ModeTree, Hash: head},
+		{Name: "worktree", Mode: odb.ModeTree, Hash: worktree},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Ensure(nil, [2]git.Hash{worktree, head}, [2]git.Hash{head, head}, [2]git.Hash{root2, git.ZeroHash})
+	if !errors.As(err, &me) || me.ID != other || me.Path != "extra" {
+		t.Fatalf("Ensure with a new entry = %v; want %s at extra missing", err, other)
+	}
+}
+
+// A checkpoint is checked before its ref moves and again after: the second
+// Ensure with the same arguments checks the objects the first walk found
+// without reading trees, and still writes back what a git prune deleted in
+// between, or reports what it cannot, with its path.
+func TestEnsureAgainAfterPrune(t *testing.T) {
+	r, db := open(t)
+	blob, err := db.Write(odb.TypeBlob, []byte("kept in memory\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	absent := git.Hash{0xab} // never stored, never remembered
+	sub, err := db.WriteTree([]odb.TreeEntry{{Name: "f", Mode: odb.ModeFile, Hash: blob}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := db.WriteTree([]odb.TreeEntry{{Name: "dir", Mode: odb.ModeTree, Hash: sub}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.Ensure(nil, [2]git.Hash{root, git.ZeroHash}); err != nil || n != 0 {
+		t.Fatalf("first Ensure = %d, %v", n, err)
+	}
+	r.Git("prune", "--expire=now")
+	if n, err := db.Ensure(nil, [2]git.Hash{root, git.ZeroHash}); err != nil || n != 3 {
+		t.Fatalf("Ensure after a prune = %d, %v; want 3 written back", n, err)
+	}
+	r.Git("update-ref", "refs/test/root", r.Git("commit-tree", "-m", "x", root.String()))
+	r.Git("fsck", "--strict", "--no-dangling")
+
+	// Another tree naming an object nothing can write back: the walk fails,
+	// so nothing is remembered from it, and the next call walks again.
+	bad, err := db.WriteTree([]odb.TreeEntry{
+		{Name: "dir", Mode: odb.ModeTree, Hash: sub},
+		{Name: "gone", Mode: odb.ModeFile, Hash: absent},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		_, err = db.Ensure(nil, [2]git.Hash{bad, git.ZeroHash})
+		var me *odb.MissingError
+		if !errors.As(err, &me) || me.ID != absent || me.Path != "gone" {
+			t.Fatalf("Ensure %d of a tree naming a lost object = %v; want %s at gone missing", i, err, absent)
+		}
+	}
+}

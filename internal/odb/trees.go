@@ -26,15 +26,24 @@ func (db *DB) ReadTreeOrEmpty(h record.Hash) ([]TreeEntry, error) {
 	return db.ReadTree(h)
 }
 
+// readTreeKeptOrEmpty is readTreeKept (restore.go) reading the zero id as
+// the empty tree.
+func (db *DB) readTreeKeptOrEmpty(h record.Hash) ([]TreeEntry, error) {
+	if h.IsZero() || h == EmptyTree {
+		return nil, nil
+	}
+	return db.readTreeKept(h)
+}
+
 func diffTrees(db *DB, a, b record.Hash, prefix string, out *[]record.Change) error {
 	if a == b {
 		return nil
 	}
-	ea, err := db.ReadTreeOrEmpty(a)
+	ea, err := db.readTreeKeptOrEmpty(a)
 	if err != nil {
 		return err
 	}
-	eb, err := db.ReadTreeOrEmpty(b)
+	eb, err := db.readTreeKeptOrEmpty(b)
 	if err != nil {
 		return err
 	}
