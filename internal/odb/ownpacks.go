@@ -153,6 +153,9 @@ func (db *DB) Consolidate() error {
 	if err != nil || len(packs) < consolidateFrom {
 		return err
 	}
+	if len(db.Maintenance()) > 0 {
+		return nil // deleting packs now could fail it (see rewriteOwn)
+	}
 	unlock, ok := db.lockOwnPacks()
 	if !ok {
 		return nil
@@ -220,6 +223,13 @@ func (db *DB) rewriteOwn(packs []ownPack, keep func(git.Hash) bool) error {
 	for _, p := range packs {
 		if p.name == newName {
 			continue // the same objects: the same pack
+		}
+		if len(db.Maintenance()) > 0 {
+			// A git repack lists the packs and then opens each; one
+			// deleted in between makes it fail ("unable to add recent
+			// objects"). The merged pack is listed beside the old ones,
+			// and the next rewrite takes them out.
+			break
 		}
 		base := filepath.Join(db.objDir, "pack", p.name)
 		// The index first: a listed index must never name a missing pack.
@@ -292,6 +302,9 @@ func (db *DB) lockOwnPacks() (func(), bool) {
 // not moved its ref yet may need them). reachable must say true for every
 // object any ref, reflog, index or other run can reach.
 func (db *DB) DropUnreachable(reachable func(git.Hash) bool, notBefore time.Time) (int64, error) {
+	if marks := db.Maintenance(); len(marks) > 0 {
+		return 0, fmt.Errorf("git maintenance is running (%s); deleting packs now could make it fail: try again when it is done", strings.Join(marks, ", "))
+	}
 	unlock, ok := db.lockOwnPacks()
 	if !ok {
 		return 0, fmt.Errorf("gitguard's packs are being rewritten by another process; try again")

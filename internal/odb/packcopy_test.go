@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
@@ -125,5 +126,39 @@ func TestConsolidateRewritesWhenCRCDiffers(t *testing.T) {
 		if got := r.Git("cat-file", "blob", h.String()); got != strings.TrimSuffix(content, "\n") && got != content {
 			t.Errorf("git cat-file blob %s = %q, want %q", h.Short(), got, content)
 		}
+	}
+}
+
+// While git gc or maintenance runs, gitguard deletes none of its packs: a
+// git repack lists the packs, then opens each, and fails on one deleted in
+// between. Merging waits, prune says to try again, and both go ahead once
+// the mark is gone.
+func TestOwnPacksKeptWhileGitMaintenanceRuns(t *testing.T) {
+	r, db := open(t)
+	want := checkpointPacks(t, db, 9)
+	pid := filepath.Join(r.Dir, ".git", "gc.pid")
+	if err := os.WriteFile(pid, []byte("12345 host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Consolidate(); err != nil {
+		t.Fatal(err)
+	}
+	if packs := checkPacks(t, r, want); len(packs) != 9 {
+		t.Fatalf("%d packs while git gc runs, want the 9 untouched", len(packs))
+	}
+	if _, err := db.DropUnreachable(func(git.Hash) bool { return false }, time.Now().Add(time.Hour)); err == nil || !strings.Contains(err.Error(), "gc.pid") {
+		t.Fatalf("prune while git gc runs: %v, want an error naming gc.pid", err)
+	}
+	if packs := checkPacks(t, r, want); len(packs) != 9 {
+		t.Fatalf("%d packs after a refused prune, want the 9 untouched", len(packs))
+	}
+	if err := os.Remove(pid); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Consolidate(); err != nil {
+		t.Fatal(err)
+	}
+	if packs := checkPacks(t, r, want); len(packs) >= 9 {
+		t.Fatalf("%d packs once git gc is done, want fewer than 9", len(packs))
 	}
 }
