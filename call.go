@@ -87,6 +87,8 @@ func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointO
 			if err != nil {
 				return "", err
 			}
+			g.db.StartPackBatch() // one pack for the snapshot and the checkpoint
+			defer g.db.EndPackBatch()
 			snap, err := g.ws.Snapshot(ctx)
 			if err != nil {
 				return "", err
