@@ -53,7 +53,7 @@ func runLedger(ctx context.Context, e *env, runID record.RunID, limit int, isDef
 		doc.More = more
 		return e.printJSON(doc)
 	}
-	// The table needs the ledger entries only: read from the run index.
+	// The table needs the ledger entries only, not the patches and states.
 	run, calls, more, err := ledgerEntries(ctx, g, runID, limit)
 	if err != nil {
 		return err
