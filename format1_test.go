@@ -40,6 +40,10 @@ func TestFormat1Run(t *testing.T) {
 		t.Fatalf("fixture calls are not as described: %+v", old.Calls)
 	}
 	compareIndex(t, f, 0)
+	_, page, more, err := g.LedgerPage(ctx, "old", 3)
+	if err != nil || len(page) != 3 || !more || page[2].CallID != "c5" {
+		t.Fatalf("a ledger page of the version 1 run: %v, more %v, %+v; want the newest 3 ending with c5 (open)", err, more, page)
+	}
 	rep, err := g.Status(ctx, "old", gitguard.StatusOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -267,24 +267,26 @@ func ScanOrder(r *Run) []Posting {
 // order given, reading only each call's ledger.json (or the call's records
 // when r holds them already).
 func (s *Store) LedgerOf(r *Run, ids []record.CallID) ([]record.LedgerEntry, error) {
+	if r.legacy {
+		// A version 1 run has no fan-out to look a call up in.
+		if err := s.loadCalls(r, ids); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]record.LedgerEntry, 0, len(ids))
 	for _, id := range ids {
-		if r.legacy && r.Calls[id] == nil {
-			if err := s.loadCalls(r, []record.CallID{id}); err != nil {
+		e := odb.TreeEntry{Name: string(id)}
+		if r.Calls[id] == nil {
+			found, ok, err := s.fanLookup(r.calls, string(id), "calls")
+			if err != nil {
 				return nil, err
 			}
-		}
-		var e odb.TreeEntry
-		if r.Calls[id] == nil {
-			var ok bool
-			var err error
-			if e, ok, err = s.fanLookup(r.calls, string(id), "calls"); err != nil {
-				return nil, err
-			} else if !ok {
+			if !ok {
 				return nil, fmt.Errorf("%w: the run index names call %s, which run %s does not have", record.ErrCorrupt, id, r.ID)
 			}
+			e = found
 		}
-		l, err := s.ledgerOf(r, odb.TreeEntry{Name: string(id), Mode: e.Mode, Hash: e.Hash})
+		l, err := s.ledgerOf(r, e)
 		if err != nil {
 			return nil, err
 		}
