@@ -283,7 +283,8 @@ func compareIndex(t *testing.T, f *fixture, step int) {
 // TestVerifyRunRefusesForgedIndex checks that a fetched run whose run index
 // does not match its calls' records is refused: without its index, with
 // the index of an earlier checkpoint (which hides the newest call's path),
-// or with only its order part from an earlier checkpoint.
+// with only its order part from an earlier checkpoint, or with an order
+// folder named otherwise than the writer names it.
 func TestVerifyRunRefusesForgedIndex(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	for i, p := range []string{"a.txt", "b.txt"} {
@@ -328,17 +329,33 @@ func TestVerifyRunRefusesForgedIndex(t *testing.T) {
 		}
 		return h
 	}
-	// The tip's index with the previous checkpoint's order part: the newest
-	// call missing from it, so plain undo would pass over it.
-	var mixed []string
-	for _, l := range strings.Split(strings.TrimSpace(f.repo.Git("ls-tree", tip.Commit.String()+":runindex")), "\n") {
-		if strings.HasSuffix(l, "\torder") {
-			l = strings.TrimSpace(f.repo.Git("ls-tree", prevIndex, "order"))
+	// The tip's index with its order part replaced by the tree order.
+	withOrder := func(order string) string {
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(f.repo.Git("ls-tree", tip.Commit.String()+":runindex")), "\n") {
+			if strings.HasSuffix(l, "\torder") {
+				l = "040000 tree " + order + "\torder"
+			}
+			lines = append(lines, l)
 		}
-		mixed = append(mixed, l)
+		return strings.TrimSpace(gitStdin(t, f.repo.Dir, strings.Join(lines, "\n")+"\n", "mktree"))
 	}
-	staleOrder := strings.TrimSpace(gitStdin(t, f.repo.Dir, strings.Join(mixed, "\n")+"\n", "mktree"))
-	for name, index := range map[string]string{"no index": "", "stale index": prevIndex, "stale order": staleOrder} {
+	// The previous checkpoint's order part misses the newest call, so
+	// plain undo would pass over it.
+	staleOrder := withOrder(strings.TrimSpace(f.repo.Git("rev-parse", prevIndex+":order")))
+	// The tip's order part with its folder named "00", where "0" belongs.
+	var renamed []string
+	for _, l := range strings.Split(strings.TrimSpace(f.repo.Git("ls-tree", tip.Commit.String()+":runindex/order")), "\n") {
+		if strings.HasSuffix(l, "\t0") {
+			l += "0"
+		}
+		renamed = append(renamed, l)
+	}
+	if !slices.ContainsFunc(renamed, func(l string) bool { return strings.HasSuffix(l, "\t00") }) {
+		t.Fatalf("no order folder 0 to rename: %v", renamed)
+	}
+	badName := withOrder(strings.TrimSpace(gitStdin(t, f.repo.Dir, strings.Join(renamed, "\n")+"\n", "mktree")))
+	for name, index := range map[string]string{"no index": "", "stale index": prevIndex, "stale order": staleOrder, "order folder misnamed": badName} {
 		err := st.VerifyRun(f.ctx, f.run, forge(index))
 		if !errors.Is(err, record.ErrCorrupt) {
 			t.Errorf("%s: VerifyRun = %v, want ErrCorrupt", name, err)
