@@ -3,7 +3,6 @@ package odb
 import (
 	"bufio"
 	"bytes"
-	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
@@ -13,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/klauspost/compress/zlib"
 
 	"github.com/gitguard/gitguard/internal/git"
 )

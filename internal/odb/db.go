@@ -2,7 +2,6 @@ package odb
 
 import (
 	"bytes"
-	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/klauspost/compress/zlib"
 
 	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/git"
@@ -46,6 +46,7 @@ type DB struct {
 	packs packIndexes // existence checks in packs without go-git
 	fresh freshened   // files freshened lately (freshen.go)
 	kept  recent      // how to write again what was written lately (restore.go)
+	trees treeCache   // trees decoded lately (treecache.go)
 	// ensured is the last complete Ensure walk (restore.go).
 	ensured ensureMemo
 

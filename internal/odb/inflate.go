@@ -2,10 +2,11 @@ package odb
 
 import (
 	"bufio"
-	"compress/zlib"
 	"io"
 	"os"
 	"sync"
+
+	"github.com/klauspost/compress/zlib"
 )
 
 // inflater is a zlib reader kept for reuse with its buffers. Setting one up

@@ -316,11 +316,27 @@ func (w *ensureWalk) tree(h, base git.Hash, path string) {
 // recent) when it can, else from the object database. A checkpoint's
 // checks and diffs mostly read the trees its snapshot has just written;
 // an id names one content, so memory and disk agree.
+//
+// The entries are shared (see treeCache): the caller must not change them.
 func (db *DB) readTreeKept(h git.Hash) ([]TreeEntry, error) {
-	if o, ok := db.kept.get(h); ok && o.t == TypeTree && o.data != nil {
-		return DecodeTree(o.data)
+	if entries, ok := db.trees.get(h); ok {
+		return entries, nil
 	}
-	return db.ReadTree(h)
+	var data []byte
+	if o, ok := db.kept.get(h); ok && o.t == TypeTree && o.data != nil {
+		data = o.data
+	} else {
+		var err error
+		if data, err = db.ReadAs(h, TypeTree); err != nil {
+			return nil, err
+		}
+	}
+	entries, err := DecodeTree(data)
+	if err != nil {
+		return nil, err
+	}
+	db.trees.add(h, entries, len(data))
+	return entries, nil
 }
 
 // writeStream is WriteStream that, when want is not zero, installs the

@@ -69,7 +69,11 @@ func treeKey(e TreeEntry) string {
 // (and so validates) each tree on the way. A hostile entry deep in a
 // snapshot that no command walks is never turned into a path.
 func DecodeTree(data []byte) ([]TreeEntry, error) {
-	var out []TreeEntry
+	if len(data) == 0 {
+		return nil, nil
+	}
+	// An entry takes some 30 to 50 bytes: one allocation, not a few.
+	out := make([]TreeEntry, 0, len(data)/32)
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %w: %s", record.ErrCorrupt, ErrBadTree, fmt.Sprintf(format, args...))
 	}

@@ -99,6 +99,9 @@ func DotGitAlias(name string) bool {
 	if strings.EqualFold(name, "git~1") {
 		return true
 	}
+	if ascii(name) {
+		return false // the ignorable code points all take several bytes
+	}
 	stripped := strings.Map(func(r rune) rune {
 		switch {
 		case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
@@ -107,4 +110,14 @@ func DotGitAlias(name string) bool {
 		return r
 	}, name)
 	return stripped != name && strings.EqualFold(strings.TrimRight(stripped, ". "), ".git")
+}
+
+// ascii reports whether s holds only ASCII bytes.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
