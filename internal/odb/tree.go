@@ -2,6 +2,7 @@ package odb
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"sort"
@@ -48,6 +49,29 @@ func SortTree(entries []TreeEntry) {
 	sort.Slice(entries, func(i, j int) bool {
 		return treeKey(entries[i]) < treeKey(entries[j])
 	})
+}
+
+// compareTreeOrder compares two entries in git's tree order (treeKey's),
+// without building the keys.
+func compareTreeOrder(x, y TreeEntry) int {
+	n := min(len(x.Name), len(y.Name))
+	if c := strings.Compare(x.Name[:n], y.Name[:n]); c != 0 {
+		return c
+	}
+	return cmp.Compare(treeKeyByte(x, n), treeKeyByte(y, n))
+}
+
+// treeKeyByte is the byte at i of e's treeKey, -1 past its end. Names hold
+// no '/', so two keys equal up to the shorter name's length differ at
+// that length or are equal.
+func treeKeyByte(e TreeEntry, i int) int {
+	switch {
+	case i < len(e.Name):
+		return int(e.Name[i])
+	case i == len(e.Name) && e.Mode == ModeTree:
+		return '/'
+	}
+	return -1
 }
 
 func treeKey(e TreeEntry) string {

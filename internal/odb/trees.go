@@ -3,6 +3,7 @@ package odb
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,37 +48,48 @@ func diffTrees(db *DB, a, b record.Hash, prefix string, out *[]record.Change) er
 	if err != nil {
 		return err
 	}
-	ma := make(map[string]TreeEntry, len(ea))
-	for _, e := range ea {
-		ma[e.Name] = e
-	}
-	mb := make(map[string]TreeEntry, len(eb))
-	for _, e := range eb {
-		mb[e.Name] = e
-	}
-	names := make([]string, 0, len(ea)+len(eb))
-	for _, e := range ea {
-		names = append(names, e.Name)
-	}
-	for _, e := range eb {
-		if _, ok := ma[e.Name]; !ok {
-			names = append(names, e.Name)
-		}
-	}
-	sort.Strings(names)
+	ea, eb = inTreeOrder(ea), inTreeOrder(eb)
 	var changes []record.Change
-	for _, name := range names {
-		x, inA := ma[name]
-		y, inB := mb[name]
-		if inA && inB && x.Mode == y.Mode && x.Hash == y.Hash {
-			continue
+	// Both lists are in git's order: walk them side by side. A name that
+	// is a folder on one side and not on the other sorts apart (as "a/"
+	// and "a") and is seen as one removal and one addition.
+	for i, j := 0, 0; i < len(ea) || j < len(eb); {
+		order := 0
+		switch {
+		case i == len(ea):
+			order = 1
+		case j == len(eb):
+			order = -1
+		default:
+			order = compareTreeOrder(ea[i], eb[j])
+		}
+		var x, y *TreeEntry
+		switch {
+		case order < 0:
+			x = &ea[i]
+			i++
+		case order > 0:
+			y = &eb[j]
+			j++
+		default:
+			x, y = &ea[i], &eb[j]
+			i, j = i+1, j+1
+			if x.Mode == y.Mode && x.Hash == y.Hash {
+				continue
+			}
+		}
+		name := ""
+		if x != nil {
+			name = x.Name
+		} else {
+			name = y.Name
 		}
 		p := prefix + name
 		var ta, tb record.Hash
-		if inA && x.Mode == record.ModeTree {
+		if x != nil && x.Mode == record.ModeTree {
 			ta = x.Hash
 		}
-		if inB && y.Mode == record.ModeTree {
+		if y != nil && y.Mode == record.ModeTree {
 			tb = y.Hash
 		}
 		if !ta.IsZero() || !tb.IsZero() {
@@ -86,10 +98,10 @@ func diffTrees(db *DB, a, b record.Hash, prefix string, out *[]record.Change) er
 			}
 		}
 		c := record.Change{Path: p}
-		if inA && x.Mode != record.ModeTree {
+		if x != nil && x.Mode != record.ModeTree {
 			c.Before = record.FileState{Path: p, Mode: x.Mode, Hash: x.Hash}
 		}
-		if inB && y.Mode != record.ModeTree {
+		if y != nil && y.Mode != record.ModeTree {
 			c.After = record.FileState{Path: p, Mode: y.Mode, Hash: y.Hash}
 		}
 		if c.Before.Exists() || c.After.Exists() {
@@ -99,6 +111,20 @@ func diffTrees(db *DB, a, b record.Hash, prefix string, out *[]record.Change) er
 	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
 	*out = append(*out, changes...)
 	return nil
+}
+
+// inTreeOrder returns entries in git's tree order: as they are when they
+// are (git writes no other), else a sorted copy (the entries may be
+// shared).
+func inTreeOrder(entries []TreeEntry) []TreeEntry {
+	for i := 1; i < len(entries); i++ {
+		if compareTreeOrder(entries[i-1], entries[i]) >= 0 {
+			sorted := slices.Clone(entries)
+			SortTree(sorted)
+			return sorted
+		}
+	}
+	return entries
 }
 
 // Lookup returns the state of path in tree (absent when not there).

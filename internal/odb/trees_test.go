@@ -1,7 +1,10 @@
 package odb_test
 
 import (
+	"context"
+	"encoding/hex"
 	"errors"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -9,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore/record"
@@ -227,4 +231,46 @@ func openDB(t *testing.T, dir string) *odb.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// TestDiffTreesUnorderedTree diffs a tree whose entries are out of git's
+// order (git never writes one; a forged checkpoint could) as the same
+// entries in order.
+func TestDiffTreesUnorderedTree(t *testing.T) {
+	r := gittest.New(t)
+	gitIn := func(stdin string, args ...string) string {
+		t.Helper()
+		out, err := git.Cmd{Dir: r.Dir, Args: args, Stdin: strings.NewReader(stdin)}.Run(context.Background())
+		if err != nil {
+			t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	blob := func(s string) string { return gitIn(s, "hash-object", "-w", "--stdin") }
+	a, b, c := blob("a\n"), blob("b\n"), blob("c\n")
+	entry := func(mode, name, id string) string {
+		raw, err := hex.DecodeString(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mode + " " + name + "\x00" + string(raw)
+	}
+	unordered := gitIn(entry("100644", "z", c)+entry("100644", "b", b)+entry("100644", "a", a),
+		"hash-object", "-t", "tree", "-w", "--literally", "--stdin")
+	// git fsck refuses it: gone before the repository's own check.
+	t.Cleanup(func() { os.Remove(filepath.Join(r.Dir, ".git", "objects", unordered[:2], unordered[2:])) })
+	ordered := gitIn("100644 blob "+a+"\ta\n100644 blob "+b+"\tb\n100644 blob "+c+"\tz\n", "mktree")
+	changed := gitIn("100644 blob "+c+"\ta\n100644 blob "+b+"\tb\n", "mktree")
+	db := openDB(t, r.Dir)
+	if got, err := db.DiffTrees(mustHash(t, unordered), mustHash(t, ordered)); err != nil || len(got) != 0 {
+		t.Errorf("unordered vs the same entries in order: %v, %v; want no change", got, err)
+	}
+	want := gitDiff(t, r, mustHash(t, ordered), mustHash(t, changed))
+	got, err := db.DiffTrees(mustHash(t, unordered), mustHash(t, changed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("DiffTrees from the unordered tree vs git diff-tree from the ordered one (-git +got):\n%s", diff)
+	}
 }
