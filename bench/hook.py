@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/hook.py: what one Claude Code hook costs.
 
-    bench/hook.py [-a OTHER]... [--bash] GITGUARD REPO [PAIRS]
+    bench/hook.py [-a OTHER]... [--bash | --daemon] GITGUARD REPO [PAIRS]
 
 Replays PAIRS (default 30) tool uses through `GITGUARD hook claude-code` in
 the git repository REPO, as Claude Code runs the hook: a PreToolUse event,
@@ -15,6 +15,11 @@ Prints the median and minimum wall time and the median CPU time
 the same for `GITGUARD version` (the cost of starting the process at all)
 and, with --bash, for `git status --porcelain` (with GIT_OPTIONAL_LOCKS=0),
 with each median's ratio to git status.
+
+--daemon times Edit with a watch daemon of GITGUARD serving the work tree
+(`GITGUARD watch --detach`, started before the first pair): the hook hands
+each event to it. Builds given with -a keep recording in process unless
+they hand events to a daemon too.
 
 -a OTHER (repeatable) times another build the same way, interleaved with
 GITGUARD pair by pair (with --bash, block by block: one daemon serves a
@@ -85,6 +90,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-a", dest="others", action="append", default=[], metavar="OTHER")
     ap.add_argument("--bash", action="store_true")
+    ap.add_argument("--daemon", action="store_true")
     ap.add_argument("gitguard")
     ap.add_argument("repo")
     ap.add_argument("pairs", nargs="?", type=int, default=30)
@@ -96,7 +102,13 @@ def main():
                 if not p.startswith("."))
     status_env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
     block = 5 if args.bash else 1
+    if args.bash and args.daemon:
+        sys.exit("--daemon is for Edit: with --bash the hook starts its daemon itself")
     try:
+        if args.daemon:
+            for g in builds:
+                stop_daemon(g.gitguard)
+            subprocess.run([builds[0].gitguard, "watch", "--detach"], check=True, capture_output=True)
         for first in range(0, args.pairs, block):
             for b in builds:
                 if args.bash:

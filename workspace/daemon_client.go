@@ -32,7 +32,13 @@ var ErrNoDaemon = errors.New("no watch daemon serves this work tree")
 const daemonProtocol = 1
 
 // DaemonSocket is the file name of the work tree's daemon socket.
-func (w *Workspace) DaemonSocket() string { return filepath.Join(w.cookieDir(), "daemon.sock") }
+func (w *Workspace) DaemonSocket() string { return DaemonSocketIn(w.repo.GitDir) }
+
+// DaemonSocketIn is the file name of the daemon socket of the worktree
+// whose git dir is gitDir (the one DaemonSocket names).
+func DaemonSocketIn(gitDir string) string {
+	return filepath.Join(gitDir, "gitguard", "watch", "daemon.sock")
+}
 
 // DaemonStatus is what a daemon says of itself.
 type DaemonStatus struct {
@@ -42,6 +48,7 @@ type DaemonStatus struct {
 	Requests int64     `json:"requests"`
 	Watched  int64     `json:"watched"` // answered from the watcher
 	Walks    int64     `json:"walks"`   // answered by walking the tree
+	Ops      int64     `json:"ops"`     // other requests answered (agent hook events)
 	LastWalk string    `json:"last_walk,omitempty"`
 }
 
@@ -51,6 +58,8 @@ type daemonRequest struct {
 	WorkTree    string   `json:"worktree,omitempty"`
 	Fingerprint string   `json:"fingerprint,omitempty"`
 	Paths       []string `json:"paths,omitempty"` // times: the paths asked about
+	// Payload is the request of an op registered with Daemon.Handle.
+	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
 type daemonAnswer struct {
@@ -60,6 +69,8 @@ type daemonAnswer struct {
 	Status   *DaemonStatus `json:"status,omitempty"`
 	Times    *ChangeTimes  `json:"times,omitempty"`
 	Error    string        `json:"error,omitempty"`
+	// Payload is the answer of an op registered with Daemon.Handle.
+	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
 // Fingerprint identifies everything that decides what a snapshot of this
@@ -142,7 +153,12 @@ func (w *Workspace) DaemonStatus(ctx context.Context, stop bool) (DaemonStatus, 
 const daemonTimeout = 2 * time.Minute
 
 func (w *Workspace) callDaemon(ctx context.Context, req daemonRequest, ans *daemonAnswer) error {
-	path := w.DaemonSocket()
+	return callDaemonAt(ctx, w.DaemonSocket(), req, ans)
+}
+
+// callDaemonAt sends req to the daemon listening on the socket path and
+// reads its answer. It returns ErrNoDaemon, cheaply, when none listens.
+func callDaemonAt(ctx context.Context, path string, req daemonRequest, ans *daemonAnswer) error {
 	if err := checkSocket(path); err != nil {
 		return err
 	}

@@ -47,9 +47,14 @@ type Daemon struct {
 	stopped  chan struct{}
 	last     atomic.Int64 // unix nanoseconds of the last request
 
-	requests, watched, walks atomic.Int64
-	started                  time.Time
-	lastWalk                 atomic.Value // string: why the last walk was needed
+	inflight sync.WaitGroup // requests being answered; Serve waits for them
+
+	opsMu    sync.Mutex
+	handlers map[string]*registeredOp // what Handle registered (daemon_ops.go)
+
+	requests, watched, walks, ops atomic.Int64
+	started                       time.Time
+	lastWalk                      atomic.Value // string: why the last walk was needed
 }
 
 // ErrDaemonRunning is returned by Daemon.Listen when another daemon already
@@ -214,6 +219,9 @@ func (d *Daemon) Serve(ctx context.Context, idle time.Duration) error {
 		if err != nil {
 			select {
 			case <-d.stopped:
+				// A request being answered (the one that asked to stop,
+				// say) gets its answer before the caller exits.
+				d.inflight.Wait()
 				return nil
 			default:
 			}
@@ -223,7 +231,11 @@ func (d *Daemon) Serve(ctx context.Context, idle time.Duration) error {
 			}
 			return fmt.Errorf("watch daemon: %w", err)
 		}
-		go d.handle(ctx, conn)
+		d.inflight.Add(1)
+		go func() {
+			defer d.inflight.Done()
+			d.handle(ctx, conn)
+		}()
 	}
 }
 
@@ -259,7 +271,7 @@ func (d *Daemon) Close() error {
 // Status reports the daemon's counters.
 func (d *Daemon) Status() DaemonStatus {
 	return DaemonStatus{PID: os.Getpid(), WorkTree: d.workTree, Since: d.started,
-		Requests: d.requests.Load(), Watched: d.watched.Load(), Walks: d.walks.Load(),
+		Requests: d.requests.Load(), Watched: d.watched.Load(), Walks: d.walks.Load(), Ops: d.ops.Load(),
 		LastWalk: d.lastWalk.Load().(string)}
 }
 
@@ -294,6 +306,9 @@ func (d *Daemon) answer(ctx context.Context, req daemonRequest) daemonAnswer {
 		return d.answerTimes(ctx, req)
 	case "snapshot":
 	default:
+		if ans, ok := d.answerOp(ctx, req); ok {
+			return ans
+		}
 		return daemonAnswer{Error: fmt.Sprintf("unknown op %q", req.Op)}
 	}
 	if req.WorkTree != d.workTree {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -52,7 +53,10 @@ func newHookAgentCommand(e *env, s *agentSpec) *cli.Command {
 			"('gitguard watch --detach') if none runs, so that every later capture costs the\n" +
 			"paths changed rather than a walk of the tree; it stops after --watch-idle\n" +
 			"without a request, and when the run ends. --no-watch (or GITGUARD_NO_DAEMON=1)\n" +
-			"starts none.\n\n" +
+			"starts none. While a daemon serves the work tree, the hook hands every tool\n" +
+			"use's events to it, which records them with the repository already open (the\n" +
+			"same records, messages and exit status); a hook whose environment differs from\n" +
+			"the daemon's, or that finds none answering, records them itself.\n\n" +
 			"An event or tool gitguard does not know is not recorded, with one warning on\n" +
 			"stderr. The hook never blocks the agent because of its own failure: it prints a\n" +
 			"warning on stderr and exits 0. With --fail-closed (or GITGUARD_FAIL_CLOSED=1) it\n" +
@@ -88,7 +92,25 @@ type unknownEventError struct{ msg string }
 func (e *unknownEventError) Error() string { return e.msg }
 
 func runHookAgent(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions) error {
-	err := handleAgentEvent(ctx, e, s, o)
+	shortLivedGC(e.getenv)
+	// Read once: the event goes to the watch daemon, or is handled here.
+	var data []byte
+	var err error
+	if e.stdin != nil {
+		data, err = io.ReadAll(io.LimitReader(e.stdin, agent.MaxPayload+1))
+	}
+	if err != nil {
+		return hookOutcome(e, s, o, fmt.Errorf("read hook event: %w", err))
+	}
+	if done, err := handOffHook(ctx, e, s, o, data); done {
+		return err
+	}
+	return hookOutcome(e, s, o, handleAgentEvent(ctx, e, s, o, data))
+}
+
+// hookOutcome says what a hook's failure means: a warning on stderr and
+// exit 0, or, failing closed, exit 2 so that the agent refuses the tool use.
+func hookOutcome(e *env, s *agentSpec, o hookAgentOptions, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -119,9 +141,9 @@ func runHookAgent(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions)
 	return nil
 }
 
-func handleAgentEvent(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions) error {
-	shortLivedGC(e.getenv)
-	ev, err := s.read(e.stdin, o.workspaceTools)
+// handleAgentEvent records one hook event, data as the agent wrote it.
+func handleAgentEvent(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions, data []byte) error {
+	ev, err := s.read(bytes.NewReader(data), o.workspaceTools)
 	if err != nil {
 		return err
 	}

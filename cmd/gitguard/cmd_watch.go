@@ -44,7 +44,9 @@ func newWatchCommand(e *env) *cli.Command {
 			"watcher; a process that finds no daemon walks itself. One daemon per work tree;\n" +
 			"its socket is in .git/gitguard/watch/ and answers only your own user.\n" +
 			"'gitguard run' serves one for the command it wraps, and the Claude Code hook\n" +
-			"starts one for Bash tool uses. GITGUARD_NO_DAEMON=1 makes a command walk itself.\n\n" +
+			"starts one for Bash tool uses. Agent hooks hand their events to it, so that a\n" +
+			"hook costs little more than starting a process. GITGUARD_NO_DAEMON=1 makes a\n" +
+			"command walk (and a hook record) itself.\n\n" +
 			"Without --detach it runs in the foreground until interrupted (or idle for\n" +
 			"--idle); with --detach it starts in the background and prints its pid.",
 		Flags: []cli.Flag{jsonFlag,
@@ -127,6 +129,7 @@ func serveDaemon(ctx context.Context, e *env, g *gitguard.Guard) (*gitguard.Daem
 		return e.openAt(context.WithoutCancel(ctx), g.WorkTree())
 	}
 	d := g.NewDaemon(reopen)
+	serveHooks(d, e)
 	if err := d.Listen(); err != nil {
 		d.Close()
 		return nil, err
@@ -164,7 +167,7 @@ func runWatchStatus(ctx context.Context, e *env, stop bool) error {
 		return err
 	}
 	if !e.json {
-		e.printf("since %s: %d request(s), %d from the watcher, %d walk(s)\n", st.Since.Format(time.RFC3339), st.Requests, st.Watched, st.Walks)
+		e.printf("since %s: %d request(s), %d from the watcher, %d walk(s), %d hook event(s)\n", st.Since.Format(time.RFC3339), st.Requests, st.Watched, st.Walks, st.Ops)
 		if st.LastWalk != "" {
 			e.printf("last walk: %s\n", st.LastWalk)
 		}
@@ -181,13 +184,14 @@ type jsonDaemon struct {
 	Requests int64     `json:"requests"`
 	Watched  int64     `json:"watched"`
 	Walks    int64     `json:"walks"`
+	Ops      int64     `json:"hook_events"`
 	LastWalk string    `json:"last_walk,omitempty"`
 }
 
 func (e *env) printDaemon(st gitguard.DaemonStatus, text string) error {
 	if e.json {
 		return e.printJSON(jsonDaemon{Version: 1, Running: true, PID: st.PID, WorkTree: st.WorkTree, Since: st.Since,
-			Requests: st.Requests, Watched: st.Watched, Walks: st.Walks, LastWalk: st.LastWalk})
+			Requests: st.Requests, Watched: st.Watched, Walks: st.Walks, Ops: st.Ops, LastWalk: st.LastWalk})
 	}
 	e.printf(text+"\n", st.PID, st.WorkTree)
 	return nil

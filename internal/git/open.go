@@ -55,6 +55,17 @@ func Open(ctx context.Context, dir string, getenv func(string) string) (*Repo, C
 	return repo, cfg, nil
 }
 
+// FindRepo finds the repository containing dir as Open does, without
+// reading its configuration or starting git: for a caller that only needs
+// to know where the repository is (the watch daemon's socket, say) and can
+// do without when it is in doubt. ok is false whenever Open would ask git.
+func FindRepo(dir string, getenv func(string) string) (repo *Repo, ok bool) {
+	if getenv == nil || steeredByEnv(getenv) {
+		return nil, false
+	}
+	return findRepo(dir)
+}
+
 // discoveryEnv are the variables that make git find or configure a
 // repository otherwise than by looking up from the current folder.
 var discoveryEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",

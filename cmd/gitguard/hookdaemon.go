@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/agent"
+)
+
+// An agent hook hands a tool use's events to the work tree's watch daemon
+// when one runs: the daemon records them with the repository open, its
+// packs mapped and the Go runtime warm, so a hook costs little more than
+// starting a process. It answers with what the hook would have printed and
+// its exit status. Whatever keeps the daemon from answering (none runs,
+// another environment, it died meanwhile), the hook records the event
+// itself; an event recorded twice that way is recognised as such (see
+// agent.Handle), as a redelivered event is.
+
+// hookOp is the daemon op that records an agent hook event.
+const hookOp = "hook"
+
+// hookRequest is a hook event as the hook process hands it to the daemon.
+type hookRequest struct {
+	Agent          string          `json:"agent"` // the agentSpec's name
+	Event          json.RawMessage `json:"event"`
+	Dir            string          `json:"dir,omitempty"` // -C, absolute; empty: the event's cwd
+	FailClosed     bool            `json:"fail_closed,omitempty"`
+	WorkspaceTools []string        `json:"workspace_tools,omitempty"`
+	Env            string          `json:"env"` // hookEnvKey of the hook's environment
+}
+
+// hookAnswer is what the hook prints on stderr and the status it exits with.
+type hookAnswer struct {
+	Stderr string `json:"stderr,omitempty"`
+	Exit   int    `json:"exit"`
+}
+
+// handOffHook asks the work tree's watch daemon to record the event data.
+// done is false when the hook must record it itself.
+func handOffHook(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions, data []byte) (done bool, err error) {
+	if o.noWatch || e.getenv("GITGUARD_NO_DAEMON") == "1" || e.verbose || e.getenv("GITGUARD_DEBUG") == "1" ||
+		e.getenv("GITGUARD_FAULT") != "" || e.getenv("GITGUARD_CPUPROFILE") != "" ||
+		len(e.settings.exclude) > 0 || e.settings.maxFileSize != 0 {
+		return false, nil // what this process was asked to do differently, it does itself
+	}
+	ev, rerr := s.read(bytes.NewReader(data), o.workspaceTools)
+	if rerr != nil || ev.Warning != "" || (ev.Kind != agent.Pre && ev.Kind != agent.Post) {
+		// Nothing to record, or a session's start or end: here, where
+		// its messages and the daemon's own stop belong.
+		return false, nil
+	}
+	req := hookRequest{Agent: s.name, Event: data, FailClosed: o.failClosed, WorkspaceTools: o.workspaceTools, Env: hookEnvKey()}
+	find := ev.Cwd
+	if e.dir != "" && e.dir != "." {
+		abs, err := filepath.Abs(e.dir)
+		if err != nil {
+			return false, nil
+		}
+		req.Dir, find = abs, abs
+	}
+	if find == "" {
+		find = "."
+	}
+	payload, err := json.Marshal(req)
+	if err != nil {
+		return false, nil
+	}
+	out, err := gitguard.AskDaemon(ctx, find, e.getenv, hookOp, payload)
+	if err != nil {
+		if !errors.Is(err, gitguard.ErrNoDaemon) {
+			e.log.Info("the watch daemon did not record the hook event; recording it here", "err", err)
+		}
+		return false, nil
+	}
+	var ans hookAnswer
+	if err := json.Unmarshal(out, &ans); err != nil {
+		e.log.Info("the watch daemon's answer to a hook event is unreadable; recording it here", "err", err)
+		return false, nil
+	}
+	io.WriteString(e.stderr, ans.Stderr)
+	if ans.Exit != 0 {
+		return true, &exitCodeError{ans.Exit}
+	}
+	return true, nil
+}
+
+// serveHooks makes the daemon d record agent hook events (handOffHook),
+// each as `gitguard hook NAME` would in a process of its own started with
+// the daemon's environment.
+func serveHooks(d *gitguard.Daemon, e *env) {
+	d.Handle(hookOp, func(ctx context.Context, payload json.RawMessage) (json.RawMessage, error) {
+		var req hookRequest
+		if err := json.Unmarshal(payload, &req); err != nil {
+			return nil, fmt.Errorf("hook request: %w", err)
+		}
+		if req.Env != hookEnvKey() {
+			return nil, errors.New("the hook's environment differs from the daemon's")
+		}
+		i := slices.IndexFunc(agentSpecs, func(s *agentSpec) bool { return s.name == req.Agent })
+		if i < 0 {
+			return nil, fmt.Errorf("no agent %q", req.Agent)
+		}
+		s := agentSpecs[i]
+		var stderr bytes.Buffer
+		he := &env{stdout: io.Discard, stderr: &stderr, dir: req.Dir, log: e.log, getenv: e.getenv}
+		// The daemon runs already: nothing to start.
+		o := hookAgentOptions{failClosed: req.FailClosed, workspaceTools: req.WorkspaceTools, noWatch: true, watchIdle: time.Minute}
+		ans := hookAnswer{}
+		var code *exitCodeError
+		if err := hookOutcome(he, s, o, handleAgentEvent(ctx, he, s, o, req.Event)); errors.As(err, &code) {
+			ans.Exit = code.code
+		} else if err != nil {
+			return nil, err
+		}
+		ans.Stderr = stderr.String()
+		return json.Marshal(ans)
+	})
+}
+
+// hookEnvKey sums up the environment that decides how gitguard and git
+// behave (git's and gitguard's own variables, where configuration is
+// found, which git runs), so that a daemon records only the events of
+// hooks that run as it does. The hook's own switches travel with the
+// request.
+func hookEnvKey() string {
+	var vars []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "GITGUARD_FAIL_CLOSED", k == "GITGUARD_WATCH_IDLE", k == "GITGUARD_NO_DAEMON":
+		case strings.HasPrefix(k, "GIT_"), strings.HasPrefix(k, "GITGUARD_"), k == "HOME", k == "XDG_CONFIG_HOME":
+			vars = append(vars, kv)
+		}
+	}
+	// Not PATH itself: an agent adds its own folders to it.
+	git, _ := exec.LookPath("git")
+	vars = append(vars, "\x00git="+git)
+	slices.Sort(vars)
+	sum := sha256.Sum256([]byte(strings.Join(vars, "\x00")))
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,82 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Beyond snapshots, a daemon answers ops other layers register with
+// Handle: an agent hook hands its event to the daemon, which records it
+// with the repository already open, its packs mapped and the Go runtime
+// warm, so the hook process does little more than start. AskDaemon is the
+// client side.
+
+// OpHandler answers one request of an op registered with Daemon.Handle.
+type OpHandler func(ctx context.Context, payload json.RawMessage) (json.RawMessage, error)
+
+// Handle makes the daemon answer op with h. Requests for an op are
+// answered one at a time, and each counts as activity for the idle timer.
+// Register before Serve.
+func (d *Daemon) Handle(op string, h OpHandler) {
+	switch op {
+	case "snapshot", "status", "stop", "times":
+		panic("workspace: Daemon.Handle: " + op + " is the daemon's own op")
+	}
+	d.opsMu.Lock()
+	defer d.opsMu.Unlock()
+	if d.handlers == nil {
+		d.handlers = map[string]*registeredOp{}
+	}
+	d.handlers[op] = &registeredOp{h: h}
+}
+
+type registeredOp struct {
+	mu sync.Mutex // one request at a time
+	h  OpHandler
+}
+
+func (d *Daemon) answerOp(ctx context.Context, req daemonRequest) (daemonAnswer, bool) {
+	d.opsMu.Lock()
+	op := d.handlers[req.Op]
+	d.opsMu.Unlock()
+	if op == nil {
+		return daemonAnswer{}, false
+	}
+	if req.WorkTree != d.workTree {
+		return daemonAnswer{Error: "another work tree"}, true
+	}
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	d.last.Store(time.Now().UnixNano())
+	out, err := op.h(ctx, req.Payload)
+	d.last.Store(time.Now().UnixNano())
+	if err != nil {
+		d.log.Info("watch daemon: "+req.Op+" refused", "err", err)
+		return daemonAnswer{Error: err.Error()}, true
+	}
+	d.ops.Add(1)
+	return daemonAnswer{Payload: out}, true
+}
+
+// ErrDaemonRefused wraps the reason a daemon gave for not answering an op.
+var ErrDaemonRefused = errors.New("the watch daemon did not answer")
+
+// AskDaemon sends op with payload to the daemon of the work tree workTree,
+// listening on socket (DaemonSocketIn), and returns its answer. It returns
+// ErrNoDaemon, cheaply, when none listens, and ErrDaemonRefused (wrapped)
+// when the daemon does not know the op, serves another work tree or its
+// handler failed.
+func AskDaemon(ctx context.Context, socket, workTree, op string, payload json.RawMessage) (json.RawMessage, error) {
+	var ans daemonAnswer
+	if err := callDaemonAt(ctx, socket, daemonRequest{Op: op, WorkTree: workTree, Payload: payload}, &ans); err != nil {
+		return nil, err
+	}
+	if ans.Error != "" {
+		return nil, fmt.Errorf("%w: %s", ErrDaemonRefused, ans.Error)
+	}
+	return ans.Payload, nil
+}
