@@ -3,17 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/gitguard/gitguard"
@@ -130,25 +125,8 @@ func serveHooks(d *gitguard.Daemon, e *env) {
 	})
 }
 
-// hookEnvKey sums up the environment that decides how gitguard and git
-// behave (git's and gitguard's own variables, where configuration is
-// found, which git runs), so that a daemon records only the events of
-// hooks that run as it does. The hook's own switches travel with the
-// request.
+// hookEnvKey is the environment a daemon must share with a hook to record
+// its events; the hook's own switches travel with the request.
 func hookEnvKey() string {
-	var vars []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case k == "GITGUARD_FAIL_CLOSED", k == "GITGUARD_WATCH_IDLE", k == "GITGUARD_NO_DAEMON":
-		case strings.HasPrefix(k, "GIT_"), strings.HasPrefix(k, "GITGUARD_"), k == "HOME", k == "XDG_CONFIG_HOME":
-			vars = append(vars, kv)
-		}
-	}
-	// Not PATH itself: an agent adds its own folders to it.
-	git, _ := exec.LookPath("git")
-	vars = append(vars, "\x00git="+git)
-	slices.Sort(vars)
-	sum := sha256.Sum256([]byte(strings.Join(vars, "\x00")))
-	return hex.EncodeToString(sum[:])
+	return gitguard.EnvironmentKey("GITGUARD_FAIL_CLOSED", "GITGUARD_WATCH_IDLE", "GITGUARD_NO_DAEMON")
 }

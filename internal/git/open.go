@@ -66,6 +66,12 @@ func FindRepo(dir string, getenv func(string) string) (repo *Repo, ok bool) {
 	return findRepo(dir)
 }
 
+// Binary returns the file name of the git that PATH finds, "" for none.
+func Binary() string {
+	p, _ := exec.LookPath("git")
+	return p
+}
+
 // discoveryEnv are the variables that make git find or configure a
 // repository otherwise than by looking up from the current folder.
 var discoveryEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
