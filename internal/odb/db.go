@@ -466,6 +466,9 @@ func fsyncAll(names []string) error {
 
 // Read returns the type and content of an object.
 func (db *DB) Read(h git.Hash) (Type, []byte, error) {
+	if t, data, err := db.packs.read(h); err == nil {
+		return t, data, nil // read into a buffer of its own already
+	}
 	t, r, size, err := db.Open(h)
 	if err != nil {
 		return "", nil, err
