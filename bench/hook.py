@@ -84,6 +84,13 @@ def hook_pair(b, repo, path, i, bash, count):
 
 def stop_daemon(gitguard):
     subprocess.run([gitguard, "watch", "stop"], capture_output=True)
+    # A stopped daemon lets go of its lock as it exits; a build that does
+    # not wait for that (see workspace's lockStopping) would find it held.
+    lock = os.path.join(".git", "gitguard", "watch", "daemon.lock")
+    for _ in range(500):
+        if not os.path.exists(lock) or subprocess.run(["flock", "-n", lock, "true"]).returncode == 0:
+            return
+        time.sleep(0.01)
 
 
 def main():

@@ -160,7 +160,7 @@ func (d *Daemon) Listen() error {
 	}
 	// The kernel drops the lock when the process dies, however it dies,
 	// so a stale socket left by a killed daemon never blocks a new one.
-	if err := lockOnce(lock); err != nil {
+	if err := lockStopping(lock, path); err != nil {
 		lock.Close()
 		if errors.Is(err, ErrDaemonRunning) {
 			return err
@@ -183,6 +183,27 @@ func (d *Daemon) Listen() error {
 	}
 	d.ln, d.lock, d.sockPath = ln, lock, path
 	return nil
+}
+
+// stoppingGrace is how long Listen waits for a daemon that is stopping
+// (its socket is gone, it still holds the lock) to let go.
+const stoppingGrace = 2 * time.Second
+
+// lockStopping is lockOnce, waiting out a daemon that was asked to stop
+// and is finishing (it removed its socket when it stopped listening and
+// lets go of the lock when it closes): a `watch stop` followed at once by
+// a new daemon finds the old one still there otherwise.
+func lockStopping(lock *os.File, socket string) error {
+	for deadline := time.Now().Add(stoppingGrace); ; {
+		err := lockOnce(lock)
+		if !errors.Is(err, ErrDaemonRunning) || time.Now().After(deadline) {
+			return err
+		}
+		if _, serr := os.Lstat(socket); serr == nil {
+			return err // it serves
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Serve answers requests until ctx ends, a client asks the daemon to stop,
