@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDaemonAnswersRegisteredOps: ops registered with Handle are answered
@@ -94,4 +95,28 @@ func TestDaemonHandleRefusesOwnOps(t *testing.T) {
 		}
 	}()
 	d.Handle("snapshot", func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil })
+}
+
+// TestDaemonListenWaitsForStoppingDaemon: a daemon that stopped listening
+// (its socket is gone) but has not let go of its lock yet does not keep a
+// new one from starting.
+func TestDaemonListenWaitsForStoppingDaemon(t *testing.T) {
+	r := watchRepo(t)
+	d1 := openWS(t, r.Dir).NewDaemon(nil)
+	if err := d1.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	d1.Stop() // closes the listener, which removes the socket; the lock stays
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		time.Sleep(100 * time.Millisecond)
+		d1.Close()
+	}()
+	d2 := openWS(t, r.Dir).NewDaemon(nil)
+	defer d2.Close()
+	if err := d2.Listen(); err != nil {
+		t.Fatalf("Listen while the other daemon was stopping: %v", err)
+	}
+	<-closed
 }
