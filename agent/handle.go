@@ -22,9 +22,10 @@ type Options struct {
 	// Dir is where the hook was started (-C); "" or "." means the event's
 	// cwd, wherever the agent started the hook.
 	Dir string
-	// StartDaemon, if set, starts the work tree's watch daemon before a
-	// whole-workspace call, so captures cost the paths changed rather than
-	// a walk of the tree. Its failure only costs speed.
+	// StartDaemon, if set, starts the work tree's watch daemon before the
+	// first call it records, so that whole-workspace captures cost the
+	// paths changed rather than a walk of the tree and later hooks can
+	// hand their events to it. Its failure only costs speed.
 	StartDaemon func(ctx context.Context, g *gitguard.Guard) error
 	// Log receives Info records; nil discards.
 	Log *slog.Logger
@@ -161,7 +162,7 @@ func (h *handler) pre(ctx context.Context, g *gitguard.Guard, co gitguard.CallOp
 	if err := h.continueRun(ctx, g); err != nil {
 		return err
 	}
-	if ev.Whole && h.o.StartDaemon != nil && !g.DaemonRunning(ctx) {
+	if h.o.StartDaemon != nil && !g.DaemonRunning(ctx) {
 		if err := h.o.StartDaemon(ctx, g); errors.Is(err, gitguard.ErrNoWatcher) {
 			h.o.Log.Info(ev.Agent + ": no watch daemon on this platform; whole-workspace captures walk the tree")
 		} else if err != nil {

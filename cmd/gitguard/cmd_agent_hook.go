@@ -49,14 +49,15 @@ func newHookAgentCommand(e *env, s *agentSpec) *cli.Command {
 		Usage:     s.hookUsage,
 		UsageText: "gitguard hook " + s.name + " [--fail-closed] [--workspace-tool NAME]... < EVENT.json",
 		Description: s.hookDescription + "\n\n" +
-			"Before a whole-workspace tool use the hook starts the work tree's watch daemon\n" +
-			"('gitguard watch --detach') if none runs, so that every later capture costs the\n" +
-			"paths changed rather than a walk of the tree; it stops after --watch-idle\n" +
-			"without a request, and when the run ends. --no-watch (or GITGUARD_NO_DAEMON=1)\n" +
-			"starts none. While a daemon serves the work tree, the hook hands every tool\n" +
-			"use's events to it, which records them with the repository already open (the\n" +
-			"same records, messages and exit status); a hook whose environment differs from\n" +
-			"the daemon's, or that finds none answering, records them itself.\n\n" +
+			"Before the first tool use it records, the hook starts the work tree's watch\n" +
+			"daemon ('gitguard watch --detach') if none runs, so that whole-workspace captures\n" +
+			"cost the paths changed rather than a walk of the tree; it stops after\n" +
+			"--watch-idle without a request, and when the run ends. --no-watch (or\n" +
+			"GITGUARD_NO_DAEMON=1) starts none. While a daemon serves the work tree, the hook\n" +
+			"hands every tool use's events to it, which records them with the repository\n" +
+			"already open (the same records, messages and exit status); a hook whose\n" +
+			"environment differs from the daemon's, or that finds none answering, records\n" +
+			"them itself.\n\n" +
 			"An event or tool gitguard does not know is not recorded, with one warning on\n" +
 			"stderr. The hook never blocks the agent because of its own failure: it prints a\n" +
 			"warning on stderr and exits 0. With --fail-closed (or GITGUARD_FAIL_CLOSED=1) it\n" +

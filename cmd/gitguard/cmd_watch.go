@@ -43,10 +43,10 @@ func newWatchCommand(e *env) *cli.Command {
 			"a .gitignore or the configuration changed) it walks the tree and arms a new\n" +
 			"watcher; a process that finds no daemon walks itself. One daemon per work tree;\n" +
 			"its socket is in .git/gitguard/watch/ and answers only your own user.\n" +
-			"'gitguard run' serves one for the command it wraps, and the Claude Code hook\n" +
-			"starts one for Bash tool uses. Agent hooks hand their events to it, so that a\n" +
-			"hook costs little more than starting a process. GITGUARD_NO_DAEMON=1 makes a\n" +
-			"command walk (and a hook record) itself.\n\n" +
+			"'gitguard run' serves one for the command it wraps, and an agent's hook starts\n" +
+			"one at the first tool use it records. Agent hooks hand their events to it, so\n" +
+			"that a hook costs little more than starting a process. GITGUARD_NO_DAEMON=1\n" +
+			"makes a command walk (and a hook record) itself.\n\n" +
 			"Without --detach it runs in the foreground until interrupted (or idle for\n" +
 			"--idle); with --detach it starts in the background and prints its pid.",
 		Flags: []cli.Flag{jsonFlag,
