@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -39,7 +40,7 @@ type registeredOp struct {
 	h  OpHandler
 }
 
-func (d *Daemon) answerOp(ctx context.Context, req daemonRequest) (daemonAnswer, bool) {
+func (d *Daemon) answerOp(ctx context.Context, req daemonRequest) (ans daemonAnswer, handled bool) {
 	d.opsMu.Lock()
 	op := d.handlers[req.Op]
 	d.opsMu.Unlock()
@@ -51,6 +52,14 @@ func (d *Daemon) answerOp(ctx context.Context, req daemonRequest) (daemonAnswer,
 	}
 	op.mu.Lock()
 	defer op.mu.Unlock()
+	// A handler's bug costs its request, not the daemon: the client does
+	// the work itself.
+	defer func() {
+		if r := recover(); r != nil {
+			d.log.Error("watch daemon: "+req.Op+" panicked", "panic", r, "stack", string(debug.Stack()))
+			ans, handled = daemonAnswer{Error: fmt.Sprintf("%s failed: %v", req.Op, r)}, true
+		}
+	}()
 	d.last.Store(time.Now().UnixNano())
 	out, err := op.h(ctx, req.Payload)
 	d.last.Store(time.Now().UnixNano())

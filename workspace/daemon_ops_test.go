@@ -22,6 +22,7 @@ func TestDaemonAnswersRegisteredOps(t *testing.T) {
 	d.Handle("fail", func(context.Context, json.RawMessage) (json.RawMessage, error) {
 		return nil, errors.New("no such thing")
 	})
+	d.Handle("panic", func(context.Context, json.RawMessage) (json.RawMessage, error) { panic("a bug") })
 	d.Handle("slow", func(context.Context, json.RawMessage) (json.RawMessage, error) {
 		close(started)
 		<-release
@@ -47,6 +48,7 @@ func TestDaemonAnswersRegisteredOps(t *testing.T) {
 	for _, c := range []struct{ op, workTree, says string }{
 		{"fail", top, "no such thing"},
 		{"nope", top, `unknown op "nope"`},
+		{"panic", top, "panic failed: a bug"},
 		{"echo", filepath.Join(top, "elsewhere"), "another work tree"},
 	} {
 		_, err := AskDaemon(ctx, sock, c.workTree, c.op, nil)
