@@ -425,14 +425,14 @@ const maxAttempts = 12
 // compare-and-swap. It retries on a lost race and returns ErrBusy when it
 // keeps losing. The returned Run is the new tip.
 func (s *Store) Commit(ctx context.Context, id record.RunID, mutate Mutation) (*Run, error) {
-	return s.commitPacked(ctx, id, nil, mutate)
+	return s.commitPacked(ctx, id, nil, false, mutate)
 }
 
 // CommitCalls is Commit for a mutation that looks at the named calls only:
 // the tip it is given holds those of them that exist (see ReadRunCalls),
 // and every other call is carried over unchanged.
 func (s *Store) CommitCalls(ctx context.Context, id record.RunID, calls []record.CallID, mutate Mutation) (*Run, error) {
-	return s.commitPacked(ctx, id, selectCalls(calls), mutate)
+	return s.commitPacked(ctx, id, selectCalls(calls), false, mutate)
 }
 
 func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, mutate Mutation) (*Run, error) {

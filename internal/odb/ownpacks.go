@@ -138,19 +138,33 @@ func (db *DB) readOwnPacks() ([]ownPack, error) {
 // merges: below it, the packs are too few to slow lookups.
 const consolidateFrom = 8
 
+// consolidateBound is the number of listed packs from which
+// ConsolidateIfMany merges. Between consolidateFrom and it, the packs cost a
+// lookup little (an index each, mapped or read once per process) next to
+// a merge, which reads every listed index and may copy and sync a
+// megabyte pack.
+const consolidateBound = 32
+
 // Consolidate merges gitguard's own packs geometrically, as git repack
 // --geometric=2 does: the smallest packs are merged while the next larger
 // one holds fewer than twice their objects, so each object is rewritten a
 // logarithmic number of times and the packs stay few. It only runs when
 // at least consolidateFrom packs are listed, and skips when another
 // process is consolidating.
-func (db *DB) Consolidate() error {
+func (db *DB) Consolidate() error { return db.consolidate(consolidateFrom) }
+
+// ConsolidateIfMany is Consolidate for a command somebody waits on (an
+// agent's tool call): it merges only once consolidateBound packs are
+// listed, leaving the routine merges to the commands nobody waits on.
+func (db *DB) ConsolidateIfMany() error { return db.consolidate(consolidateBound) }
+
+func (db *DB) consolidate(from int) error {
 	// Most calls find a short list and stop here.
-	if data, err := os.ReadFile(db.ownListPath()); err != nil || bytes.Count(data, []byte("\n")) < consolidateFrom {
+	if data, err := os.ReadFile(db.ownListPath()); err != nil || bytes.Count(data, []byte("\n")) < from {
 		return nil
 	}
 	packs, err := db.readOwnPacks()
-	if err != nil || len(packs) < consolidateFrom {
+	if err != nil || len(packs) < from {
 		return err
 	}
 	if len(db.Maintenance()) > 0 {
