@@ -1,0 +1,4 @@
+package odb
+
+// ConsolidateBound is consolidateBound for the tests of package odb_test.
+const ConsolidateBound = consolidateBound
