@@ -121,12 +121,10 @@ func (db *DB) readOwnPacks() ([]ownPack, error) {
 		if err != nil {
 			continue
 		}
-		idx, err := mapIndex(base + ".idx")
+		n, err := indexCount(base + ".idx")
 		if err != nil {
 			continue
 		}
-		n := idx.count
-		idx.unmap()
 		ns, _ := strconv.ParseInt(stamp, 10, 64)
 		out = append(out, ownPack{name: name, objects: n, size: fi.Size(), fresh: fi.ModTime().UnixNano() == ns,
 			kept: keptByBatch(base), mtime: fi.ModTime()})
