@@ -27,6 +27,7 @@ type packIndexes struct {
 	loaded bool       // idx lists the pack folder as last read
 	idx    []*idxFile // nil when a pack's index is not version 2
 	usable bool       // every index is one this reader understands
+	lists  int        // times the pack folder was listed (for tests)
 }
 
 type idxFile struct {
@@ -157,6 +158,7 @@ func (f *idxFile) unmapWhenUnreachable() {
 // those already mapped from old.
 func (p *packIndexes) loadLocked(old []*idxFile) {
 	p.loaded, p.usable = true, true
+	p.lists++
 	// Objects borrowed from other repositories: only go-git looks there.
 	if _, err := os.Lstat(filepath.Join(filepath.Dir(p.dir), "info", "alternates")); !errors.Is(err, os.ErrNotExist) {
 		p.usable = false
