@@ -172,16 +172,21 @@ func (p *packIndexes) loadLocked(old []*idxFile) {
 		p.usable = false
 		return
 	}
+	packs := map[string]bool{}
+	for _, e := range entries {
+		if base, ok := strings.CutSuffix(e.Name(), ".pack"); ok {
+			packs[base] = true
+		}
+	}
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasSuffix(name, ".idx") {
+		base, ok := strings.CutSuffix(name, ".idx")
+		// An index without its pack is git's leftover, not objects. The
+		// listing says which packs exist, without a stat of each.
+		if !ok || !packs[base] {
 			continue
 		}
 		path := filepath.Join(p.dir, name)
-		// An index without its pack is git's leftover, not objects.
-		if _, err := os.Stat(strings.TrimSuffix(path, ".idx") + ".pack"); err != nil {
-			continue
-		}
 		if i := slices.IndexFunc(old, func(f *idxFile) bool { return f.path == path }); i >= 0 {
 			p.idx = append(p.idx, old[i])
 			continue

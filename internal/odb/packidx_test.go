@@ -163,3 +163,37 @@ func TestWrittenPackAddedWithoutListingTheFolder(t *testing.T) {
 		t.Errorf("pack folder listed %d times for a pack this process wrote, want 0", got)
 	}
 }
+
+// An index whose pack is gone (git's leftover of a crash, say) lists no
+// objects: a lookup that trusted it would fail on the pack, or report an
+// object git does not have.
+func TestIndexWithoutItsPackIgnored(t *testing.T) {
+	r := gittest.New(t)
+	idx := bigPack(t, r, 3)
+	ids := showIndex(t, r, idx)
+	// The same index under another pack's name, with no pack beside it.
+	stray := filepath.Join(filepath.Dir(idx), "pack-"+strings.Repeat("0", 40)+".idx")
+	data, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stray, data, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(strings.TrimSuffix(idx, ".idx") + ".pack"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(filepath.Join(r.Dir, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, h := range ids {
+		if pack, known := db.packs.find(h); pack != "" || !known {
+			t.Errorf("object %s found in %q (known %v) with every pack gone", h, pack, known)
+		}
+		if db.Has(h) {
+			t.Errorf("object %s reported present with every pack gone", h)
+		}
+	}
+}
