@@ -41,6 +41,8 @@ type Store struct {
 	refs  *gitrefs.Store
 	clock func() time.Time
 	log   *slog.Logger // warnings of damaged runs (damage.go); nil discards
+	// checked are the tips checkTip passed (checkedtips.go).
+	checked checkedTips
 }
 
 // Options configures Open. The zero value is valid.
@@ -192,7 +194,7 @@ func (s *Store) readRun(ctx context.Context, id record.RunID, want *callFilter) 
 	if r.ID != id {
 		return nil, fmt.Errorf("%w: ref of run %q points at a checkpoint of run %q", record.ErrCorrupt, id, r.ID)
 	}
-	if err := s.checkTip(r); err != nil {
+	if err := s.checkTipOnce(r); err != nil {
 		return nil, err
 	}
 	return r, nil
