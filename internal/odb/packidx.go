@@ -236,26 +236,15 @@ func mapIndex(path string) (*idxFile, error) {
 // it otherwise; mapped says which. A file too short or not starting with
 // idxMagic is errNotHere.
 func loadIndexFile(path string) (data []byte, mapped bool, err error) {
-	f, err := os.Open(path)
+	data, size, err := readWhole(path, readWholeIndex)
 	if err != nil {
 		return nil, false, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, false, err
-	}
-	if size := fi.Size(); size > readWholeIndex || size < idxHeader+2*20 {
-		f.Close()
+	if size > readWholeIndex {
 		data, err := mapFile(path, idxHeader+2*20, idxMagic)
 		return data, err == nil, err
 	}
-	defer f.Close()
-	data = make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, false, err
-	}
-	if !bytes.HasPrefix(data, idxMagic) {
+	if size < idxHeader+2*20 || !bytes.HasPrefix(data, idxMagic) {
 		return nil, false, errNotHere
 	}
 	return data, false, nil

@@ -1,3 +1,5 @@
+//go:build !gitguard_portable
+
 package odb
 
 import (
