@@ -2,3 +2,6 @@ package odb
 
 // ConsolidateBound is consolidateBound for the tests of package odb_test.
 const ConsolidateBound = consolidateBound
+
+// AwaitedMergeBytes is awaitedMergeBytes for the tests of package odb_test.
+const AwaitedMergeBytes = awaitedMergeBytes
