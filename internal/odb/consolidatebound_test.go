@@ -147,7 +147,7 @@ func holdsAll(t *testing.T, r *gittest.Repo, want map[git.Hash]string) []string 
 func TestConsolidateIfManyLeavesBigMerges(t *testing.T) {
 	r, db := open(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	want := packOf(t, db, rng, 2000, odb.AwaitedMergeBytes/1500) // past the bound alone
+	want := packOf(t, db, rng, 2000, 700) // 1.4 MB: past the bound alone
 	packs := holdsAll(t, r, want)
 	if len(packs) != 1 {
 		t.Fatalf("%d packs, want 1", len(packs))
