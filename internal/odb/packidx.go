@@ -83,11 +83,6 @@ func (p *packIndexes) rescan() {
 	}
 }
 
-// close forgets the packs. Their mappings are released with the last
-// reference to them, by the garbage collector: a process about to exit
-// (most commands close their repository last) then unmaps nothing, where
-// each munmap of a multi-threaded process costs a TLB flush on every core
-// its threads ran on.
 // added makes the pack whose index this process just installed visible to
 // lookups without listing the pack folder again: a lookup that misses, and
 // every Ensure, still lists it for packs other processes wrote or deleted.
@@ -112,6 +107,11 @@ func (p *packIndexes) added(path string) {
 	p.idx = append(p.idx, f)
 }
 
+// close forgets the packs. Their mappings are released with the last
+// reference to them, by the garbage collector: a process about to exit
+// (most commands close their repository last) then unmaps nothing, where
+// each munmap of a multi-threaded process costs a TLB flush on every core
+// its threads ran on.
 func (p *packIndexes) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
