@@ -157,7 +157,7 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 	// Crash point: the before state is captured (blobs written), the
 	// started entry is not recorded yet.
 	fault.Point("call.start.captured")
-	return g.store.CommitCalls(ctx, id, []record.CallID{o.CallID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
+	return g.store.CommitAwaitedCalls(ctx, id, []record.CallID{o.CallID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		c := tip.Calls[o.CallID]
 		if c == nil {
 			c = &patchstore.Call{}
@@ -304,7 +304,7 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 	// finished entry is not recorded yet.
 	fault.Point("call.finish.captured")
 	// Undo marks the calls it reverted too (alsoCalls).
-	return g.store.CommitCalls(ctx, id, append([]record.CallID{callID}, alsoCalls...), func(tip *patchstore.Run) (*record.Checkpoint, error) {
+	return g.store.CommitAwaitedCalls(ctx, id, append([]record.CallID{callID}, alsoCalls...), func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		c, err := startedCall(tip, callID)
 		if err != nil {
 			return nil, err

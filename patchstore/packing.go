@@ -10,8 +10,11 @@ import (
 // caller wrote in an enclosing batch) as one small pack instead of some
 // twenty loose objects, then merging gitguard's packs when they pile up
 // (see odb.Consolidate), so that the disk a call takes stays near the
-// bytes it records.
-func (s *Store) commitPacked(ctx context.Context, id record.RunID, want *callFilter, mutate Mutation) (*Run, error) {
+// bytes it records. With awaited (an agent waits on the command), the
+// packs are merged only past a hard bound (odb.ConsolidateIfMany): a merge
+// costs more than the rest of such a command, and the routine merges are
+// left to the commands nobody waits on.
+func (s *Store) commitPacked(ctx context.Context, id record.RunID, want *callFilter, awaited bool, mutate Mutation) (*Run, error) {
 	s.db.StartPackBatch()
 	r, err := s.commit(ctx, id, want, mutate)
 	// The checkpoint's objects went out with write's Sync; this stores what
@@ -21,7 +24,18 @@ func (s *Store) commitPacked(ctx context.Context, id record.RunID, want *callFil
 	}
 	if err == nil {
 		// Merging is an optimisation: the checkpoint is recorded either way.
-		_ = s.db.Consolidate()
+		if awaited {
+			_ = s.db.ConsolidateIfMany()
+		} else {
+			_ = s.db.Consolidate()
+		}
 	}
 	return r, err
+}
+
+// CommitAwaitedCalls is CommitCalls for a command an agent waits on before
+// or after each tool use (a call's start and finish): it leaves routine
+// merges of gitguard's packs to other commands (see commitPacked).
+func (s *Store) CommitAwaitedCalls(ctx context.Context, id record.RunID, calls []record.CallID, mutate Mutation) (*Run, error) {
+	return s.commitPacked(ctx, id, selectCalls(calls), true, mutate)
 }

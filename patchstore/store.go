@@ -41,6 +41,8 @@ type Store struct {
 	refs  *gitrefs.Store
 	clock func() time.Time
 	log   *slog.Logger // warnings of damaged runs (damage.go); nil discards
+	// checked are the tips checkTip passed (checkedtips.go).
+	checked checkedTips
 }
 
 // Options configures Open. The zero value is valid.
@@ -192,7 +194,7 @@ func (s *Store) readRun(ctx context.Context, id record.RunID, want *callFilter) 
 	if r.ID != id {
 		return nil, fmt.Errorf("%w: ref of run %q points at a checkpoint of run %q", record.ErrCorrupt, id, r.ID)
 	}
-	if err := s.checkTip(r); err != nil {
+	if err := s.checkTipOnce(r); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -425,14 +427,14 @@ const maxAttempts = 12
 // compare-and-swap. It retries on a lost race and returns ErrBusy when it
 // keeps losing. The returned Run is the new tip.
 func (s *Store) Commit(ctx context.Context, id record.RunID, mutate Mutation) (*Run, error) {
-	return s.commitPacked(ctx, id, nil, mutate)
+	return s.commitPacked(ctx, id, nil, false, mutate)
 }
 
 // CommitCalls is Commit for a mutation that looks at the named calls only:
 // the tip it is given holds those of them that exist (see ReadRunCalls),
 // and every other call is carried over unchanged.
 func (s *Store) CommitCalls(ctx context.Context, id record.RunID, calls []record.CallID, mutate Mutation) (*Run, error) {
-	return s.commitPacked(ctx, id, selectCalls(calls), mutate)
+	return s.commitPacked(ctx, id, selectCalls(calls), false, mutate)
 }
 
 func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, mutate Mutation) (*Run, error) {

@@ -251,7 +251,7 @@ func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h
 	if err := db.installAt(idx, base+".idx"); err != nil {
 		return "", fmt.Errorf("write pack index: %w", err)
 	}
-	db.packs.rescan()
+	db.packs.added(base + ".idx")
 	return base, nil
 }
 

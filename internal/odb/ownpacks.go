@@ -121,12 +121,10 @@ func (db *DB) readOwnPacks() ([]ownPack, error) {
 		if err != nil {
 			continue
 		}
-		idx, err := mapIndex(base + ".idx")
+		n, err := indexCount(base + ".idx")
 		if err != nil {
 			continue
 		}
-		n := idx.count
-		idx.unmap()
 		ns, _ := strconv.ParseInt(stamp, 10, 64)
 		out = append(out, ownPack{name: name, objects: n, size: fi.Size(), fresh: fi.ModTime().UnixNano() == ns,
 			kept: keptByBatch(base), mtime: fi.ModTime()})
@@ -138,19 +136,43 @@ func (db *DB) readOwnPacks() ([]ownPack, error) {
 // merges: below it, the packs are too few to slow lookups.
 const consolidateFrom = 8
 
+// consolidateBound is the number of listed packs from which
+// ConsolidateIfMany merges. Between consolidateFrom and it, the packs cost a
+// lookup little (an index each, read once per process) next to a merge,
+// which reads every listed index and copies and syncs what it merges.
+const consolidateBound = 32
+
+// awaitedMergeBytes bounds what ConsolidateIfMany copies: the geometric
+// cascade that merges a pack of a megabyte or more (a run's first snapshot
+// holds the work tree's trees) is left to Consolidate, whose commands
+// nobody waits on. The smallest two packs are merged whatever their size.
+const awaitedMergeBytes = 1 << 20
+
 // Consolidate merges gitguard's own packs geometrically, as git repack
 // --geometric=2 does: the smallest packs are merged while the next larger
 // one holds fewer than twice their objects, so each object is rewritten a
 // logarithmic number of times and the packs stay few. It only runs when
 // at least consolidateFrom packs are listed, and skips when another
 // process is consolidating.
-func (db *DB) Consolidate() error {
+func (db *DB) Consolidate() error { return db.consolidate(consolidateFrom, 0) }
+
+// ConsolidateIfMany is Consolidate for a command somebody waits on (an
+// agent's tool call): it merges only once consolidateBound packs are
+// listed, and no more than awaitedMergeBytes of them, leaving the routine
+// merges to the commands nobody waits on.
+func (db *DB) ConsolidateIfMany() error {
+	return db.consolidate(consolidateBound, awaitedMergeBytes)
+}
+
+// consolidate merges when from packs are listed; maxBytes, when not zero,
+// bounds the bytes merged (see awaitedMergeBytes).
+func (db *DB) consolidate(from int, maxBytes int64) error {
 	// Most calls find a short list and stop here.
-	if data, err := os.ReadFile(db.ownListPath()); err != nil || bytes.Count(data, []byte("\n")) < consolidateFrom {
+	if data, err := os.ReadFile(db.ownListPath()); err != nil || bytes.Count(data, []byte("\n")) < from {
 		return nil
 	}
 	packs, err := db.readOwnPacks()
-	if err != nil || len(packs) < consolidateFrom {
+	if err != nil || len(packs) < from {
 		return err
 	}
 	if len(db.Maintenance()) > 0 {
@@ -170,11 +192,13 @@ func (db *DB) Consolidate() error {
 	slices.SortFunc(packs, func(a, b ownPack) int { return a.objects - b.objects })
 	split := 0
 	total := 0
+	var size int64
 	for i, p := range packs {
-		if i >= 2 && p.objects >= 2*total {
+		if i >= 2 && (p.objects >= 2*total || maxBytes > 0 && size+p.size > maxBytes) {
 			break
 		}
 		total += p.objects
+		size += p.size
 		split = i + 1
 	}
 	if split < 2 {

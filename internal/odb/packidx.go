@@ -1,10 +1,13 @@
 package odb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -24,11 +27,13 @@ type packIndexes struct {
 	loaded bool       // idx lists the pack folder as last read
 	idx    []*idxFile // nil when a pack's index is not version 2
 	usable bool       // every index is one this reader understands
+	lists  int        // times the pack folder was listed (for tests)
 }
 
 type idxFile struct {
 	path     string
-	data     []byte // the mapped file
+	data     []byte // the mapped file, or the file read whole when small
+	mapped   bool   // data is a mapping to unmap
 	fanout   []byte // 256 big-endian counts
 	names    []byte // count × 20 bytes, sorted
 	count    int
@@ -78,19 +83,74 @@ func (p *packIndexes) rescan() {
 	}
 }
 
+// added makes the pack whose index this process just installed visible to
+// lookups without listing the pack folder again: a lookup that misses, and
+// every Ensure, still lists it for packs other processes wrote or deleted.
+func (p *packIndexes) added(path string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.loaded || !p.usable {
+		return // the first lookup lists the folder; go-git reads unusable ones
+	}
+	if slices.ContainsFunc(p.idx, func(f *idxFile) bool { return f.path == path }) {
+		return // the same objects written again: the same pack
+	}
+	f, err := mapIndex(path)
+	if err != nil {
+		p.loaded = false // list the folder at the next lookup
+		for _, f := range p.idx {
+			f.unmapWhenUnreachable()
+		}
+		p.idx = nil
+		return
+	}
+	p.idx = append(p.idx, f)
+}
+
+// close forgets the packs. Their mappings are released with the last
+// reference to them, by the garbage collector: a process about to exit
+// (most commands close their repository last) then unmaps nothing, where
+// each munmap of a multi-threaded process costs a TLB flush on every core
+// its threads ran on.
 func (p *packIndexes) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, f := range p.idx {
-		f.unmap()
+		f.unmapWhenUnreachable()
 	}
 	p.idx, p.loaded, p.usable = nil, false, false
 }
 
-func (f *idxFile) unmap() {
-	unmapFile(f.data)
-	if f.packData != nil {
-		unmapFile(f.packData)
+// mappings are what an idxFile maps: its index (nil when read whole) and
+// its pack.
+type mappings struct{ idx, pack []byte }
+
+func (m mappings) unmap() {
+	if m.idx != nil {
+		unmapFile(m.idx)
+	}
+	if m.pack != nil {
+		unmapFile(m.pack)
+	}
+}
+
+func (f *idxFile) mappings() mappings {
+	m := mappings{pack: f.packData}
+	if f.mapped {
+		m.idx = f.data
+	}
+	return m
+}
+
+// unmap releases f's mappings now; f must not be used after.
+func (f *idxFile) unmap() { f.mappings().unmap() }
+
+// unmapWhenUnreachable releases f's mappings once nothing references f.
+// The mapped memory is not the garbage collector's, so the slices passed
+// along do not keep f reachable.
+func (f *idxFile) unmapWhenUnreachable() {
+	if m := f.mappings(); m.idx != nil || m.pack != nil {
+		runtime.AddCleanup(f, mappings.unmap, m)
 	}
 }
 
@@ -98,6 +158,7 @@ func (f *idxFile) unmap() {
 // those already mapped from old.
 func (p *packIndexes) loadLocked(old []*idxFile) {
 	p.loaded, p.usable = true, true
+	p.lists++
 	// Objects borrowed from other repositories: only go-git looks there.
 	if _, err := os.Lstat(filepath.Join(filepath.Dir(p.dir), "info", "alternates")); !errors.Is(err, os.ErrNotExist) {
 		p.usable = false
@@ -111,16 +172,21 @@ func (p *packIndexes) loadLocked(old []*idxFile) {
 		p.usable = false
 		return
 	}
+	packs := map[string]bool{}
+	for _, e := range entries {
+		if base, ok := strings.CutSuffix(e.Name(), ".pack"); ok {
+			packs[base] = true
+		}
+	}
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasSuffix(name, ".idx") {
+		base, ok := strings.CutSuffix(name, ".idx")
+		// An index without its pack is git's leftover, not objects. The
+		// listing says which packs exist, without a stat of each.
+		if !ok || !packs[base] {
 			continue
 		}
 		path := filepath.Join(p.dir, name)
-		// An index without its pack is git's leftover, not objects.
-		if _, err := os.Stat(strings.TrimSuffix(path, ".idx") + ".pack"); err != nil {
-			continue
-		}
 		if i := slices.IndexFunc(old, func(f *idxFile) bool { return f.path == path }); i >= 0 {
 			p.idx = append(p.idx, old[i])
 			continue
@@ -143,8 +209,14 @@ var idxMagic = []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}
 // idxHeader is the size of a version 2 index's magic, version and fan-out table.
 const idxHeader = 8 + 256*4
 
+// readWholeIndex is the size up to which an index is read into memory
+// rather than mapped: gitguard's own packs, one or a few checkpoints each,
+// have indexes of a few KiB, which one read costs less than a mapping, its
+// page faults and its munmap.
+const readWholeIndex = 64 << 10
+
 func mapIndex(path string) (*idxFile, error) {
-	data, err := mapFile(path, idxHeader+2*20, idxMagic)
+	data, mapped, err := loadIndexFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +224,57 @@ func mapIndex(path string) (*idxFile, error) {
 	count := int(binary.BigEndian.Uint32(fanout[255*4:]))
 	// names, CRCs and 31-bit offsets, then the two checksums at least
 	if idxHeader+count*(20+4+4)+2*20 > len(data) {
-		unmapFile(data)
+		if mapped {
+			unmapFile(data)
+		}
 		return nil, errNotHere
 	}
-	return &idxFile{path: path, data: data, fanout: fanout, names: data[idxHeader : idxHeader+count*20], count: count}, nil
+	return &idxFile{path: path, data: data, mapped: mapped, fanout: fanout, names: data[idxHeader : idxHeader+count*20], count: count}, nil
+}
+
+// loadIndexFile reads a version 2 index whole when it is small and maps
+// it otherwise; mapped says which. A file too short or not starting with
+// idxMagic is errNotHere.
+func loadIndexFile(path string) (data []byte, mapped bool, err error) {
+	data, size, err := readWhole(path, readWholeIndex)
+	if err != nil {
+		return nil, false, err
+	}
+	if size > readWholeIndex {
+		data, err := mapFile(path, idxHeader+2*20, idxMagic)
+		return data, err == nil, err
+	}
+	if size < idxHeader+2*20 || !bytes.HasPrefix(data, idxMagic) {
+		return nil, false, errNotHere
+	}
+	return data, false, nil
+}
+
+// indexCount returns the number of objects a version 2 index lists, read
+// from the last entry of its fan-out table without loading the rest.
+func indexCount(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var head [idxHeader]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return 0, errNotHere
+		}
+		return 0, err
+	}
+	if !bytes.HasPrefix(head[:], idxMagic) {
+		return 0, errNotHere
+	}
+	count := int(binary.BigEndian.Uint32(head[idxHeader-4:]))
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if int64(idxHeader+count*(20+4+4)+2*20) > fi.Size() {
+		return 0, errNotHere
+	}
+	return count, nil
 }

@@ -1,0 +1,7 @@
+package odb
+
+// ConsolidateBound is consolidateBound for the tests of package odb_test.
+const ConsolidateBound = consolidateBound
+
+// AwaitedMergeBytes is awaitedMergeBytes for the tests of package odb_test.
+const AwaitedMergeBytes = awaitedMergeBytes
