@@ -149,8 +149,7 @@ const consolidateBound = 32
 const awaitedMergeBytes = 1 << 20
 
 // Consolidate merges gitguard's own packs geometrically, as git repack
-// --geometric=2 does: the smallest packs are merged while the next larger
-// one holds fewer than twice their objects, so each object is rewritten a
+// --geometric=2 does (see geometricSplit), so each object is rewritten a
 // logarithmic number of times and the packs stay few. It only runs when
 // at least consolidateFrom packs are listed, and skips when another
 // process is consolidating.
@@ -190,21 +189,48 @@ func (db *DB) consolidate(from int, maxBytes int64) error {
 	// A kept pack is still in flight: its objects may be named by no ref yet.
 	packs = slices.DeleteFunc(packs, func(p ownPack) bool { return !p.fresh || p.kept })
 	slices.SortFunc(packs, func(a, b ownPack) int { return a.objects - b.objects })
-	split := 0
-	total := 0
-	var size int64
-	for i, p := range packs {
-		if i >= 2 && (p.objects >= 2*total || maxBytes > 0 && size+p.size > maxBytes) {
-			break
+	split := geometricSplit(packs)
+	if maxBytes > 0 {
+		var size int64
+		for i, p := range packs[:split] {
+			if i >= 2 && size+p.size > maxBytes {
+				split = i
+				break
+			}
+			size += p.size
 		}
-		total += p.objects
-		size += p.size
-		split = i + 1
 	}
 	if split < 2 {
 		return nil
 	}
 	return db.rewriteOwn(packs[:split], func(git.Hash) bool { return true })
+}
+
+// geometricSplit returns how many of packs, sorted by object count, to
+// merge into one so that the packs left form a geometric progression: each
+// holds at least twice the objects of the next smaller one, so that however
+// many packs came one per command, they are never more than the logarithm
+// of their objects. The packs that already form such a progression are
+// counted from the largest down; all below them are merged, and so are the
+// next larger ones that the merged pack would not be half of.
+func geometricSplit(packs []ownPack) int {
+	split := len(packs) - 1
+	for split > 0 && packs[split].objects >= 2*packs[split-1].objects {
+		split--
+	}
+	if split == 0 {
+		return 0 // already a progression
+	}
+	split++ // packs[split-1] is not in the progression
+	total := 0
+	for _, p := range packs[:split] {
+		total += p.objects
+	}
+	for split < len(packs) && packs[split].objects < 2*total {
+		total += packs[split].objects
+		split++
+	}
+	return split
 }
 
 // rewriteOwn writes the objects of packs that keep accepts as one new pack
