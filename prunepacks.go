@@ -48,3 +48,11 @@ func (g *Guard) freePruned(ctx context.Context) (int64, error) {
 	}
 	return g.db.DropUnreachable(func(h git.Hash) bool { return reachable[h] }, start.Add(-pruneGrace))
 }
+
+// MergePacks merges gitguard's own packs geometrically once several are
+// listed, as every command nobody waits on does after its checkpoint (see
+// odb.DB.Consolidate); a call's start and finish leave these merges to
+// others. It is for a process that records tool calls and then idles, as
+// the watch daemon does between an agent's hook events. It does nothing
+// when the packs are few, git maintenance runs, or another process merges.
+func (g *Guard) MergePacks() error { return g.db.Consolidate() }

@@ -120,16 +120,30 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 	return d.Serve(ctx, o.idle) // nil when interrupted: stopping is what was asked
 }
 
+// servedDaemon is the watch daemon this process serves, with the pack
+// merges it runs between hook events.
+type servedDaemon struct {
+	*gitguard.Daemon
+	merges *idleMerger
+}
+
+// Close stops serving and waits for a pack merge under way.
+func (d *servedDaemon) Close() error {
+	err := d.Daemon.Close()
+	d.merges.stop()
+	return err
+}
+
 // serveDaemon makes g's watch daemon, binds its socket and arms its
 // watcher in the background, so that the first client is served from it
 // rather than after a walk; the caller runs Serve and closes it. It returns
 // gitguard.ErrDaemonRunning when another process serves the work tree.
-func serveDaemon(ctx context.Context, e *env, g *gitguard.Guard) (*gitguard.Daemon, error) {
+func serveDaemon(ctx context.Context, e *env, g *gitguard.Guard) (*servedDaemon, error) {
 	reopen := func() (*gitguard.Guard, error) {
 		return e.openAt(context.WithoutCancel(ctx), g.WorkTree())
 	}
-	d := g.NewDaemon(reopen)
-	serveHooks(d, e)
+	d := &servedDaemon{Daemon: g.NewDaemon(reopen)}
+	d.merges = serveHooks(ctx, d.Daemon, e, g.WorkTree())
 	if err := d.Listen(); err != nil {
 		d.Close()
 		return nil, err

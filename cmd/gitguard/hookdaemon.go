@@ -92,11 +92,28 @@ func handOffHook(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions, 
 	return true, nil
 }
 
-// serveHooks makes the daemon d record agent hook events (handOffHook),
-// each as `gitguard hook NAME` would in a process of its own started with
-// the daemon's environment.
-func serveHooks(d *gitguard.Daemon, e *env) {
+// serveHooks makes the daemon d of workTree record agent hook events
+// (handOffHook), each as `gitguard hook NAME` would in a process of its own
+// started with the daemon's environment, and merge gitguard's packs once
+// the events pause. The caller stops the merges that are returned when the
+// daemon closes.
+func serveHooks(ctx context.Context, d *gitguard.Daemon, e *env, workTree string) *idleMerger {
+	merges := newIdleMerger(mergeIdle, func() {
+		if ctx.Err() != nil {
+			return
+		}
+		g, err := e.openAt(context.WithoutCancel(ctx), workTree)
+		if err != nil {
+			e.log.Info("watch daemon: open to merge packs", "err", err)
+			return
+		}
+		defer g.Close()
+		if err := g.MergePacks(); err != nil {
+			e.log.Info("watch daemon: merge packs", "err", err)
+		}
+	})
 	d.Handle(hookOp, func(ctx context.Context, payload json.RawMessage) (json.RawMessage, error) {
+		defer merges.poke()
 		var req hookRequest
 		if err := json.Unmarshal(payload, &req); err != nil {
 			return nil, fmt.Errorf("hook request: %w", err)
@@ -123,6 +140,7 @@ func serveHooks(d *gitguard.Daemon, e *env) {
 		ans.Stderr = stderr.String()
 		return json.Marshal(ans)
 	})
+	return merges
 }
 
 // hookEnvKey is the environment a daemon must share with a hook to record
