@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
@@ -19,6 +20,24 @@ func ownPackCount(f *fixture) int {
 		f.t.Fatal(err)
 	}
 	return len(packs)
+}
+
+// mergedRunIntact checks that git finds nothing missing or broken after
+// packs were merged and that the run's ledger still lists its calls, and
+// returns the ledger.
+func mergedRunIntact(f *fixture, calls int) []*patchstore.Call {
+	f.t.Helper()
+	if out := f.repo.Git("fsck", "--full", "--strict"); strings.Contains(out, "error") || strings.Contains(out, "missing") {
+		f.t.Fatalf("git fsck: %s", out)
+	}
+	_, ledger, err := f.g.Ledger(f.ctx, f.run)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if len(ledger) != calls {
+		f.t.Fatalf("%d calls in the ledger, want %d", len(ledger), calls)
+	}
+	return ledger
 }
 
 // A tool call's start and finish, which an agent waits on, leave merging
@@ -44,16 +63,7 @@ func TestCallsLeavePackMergesToSnapshots(t *testing.T) {
 	if got := ownPackCount(f); got >= 8 {
 		t.Fatalf("%d packs after a snapshot, want them merged to fewer than 8", got)
 	}
-	if out := f.repo.Git("fsck", "--full", "--strict"); strings.Contains(out, "error") || strings.Contains(out, "missing") {
-		t.Fatalf("git fsck: %s", out)
-	}
-	_, ledger, err := f.g.Ledger(f.ctx, f.run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ledger) != calls {
-		t.Fatalf("%d calls in the ledger, want %d", len(ledger), calls)
-	}
+	ledger := mergedRunIntact(f, calls)
 	for i, c := range ledger {
 		if c.Ledger.Status != record.StatusSucceeded || len(c.Patches) != 1 {
 			t.Fatalf("call %d: status %s, %d patches; want succeeded with one patch", i, c.Ledger.Status, len(c.Patches))
@@ -79,15 +89,6 @@ func TestCallsMergePacksPastTheBound(t *testing.T) {
 	if most > 40 {
 		t.Fatalf("%d packs at most during %d calls, want them merged past the bound", most, calls)
 	}
-	if out := f.repo.Git("fsck", "--full", "--strict"); strings.Contains(out, "error") || strings.Contains(out, "missing") {
-		t.Fatalf("git fsck: %s", out)
-	}
-	_, ledger, err := f.g.Ledger(f.ctx, f.run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ledger) != calls {
-		t.Fatalf("%d calls in the ledger, want %d", len(ledger), calls)
-	}
+	mergedRunIntact(f, calls)
 	f.checkInvariant1()
 }

@@ -23,10 +23,13 @@ they hand events to a daemon too.
 
 -a OTHER (repeatable) times another build the same way, interleaved with
 GITGUARD pair by pair (with --bash, block by block: one daemon serves a
-work tree, so each block restarts it with the build it times), each build
-in a session of its own, and prints one table per build. The first pair of
-each session is not timed: its PreToolUse starts the run with a snapshot of
-the whole tree (and, with --bash, the daemon).
+work tree, so each block of 10 pairs restarts it with the build it times),
+each build in a session of its own, and prints one table per build. The
+first pair of each session is not timed: its PreToolUse starts the run with
+a snapshot of the whole tree (and, with --bash, the daemon). With --bash
+the timing then waits --settle seconds (default 2) for the new daemon to
+arm its watcher and finish its first walk, so that the pairs are timed in
+the steady state of an agent's session rather than beside that walk.
 
 The file is restored with git afterwards and any daemon stopped; the runs
 stay in the repository (delete refs/agent-checkpoints/ to drop them).
@@ -98,6 +101,7 @@ def main():
     ap.add_argument("-a", dest="others", action="append", default=[], metavar="OTHER")
     ap.add_argument("--bash", action="store_true")
     ap.add_argument("--daemon", action="store_true")
+    ap.add_argument("--settle", type=float, default=2.0)
     ap.add_argument("gitguard")
     ap.add_argument("repo")
     ap.add_argument("pairs", nargs="?", type=int, default=30)
@@ -108,7 +112,7 @@ def main():
     path = next(p for p in subprocess.run(["git", "ls-files"], capture_output=True, text=True).stdout.splitlines()
                 if not p.startswith("."))
     status_env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
-    block = 5 if args.bash else 1
+    block = 10 if args.bash else 1
     if args.bash and args.daemon:
         sys.exit("--daemon is for Edit: with --bash the hook starts its daemon itself")
     try:
@@ -118,13 +122,18 @@ def main():
             subprocess.run([builds[0].gitguard, "watch", "--detach"], check=True, capture_output=True)
         for first in range(0, args.pairs, block):
             for b in builds:
-                if args.bash:
+                # With --bash each build needs its own daemon; one build
+                # keeps the one it started.
+                restart = args.bash and (len(builds) > 1 or first == 0)
+                if restart:
                     for g in builds:
                         stop_daemon(g.gitguard)
-                if args.bash or first == 0:
+                if restart or first == 0:
                     # Untimed: starts the session's run (and the daemon).
                     hook_pair(b, repo, path, b.pairs, args.bash, count=False)
                     b.pairs += 1
+                if restart:
+                    time.sleep(args.settle)
                 for _ in range(min(block, args.pairs - first)):
                     hook_pair(b, repo, path, b.pairs, args.bash, count=True)
                     b.pairs += 1
