@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/hook.py: what one Claude Code hook costs.
 
-    bench/hook.py [-a OTHER]... [--bash | --daemon] GITGUARD REPO [PAIRS]
+    bench/hook.py [-a OTHER]... [--bash | --daemon] [--alone] [--settle S] GITGUARD REPO [PAIRS]
 
 Replays PAIRS (default 30) tool uses through `GITGUARD hook claude-code` in
 the git repository REPO, as Claude Code runs the hook: a PreToolUse event,
@@ -30,6 +30,11 @@ a snapshot of the whole tree (and, with --bash, the daemon). With --bash
 the timing then waits --settle seconds (default 2) for the new daemon to
 arm its watcher and finish its first walk, so that the pairs are timed in
 the steady state of an agent's session rather than beside that walk.
+
+--alone times `GITGUARD version` and git status after all the pairs
+instead of after each one: the events follow one another as in an agent's
+session, without a git status between them taking both cores and the
+caches.
 
 The file is restored with git afterwards and any daemon stopped; the runs
 stay in the repository (delete refs/agent-checkpoints/ to drop them).
@@ -102,6 +107,7 @@ def main():
     ap.add_argument("--bash", action="store_true")
     ap.add_argument("--daemon", action="store_true")
     ap.add_argument("--settle", type=float, default=2.0)
+    ap.add_argument("--alone", action="store_true")
     ap.add_argument("gitguard")
     ap.add_argument("repo")
     ap.add_argument("pairs", nargs="?", type=int, default=30)
@@ -115,6 +121,12 @@ def main():
     block = 10 if args.bash else 1
     if args.bash and args.daemon:
         sys.exit("--daemon is for Edit: with --bash the hook starts its daemon itself")
+
+    def time_others(b):
+        b.add("gitguard version", timed([b.gitguard, "version"]))
+        if args.bash:
+            b.add("git status", timed(["git", "status", "--porcelain"], env=status_env))
+
     try:
         if args.daemon:
             for g in builds:
@@ -137,15 +149,18 @@ def main():
                 for _ in range(min(block, args.pairs - first)):
                     hook_pair(b, repo, path, b.pairs, args.bash, count=True)
                     b.pairs += 1
-                    b.add("gitguard version", timed([b.gitguard, "version"]))
-                    if args.bash:
-                        b.add("git status", timed(["git", "status", "--porcelain"], env=status_env))
+                    if not args.alone:
+                        time_others(b)
                 if args.bash:
                     subprocess.run(["git", "checkout", "-q", "--", path])
     finally:
         subprocess.run(["git", "checkout", "-q", "--", path])
         for b in builds:
             stop_daemon(b.gitguard)
+    if args.alone:
+        for _ in range(args.pairs):
+            for b in builds:
+                time_others(b)
     for b in builds:
         if len(builds) > 1:
             print(f"\n{b.gitguard}\n")
