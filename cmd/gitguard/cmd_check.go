@@ -49,6 +49,7 @@ type jsonDrift struct {
 }
 
 func runCheck(ctx context.Context, e *env, runID record.RunID, staged bool) error {
+	shortLivedGC(e.getenv)
 	g, err := e.open(ctx)
 	if err != nil {
 		return err

@@ -36,6 +36,7 @@ func newSnapshotCommand(e *env) *cli.Command {
 }
 
 func runSnapshot(ctx context.Context, e *env, opts snapshotOptions) error {
+	shortLivedGC(e.getenv)
 	g, err := e.open(ctx)
 	if err != nil {
 		return err

@@ -34,6 +34,7 @@ func newStartCommand(e *env) *cli.Command {
 }
 
 func runStart(ctx context.Context, e *env, opts startOptions) error {
+	shortLivedGC(e.getenv)
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -74,6 +75,7 @@ func newFinishCommand(e *env) *cli.Command {
 }
 
 func runFinish(ctx context.Context, e *env, opts finishOptions) error {
+	shortLivedGC(e.getenv)
 	g, err := e.open(ctx)
 	if err != nil {
 		return err

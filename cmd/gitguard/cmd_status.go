@@ -51,6 +51,7 @@ func newStatusCommand(e *env) *cli.Command {
 }
 
 func runStatus(ctx context.Context, e *env, opts statusOptions) error {
+	shortLivedGC(e.getenv)
 	g, err := e.open(ctx)
 	if err != nil {
 		return err

@@ -121,6 +121,7 @@ func undoAction(c *cli.Context, e *env, redo bool) error {
 }
 
 func runUndo(ctx context.Context, e *env, o undoOptions) error {
+	shortLivedGC(e.getenv)
 	g, err := e.open(ctx)
 	if err != nil {
 		return err
