@@ -30,11 +30,7 @@ func TestParseIndexVersions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, e := range idx.Entries {
-				got = append(got, fmt.Sprintf("%06o %s %d\t%s", uint32(e.Mode), e.Hash, e.Stage, e.Path))
-			}
-			if want := r.Git("ls-files", "-s"); strings.Join(got, "\n") != want {
+			if got, want := stageLines(idx), r.Git("ls-files", "-s"); strings.Join(got, "\n") != want {
 				t.Fatalf("parsed:\n%s\ngit ls-files -s:\n%s", strings.Join(got, "\n"), want)
 			}
 
@@ -62,4 +58,13 @@ func TestParseIndexVersions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stageLines lists the index's entries as git ls-files -s does.
+func stageLines(idx *Index) []string {
+	var out []string
+	for _, e := range idx.Entries {
+		out = append(out, fmt.Sprintf("%06o %s %d\t%s", uint32(e.Mode), e.Hash, e.Stage, e.Path))
+	}
+	return out
 }

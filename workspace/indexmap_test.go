@@ -33,10 +33,7 @@ func TestReadLargeIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, e := range idx.Entries {
-		got = append(got, fmt.Sprintf("%06o %s %d\t%s", uint32(e.Mode), e.Hash, e.Stage, e.Path))
-	}
+	got := stageLines(idx)
 	want := strings.Split(r.Git("ls-files", "-s"), "\n")
 	if len(got) != n || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("%d entries parsed, git ls-files lists %d; first %q, git's %q", len(got), len(want), got[:1], want[:1])
