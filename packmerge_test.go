@@ -92,3 +92,54 @@ func TestCallsMergePacksPastTheBound(t *testing.T) {
 	mergedRunIntact(f, calls)
 	f.checkInvariant1()
 }
+
+// One handle of the repository merging gitguard's packs over and over
+// while another records calls, as the watch daemon merges between the hook
+// events it records, loses nothing: every call's record and patch is read
+// back, git finds nothing missing, and the user's state is untouched.
+func TestMergePacksWhileRecording(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "a\n"})
+	merger, err := gitguard.Open(f.ctx, f.repo.Dir, gitguard.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer merger.Close()
+	stop, merged := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				merged <- nil
+				return
+			default:
+			}
+			if err := merger.MergePacks(); err != nil {
+				merged <- err
+				return
+			}
+		}
+	}()
+	const calls = 30
+	most := 0
+	for i := range calls {
+		f.call(record.CallID(fmt.Sprintf("c%02d", i)), []string{"a.txt"}, func() {
+			f.write("a.txt", fmt.Sprintf("a\nedit %d\n", i))
+		})
+		most = max(most, ownPackCount(f))
+	}
+	close(stop)
+	if err := <-merged; err != nil {
+		t.Fatalf("merging beside the calls: %v", err)
+	}
+	// The calls alone let 31 packs pile up before they merge.
+	if most >= 20 {
+		t.Fatalf("%d packs at most during %d calls: the merges beside them did not run", most, calls)
+	}
+	for i, c := range mergedRunIntact(f, calls) {
+		if c.Ledger.Status != record.StatusSucceeded || len(c.Patches) != 1 {
+			t.Fatalf("call %d: status %s, %d patches; want succeeded with one patch", i, c.Ledger.Status, len(c.Patches))
+		}
+		f.repo.Git("cat-file", "-e", c.Patches[0].PatchRef.String())
+	}
+	f.checkInvariant1()
+}
