@@ -12,9 +12,8 @@ import (
 
 // Beyond snapshots, a daemon answers ops other layers register with
 // Handle: an agent hook hands its event to the daemon, which records it in
-// a process already running, its caches warm, so the hook process does
-// little more than start. AskDaemon is the
-// client side.
+// its running process, so the hook process does little more than start.
+// AskDaemon is the client side.
 
 // OpHandler answers one request of an op registered with Daemon.Handle.
 type OpHandler func(ctx context.Context, payload json.RawMessage) (json.RawMessage, error)
