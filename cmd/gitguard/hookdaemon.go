@@ -18,10 +18,11 @@ import (
 // An agent hook hands a tool use's events to the work tree's watch daemon
 // when one runs: the daemon records them in its running process, so that
 // a hook costs little more than starting a process. It answers with what
-// the hook would have printed and its exit status. Whatever keeps the daemon from answering (none runs,
-// another environment, it died meanwhile), the hook records the event
-// itself; an event recorded twice that way is recognised as such (see
-// agent.Handle), as a redelivered event is.
+// the hook would have printed and its exit status. Whatever keeps the
+// daemon from answering (none runs, another environment, it died
+// meanwhile), the hook records the event itself; an event recorded twice
+// that way is recognised as such (see agent.Handle), as a redelivered
+// event is.
 
 // hookOp is the daemon op that records an agent hook event.
 const hookOp = "hook"
