@@ -211,13 +211,26 @@ func (s *Store) updateFiles(ref string, newHash, old record.Hash) (done bool, er
 		return true, err
 	}
 	locked = false
+	if afterRename != nil {
+		afterRename()
+	}
 	d, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		// git pack-refs (git gc) packed the ref and pruned its emptied
+		// folder meanwhile: the value is in packed-refs, git's to sync.
+		return true, nil
+	}
 	if err != nil {
 		return true, err
 	}
 	defer d.Close()
 	return true, d.Sync()
 }
+
+// afterRename, set by tests, runs between the rename of a ref's lock onto
+// the ref and the sync of its folder: where a git pack-refs may pack the
+// ref and remove the folder.
+var afterRename func()
 
 // Delete removes ref if it still points at old.
 func (s *Store) Delete(ctx context.Context, ref string, old record.Hash) error {

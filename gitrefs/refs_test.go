@@ -171,3 +171,27 @@ func TestUpdateLocksAsGitDoes(t *testing.T) {
 		t.Fatal("no update succeeded")
 	}
 }
+
+// A git pack-refs (as git gc runs it) that packs a ref just updated and
+// prunes its emptied folder before the folder is synced does not turn the
+// update into a failure: the value is git's packed ref.
+func TestUpdateBesidePackRefsPruningTheFolder(t *testing.T) {
+	r, s, one, two := twoCommits(t)
+	ctx := context.Background()
+	ref := RunRef("packed")
+	if err := s.Update(ctx, ref, one, record.ZeroHash, "create"); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(r.Dir, ".git", "refs", "agent-checkpoints", "runs")
+	afterRename = func() { r.Git("pack-refs", "--all", "--prune") }
+	defer func() { afterRename = nil }()
+	if err := s.Update(ctx, ref, two, one, "update"); err != nil {
+		t.Fatalf("update with the ref packed and its folder pruned meanwhile: %v", err)
+	}
+	if _, err := os.Stat(folder); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the folder is still there (%v): the test did not prune it", err)
+	}
+	if got := r.Git("rev-parse", ref); got != two.String() {
+		t.Fatalf("git rev-parse %s = %s, want %s", ref, got, two)
+	}
+}
