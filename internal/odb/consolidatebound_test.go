@@ -22,21 +22,11 @@ func morePacks(t *testing.T, db *odb.DB, n int) map[git.Hash]string {
 	t.Helper()
 	want := map[git.Hash]string{}
 	for i := range n {
-		db.StartPackBatch()
-		for j := range 2 {
-			content := fmt.Sprintf("later pack %d of %d, blob %d\n", i, n, j)
-			h, err := db.Write(odb.TypeBlob, []byte(content))
-			if err != nil {
-				t.Fatal(err)
+		inPackBatch(t, db, func() {
+			for j := range 2 {
+				writeBlob(t, db, want, fmt.Sprintf("later pack %d of %d, blob %d\n", i, n, j))
 			}
-			want[h] = content
-		}
-		if err := db.Sync(); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.EndPackBatch(); err != nil {
-			t.Fatal(err)
-		}
+		})
 	}
 	return want
 }
@@ -93,24 +83,15 @@ func TestConsolidateMergesWhatConsolidateIfManyLeft(t *testing.T) {
 func packOf(t *testing.T, db *odb.DB, rng *rand.Rand, n, size int) map[git.Hash]string {
 	t.Helper()
 	want := map[git.Hash]string{}
-	db.StartPackBatch()
-	for range n {
-		content := make([]byte, size)
-		for i := range content {
-			content[i] = byte(rng.IntN(256))
+	inPackBatch(t, db, func() {
+		for range n {
+			content := make([]byte, size)
+			for i := range content {
+				content[i] = byte(rng.IntN(256))
+			}
+			writeBlob(t, db, want, string(content))
 		}
-		h, err := db.Write(odb.TypeBlob, content)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want[h] = string(content)
-	}
-	if err := db.Sync(); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.EndPackBatch(); err != nil {
-		t.Fatal(err)
-	}
+	})
 	return want
 }
 

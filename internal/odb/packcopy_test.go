@@ -22,27 +22,43 @@ func checkpointPacks(t *testing.T, db *odb.DB, n int) map[git.Hash]string {
 	t.Helper()
 	want := map[git.Hash]string{}
 	for i := range n {
-		db.StartPackBatch()
-		var entries []odb.TreeEntry
-		for j, content := range []string{"shared by every pack\n", fmt.Sprintf("pack %d\n%s", i, strings.Repeat("y", i*101)), fmt.Sprintf("pack %d again\n", i)} {
-			h, err := db.Write(odb.TypeBlob, []byte(content))
-			if err != nil {
+		inPackBatch(t, db, func() {
+			var entries []odb.TreeEntry
+			for j, content := range []string{"shared by every pack\n", fmt.Sprintf("pack %d\n%s", i, strings.Repeat("y", i*101)), fmt.Sprintf("pack %d again\n", i)} {
+				h := writeBlob(t, db, want, content)
+				entries = append(entries, odb.TreeEntry{Name: fmt.Sprintf("f%d", j), Mode: odb.ModeFile, Hash: h})
+			}
+			if _, err := db.WriteTree(entries); err != nil {
 				t.Fatal(err)
 			}
-			want[h] = content
-			entries = append(entries, odb.TreeEntry{Name: fmt.Sprintf("f%d", j), Mode: odb.ModeFile, Hash: h})
-		}
-		if _, err := db.WriteTree(entries); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.Sync(); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.EndPackBatch(); err != nil {
-			t.Fatal(err)
-		}
+		})
 	}
 	return want
+}
+
+// inPackBatch runs write inside one pack batch, then stores the batch as
+// a pack.
+func inPackBatch(t *testing.T, db *odb.DB, write func()) {
+	t.Helper()
+	db.StartPackBatch()
+	write()
+	if err := db.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.EndPackBatch(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeBlob writes content as a blob and adds it to want.
+func writeBlob(t *testing.T, db *odb.DB, want map[git.Hash]string, content string) git.Hash {
+	t.Helper()
+	h, err := db.Write(odb.TypeBlob, []byte(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want[h] = content
+	return h
 }
 
 func checkPacks(t *testing.T, r *gittest.Repo, want map[git.Hash]string) []string {
