@@ -39,6 +39,7 @@ var ErrWrongType = errors.New("object has the wrong type")
 // concurrent use.
 type DB struct {
 	objDir string
+	alts   []string // the object folders it borrows from (alternates.go)
 
 	mu sync.Mutex // guards st: go-git's pack index loading is not concurrency-safe
 	st *filesystem.Storage
@@ -75,8 +76,22 @@ func Open(commonDir string) (*DB, error) {
 	if fi, err := os.Stat(objDir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("open object database %s: not a folder", objDir)
 	}
-	st := filesystem.NewStorage(osfs.New(commonDir), cache.NewObjectLRU(16*cache.MiByte))
-	return &DB{objDir: objDir, st: st, packs: packIndexes{dir: filepath.Join(objDir, "pack")}}, nil
+	alts := alternates(objDir)
+	altPacks := make([]string, len(alts))
+	for i, a := range alts {
+		altPacks[i] = filepath.Join(a, "pack")
+	}
+	db := &DB{objDir: objDir, alts: alts, packs: packIndexes{dir: filepath.Join(objDir, "pack"), alts: altPacks}}
+	db.st = db.newStorage()
+	return db, nil
+}
+
+// newStorage opens go-git's view of the repository. Alternates it is
+// given the whole file system for: it reads their absolute names relative
+// to the repository's folder otherwise, and cannot leave it.
+func (db *DB) newStorage() *filesystem.Storage {
+	return filesystem.NewStorageWithOptions(osfs.New(filepath.Dir(db.objDir)), cache.NewObjectLRU(16*cache.MiByte),
+		filesystem.Options{AlternatesFS: osfs.New("/")})
 }
 
 // Close releases open pack files.
@@ -87,9 +102,11 @@ func (db *DB) Close() error {
 	return db.st.Close()
 }
 
-func (db *DB) loosePath(h git.Hash) string {
+func (db *DB) loosePath(h git.Hash) string { return loosePathIn(db.objDir, h) }
+
+func loosePathIn(objDir string, h git.Hash) string {
 	s := h.String()
-	return filepath.Join(db.objDir, s[:2], s[2:])
+	return filepath.Join(objDir, s[:2], s[2:])
 }
 
 // Has reports whether the object exists, packed, loose or in an alternate.
@@ -137,7 +154,7 @@ func (db *DB) HasForWrite(h git.Hash) bool {
 }
 
 // find looks for h in the open batch, the mapped packs and the loose
-// objects, without asking go-git; with freshen, an object found on disk is
+// objects, the repository's own and its alternates', without asking go-git; with freshen, an object found on disk is
 // freshened, and one that cannot be (its file just vanished) counts as
 // missing, as in git's check_and_freshen.
 func (db *DB) find(h git.Hash, freshen bool) bool {
@@ -147,15 +164,31 @@ func (db *DB) find(h git.Hash, freshen bool) bool {
 	if pack, _ := db.packs.find(h); pack != "" && (!freshen || db.freshen(pack, false)) {
 		return true
 	}
-	if freshen {
-		return db.freshen(db.loosePath(h), true)
+	for _, dir := range db.looseDirs() {
+		if db.looseAt(loosePathIn(dir, h), freshen) {
+			return true
+		}
 	}
-	return db.isLoose(h)
+	return false
 }
 
-func (db *DB) isLoose(h git.Hash) bool {
-	_, err := os.Lstat(db.loosePath(h))
+// looseAt reports whether the loose object file path exists; with freshen,
+// whether it exists and could be freshened.
+func (db *DB) looseAt(path string, freshen bool) bool {
+	if freshen {
+		return db.freshen(path, true)
+	}
+	_, err := os.Lstat(path)
 	return err == nil
+}
+
+// looseDirs are the folders holding loose objects: the repository's own,
+// then those it borrows from.
+func (db *DB) looseDirs() []string {
+	if len(db.alts) == 0 {
+		return []string{db.objDir}
+	}
+	return append([]string{db.objDir}, db.alts...)
 }
 
 // Rescan forgets the cached pack list and open packs, so that objects a
@@ -172,7 +205,7 @@ func (db *DB) Rescan() {
 func (db *DB) rescanLocked() {
 	db.packs.rescan()
 	_ = db.st.Close()
-	db.st = filesystem.NewStorage(osfs.New(filepath.Dir(db.objDir)), cache.NewObjectLRU(16*cache.MiByte))
+	db.st = db.newStorage()
 }
 
 // Write stores an object held in memory and returns its id.
@@ -528,7 +561,13 @@ func (db *DB) Open(h git.Hash) (Type, io.ReadCloser, int64, error) {
 // rest. Any error (not loose, damaged) sends the caller to go-git, which
 // reports it properly.
 func (db *DB) openLoose(h git.Hash) (Type, io.ReadCloser, int64, error) {
-	f, err := os.Open(db.loosePath(h))
+	var f *os.File
+	var err error
+	for _, dir := range db.looseDirs() {
+		if f, err = os.Open(loosePathIn(dir, h)); !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+	}
 	if err != nil {
 		return "", nil, 0, err
 	}

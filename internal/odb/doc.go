@@ -2,9 +2,10 @@
 // database, in process.
 //
 // Reading is done here for loose objects and for packs with version 2
-// indexes (mapped, binary-searched, deltas resolved, ids checked), and by
-// go-git's storage for the rest (other index versions, alternates, objects
-// over 16 MiB). Writing is done here, not by go-git: files are streamed (a
+// indexes (mapped, binary-searched, deltas resolved, ids checked), the
+// repository's own and those of the object folders it borrows from
+// (alternates.go), and by go-git's storage for the rest (other index
+// versions, objects over 16 MiB). Writing is done here, not by go-git: files are streamed (a
 // 1 GiB file is never held in memory) while being hashed and compressed in
 // one pass, and Sync makes what was written durable before a ref may point
 // at it, which go-git never does. Objects are written to a temporary file

@@ -24,6 +24,7 @@ import (
 type packIndexes struct {
 	mu     sync.Mutex
 	dir    string     // objects/pack
+	alts   []string   // the alternates' pack folders, read after dir
 	loaded bool       // idx lists the pack folder as last read
 	idx    []*idxFile // nil when a pack's index is not version 2
 	usable bool       // every index is one this reader understands
@@ -154,23 +155,29 @@ func (f *idxFile) unmapWhenUnreachable() {
 	}
 }
 
-// loadLocked lists the pack folder and maps the index of each pack, taking
-// those already mapped from old.
+// loadLocked lists the pack folders, the repository's own and then its
+// alternates', and maps the index of each pack, taking those already
+// mapped from old.
 func (p *packIndexes) loadLocked(old []*idxFile) {
 	p.loaded, p.usable = true, true
 	p.lists++
-	// Objects borrowed from other repositories: only go-git looks there.
-	if _, err := os.Lstat(filepath.Join(filepath.Dir(p.dir), "info", "alternates")); !errors.Is(err, os.ErrNotExist) {
-		p.usable = false
-		return
+	for _, dir := range append([]string{p.dir}, p.alts...) {
+		if !p.listLocked(dir, old) {
+			p.usable = false
+			return
+		}
 	}
-	entries, err := os.ReadDir(p.dir)
+}
+
+// listLocked adds the packs of the folder dir to p.idx; false when one of
+// them cannot be read this way.
+func (p *packIndexes) listLocked(dir string, old []*idxFile) bool {
+	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return // no packs at all
+		return true // no packs at all
 	}
 	if err != nil {
-		p.usable = false
-		return
+		return false
 	}
 	packs := map[string]bool{}
 	for _, e := range entries {
@@ -186,7 +193,7 @@ func (p *packIndexes) loadLocked(old []*idxFile) {
 		if !ok || !packs[base] {
 			continue
 		}
-		path := filepath.Join(p.dir, name)
+		path := filepath.Join(dir, name)
 		if i := slices.IndexFunc(old, func(f *idxFile) bool { return f.path == path }); i >= 0 {
 			p.idx = append(p.idx, old[i])
 			continue
@@ -196,11 +203,11 @@ func (p *packIndexes) loadLocked(old []*idxFile) {
 			if _, serr := os.Stat(path); errors.Is(serr, os.ErrNotExist) {
 				continue // deleted since the listing: merged into another pack
 			}
-			p.usable = false
-			return
+			return false
 		}
 		p.idx = append(p.idx, f)
 	}
+	return true
 }
 
 // idxMagic starts a version 2 pack index.
