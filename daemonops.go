@@ -2,14 +2,9 @@ package gitguard
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"os"
-	"slices"
-	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/hookwire"
 	"github.com/gitguard/gitguard/workspace"
 )
 
@@ -22,37 +17,38 @@ type DaemonOpHandler = workspace.OpHandler
 // handler failed.
 var ErrDaemonRefused = workspace.ErrDaemonRefused
 
-// AskDaemon hands op and its payload to the watch daemon of the work tree
-// containing dir and returns its answer, without opening the repository:
-// finding it costs a few stats. It returns ErrNoDaemon when no daemon
-// serves the work tree, and also when finding the repository would take
-// git (a GIT_DIR-like variable is set, the layout is unusual): the caller
-// then does the work itself.
-func AskDaemon(ctx context.Context, dir string, getenv func(string) string, op string, payload json.RawMessage) (json.RawMessage, error) {
-	repo, ok := git.FindRepo(dir, getenv)
-	if !ok {
-		return nil, ErrNoDaemon
-	}
-	return workspace.AskDaemon(ctx, workspace.DaemonSocketIn(repo.GitDir), repo.WorkTree, op, payload)
+// HookRequest is an agent hook event as a hook process hands it to the
+// watch daemon, which records it when it runs a handler for HookOp.
+type HookRequest = hookwire.Request
+
+// HookAnswer is what the daemon answers a HookRequest with: what the hook
+// prints on stderr and the status it exits with.
+type HookAnswer = hookwire.Answer
+
+// HookOp is the daemon op that records agent hook events.
+const HookOp = hookwire.Op
+
+// HookEnvKey sums up the environment a daemon must share with a hook to
+// record its events: git's and gitguard's variables, where configuration
+// is found and which git runs (HookRequest carries the hook's own
+// switches).
+func HookEnvKey() string { return hookwire.EnvKey() }
+
+// HandOffHook hands req to the watch daemon of the work tree containing
+// dir, found without opening the repository. It returns ErrNoDaemon when
+// none serves it (or finding it would take git: a GIT_DIR-like variable,
+// an unusual layout) and ErrDaemonRefused (wrapped) when the daemon leaves
+// the event to the hook: the caller then records it itself.
+func HandOffHook(ctx context.Context, dir string, getenv func(string) string, req HookRequest) (HookAnswer, error) {
+	return hookwire.HandOff(ctx, dir, getenv, req)
 }
 
-// EnvironmentKey sums up the environment that decides how gitguard and git
-// behave: git's and gitguard's variables (but for except), where
-// configuration is found (HOME, XDG_CONFIG_HOME) and which git runs. Not
-// PATH itself: an agent adds its own folders to it. A daemon takes the
-// work of a process whose key equals its own.
-func EnvironmentKey(except ...string) string {
-	var vars []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case slices.Contains(except, k):
-		case strings.HasPrefix(k, "GIT_"), strings.HasPrefix(k, "GITGUARD_"), k == "HOME", k == "XDG_CONFIG_HOME":
-			vars = append(vars, kv)
-		}
+// WorkTreeOf returns the top of the work tree containing dir as
+// HandOffHook finds it; false when that would take git.
+func WorkTreeOf(dir string, getenv func(string) string) (string, bool) {
+	repo, ok := git.FindRepo(dir, getenv)
+	if !ok {
+		return "", false
 	}
-	slices.Sort(vars)
-	vars = append(vars, "git="+git.Binary())
-	sum := sha256.Sum256([]byte(strings.Join(vars, "\x00")))
-	return hex.EncodeToString(sum[:])
+	return repo.WorkTree, true
 }

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/gitguard/gitguard/internal/hookwire"
 )
 
 // MaxPayload bounds what a hook reads from stdin (a write event holds the
 // whole file content).
-const MaxPayload = 64 << 20
+const MaxPayload = hookwire.MaxPayload
 
 // ErrPayload is returned (wrapped in a *PayloadError) for a hook event that
 // cannot be read: empty, too large, not JSON, or missing what the agent

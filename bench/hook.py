@@ -3,8 +3,10 @@
 
     bench/hook.py [-a OTHER]... [--bash | --daemon] [--alone] [--settle S] GITGUARD REPO [PAIRS]
 
-Replays PAIRS (default 30) tool uses through `GITGUARD hook claude-code` in
-the git repository REPO, as Claude Code runs the hook: a PreToolUse event,
+Replays PAIRS (default 30) tool uses through `GITGUARD hook claude-code` (or,
+when the build has the hook client beside it, `gitguard-hook claude-code`, as
+`gitguard init` installs it) in the git repository REPO, as Claude Code runs
+the hook: a PreToolUse event,
 an append to one tracked file, a PostToolUse event. By default the tool is
 Edit (the hook records the one file); with --bash it is Bash (a
 whole-workspace call, served by the work tree's watch daemon, which the
@@ -64,6 +66,9 @@ def timed(argv, data=b"", env=None):
 class Build:
     def __init__(self, gitguard, tag):
         self.gitguard = gitguard
+        # The small hook client installed beside gitguard, when the build has one.
+        client = os.path.join(os.path.dirname(gitguard), "gitguard-hook")
+        self.hook = [client] if os.path.exists(client) else [gitguard, "hook"]
         self.session = f"bench-{os.getpid()}-{tag}"
         self.times = {}  # case -> [(wall, cpu)]
         self.pairs = 0
@@ -85,7 +90,7 @@ def hook_pair(b, repo, path, i, bash, count):
                    "hook_event_name": event, "tool_name": tool, "tool_input": tool_input,
                    "tool_response": {"filePath": os.path.join(repo, path)},
                    "tool_use_id": f"toolu_{b.session}_{i:04d}"}
-        t = timed([b.gitguard, "hook", "claude-code"], json.dumps(payload).encode())
+        t = timed(b.hook + ["claude-code"], json.dumps(payload).encode())
         if count:
             b.add(event, t)
 

@@ -55,7 +55,9 @@ func setup(tmp string) error {
 	if runtime.GOOS == "windows" {
 		gitguardBin += ".exe"
 	}
-	build := exec.Command("go", "build", "-o", gitguardBin, "github.com/gitguard/gitguard/cmd/gitguard")
+	// gitguard-hook beside it: gitguard init installs it as the agents' hook.
+	build := exec.Command("go", "build", "-o", filepath.Dir(gitguardBin)+string(filepath.Separator),
+		"github.com/gitguard/gitguard/cmd/gitguard", "github.com/gitguard/gitguard/cmd/gitguard-hook")
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build gitguard: %w\n%s", err, out)
 	}

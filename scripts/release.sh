@@ -31,12 +31,15 @@ trap 'rm -rf "$stage"' EXIT
 for t in $targets; do
 	os=${t%/*} arch=${t#*/}
 	name=gitguard_${version}_${os}_${arch}
-	exe=gitguard
-	[ "$os" = windows ] && exe=gitguard.exe
+	ext=
+	[ "$os" = windows ] && ext=.exe
 	mkdir -p "$stage/$name"
 	CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -tags urfave_cli_no_docs \
 		-ldflags "-s -w -X main.version=$version -X main.commit=$commit" \
-		-o "$stage/$name/$exe" ./cmd/gitguard
+		-o "$stage/$name/gitguard$ext" ./cmd/gitguard
+	# The agent hook client: installed beside gitguard, init picks it.
+	CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -ldflags "-s -w" \
+		-o "$stage/$name/gitguard-hook$ext" ./cmd/gitguard-hook
 	cp README.md "$stage/$name/"
 	[ -f LICENSE ] && cp LICENSE "$stage/$name/"
 	if [ "$os" = windows ]; then

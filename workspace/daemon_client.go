@@ -1,22 +1,17 @@
 package workspace
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
-	"syscall"
 	"time"
 
+	"github.com/gitguard/gitguard/internal/daemonwire"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
@@ -26,19 +21,10 @@ import (
 
 // ErrNoDaemon is returned by Workspace.DaemonStatus when no daemon serves
 // the work tree (Snapshot then walks, silently).
-var ErrNoDaemon = errors.New("no watch daemon serves this work tree")
-
-// daemonProtocol is the version of the socket's request and answer lines.
-const daemonProtocol = 1
+var ErrNoDaemon = daemonwire.ErrNoDaemon
 
 // DaemonSocket is the file name of the work tree's daemon socket.
-func (w *Workspace) DaemonSocket() string { return DaemonSocketIn(w.repo.GitDir) }
-
-// DaemonSocketIn is the file name of the daemon socket of the worktree
-// whose git dir is gitDir (the one DaemonSocket names).
-func DaemonSocketIn(gitDir string) string {
-	return filepath.Join(gitDir, "gitguard", "watch", "daemon.sock")
-}
+func (w *Workspace) DaemonSocket() string { return daemonwire.Socket(w.repo.GitDir) }
 
 // DaemonStatus is what a daemon says of itself.
 type DaemonStatus struct {
@@ -148,52 +134,13 @@ func (w *Workspace) DaemonStatus(ctx context.Context, stop bool) (DaemonStatus, 
 	return *ans.Status, nil
 }
 
-// daemonTimeout bounds one request: a daemon that walks a huge tree answers
-// within it, a hung one is given up on and the client walks.
-const daemonTimeout = 2 * time.Minute
-
 func (w *Workspace) callDaemon(ctx context.Context, req daemonRequest, ans *daemonAnswer) error {
-	return callDaemonAt(ctx, w.DaemonSocket(), req, ans)
-}
-
-// callDaemonAt sends req to the daemon listening on the socket path and
-// reads its answer. It returns ErrNoDaemon, cheaply, when none listens.
-func callDaemonAt(ctx context.Context, path string, req daemonRequest, ans *daemonAnswer) error {
-	if err := checkSocket(path); err != nil {
+	req.V = daemonwire.Protocol
+	if err := daemonwire.Call(ctx, w.DaemonSocket(), req, ans); err != nil {
 		return err
 	}
-	var dialer net.Dialer
-	c, err := dialer.DialContext(ctx, "unix", path)
-	if err != nil {
-		if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist) {
-			return ErrNoDaemon // a daemon died and left its socket
-		}
-		return fmt.Errorf("watch daemon: %w", err)
-	}
-	conn := c.(*net.UnixConn)
-	defer conn.Close()
-	if uid, err := peerUID(conn); err != nil || uid != os.Geteuid() {
-		return fmt.Errorf("watch daemon: %s is served by another user", path)
-	}
-	deadline := time.Now().Add(daemonTimeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	_ = conn.SetDeadline(deadline)
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
-	defer stop()
-	req.V = daemonProtocol
-	if err := json.NewEncoder(conn).Encode(req); err != nil {
-		return fmt.Errorf("watch daemon: %w", err)
-	}
-	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(ans); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("watch daemon: %w", err)
-	}
-	if ans.V != daemonProtocol {
-		return fmt.Errorf("watch daemon: protocol version %d, want %d", ans.V, daemonProtocol)
+	if ans.V != daemonwire.Protocol {
+		return fmt.Errorf("watch daemon: protocol version %d, want %d", ans.V, daemonwire.Protocol)
 	}
 	return nil
 }

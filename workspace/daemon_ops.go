@@ -3,17 +3,18 @@ package workspace
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/gitguard/gitguard/internal/daemonwire"
 )
 
 // Beyond snapshots, a daemon answers ops other layers register with
 // Handle: an agent hook hands its event to the daemon, which records it in
 // its running process, so the hook process does little more than start.
-// AskDaemon is the client side.
+// daemonwire.Ask is the client side.
 
 // OpHandler answers one request of an op registered with Daemon.Handle.
 type OpHandler func(ctx context.Context, payload json.RawMessage) (json.RawMessage, error)
@@ -70,21 +71,6 @@ func (d *Daemon) answerOp(ctx context.Context, req daemonRequest) (ans daemonAns
 	return daemonAnswer{Payload: out}, true
 }
 
-// ErrDaemonRefused wraps the reason a daemon gave for not answering an op.
-var ErrDaemonRefused = errors.New("the watch daemon did not answer")
-
-// AskDaemon sends op with payload to the daemon of the work tree workTree,
-// listening on socket (DaemonSocketIn), and returns its answer. It returns
-// ErrNoDaemon, cheaply, when none listens, and ErrDaemonRefused (wrapped)
-// when the daemon does not know the op, serves another work tree or its
-// handler failed.
-func AskDaemon(ctx context.Context, socket, workTree, op string, payload json.RawMessage) (json.RawMessage, error) {
-	var ans daemonAnswer
-	if err := callDaemonAt(ctx, socket, daemonRequest{Op: op, WorkTree: workTree, Payload: payload}, &ans); err != nil {
-		return nil, err
-	}
-	if ans.Error != "" {
-		return nil, fmt.Errorf("%w: %s", ErrDaemonRefused, ans.Error)
-	}
-	return ans.Payload, nil
-}
+// ErrDaemonRefused wraps the reason a daemon gave for not answering an op
+// (daemonwire.Ask is the client side).
+var ErrDaemonRefused = daemonwire.ErrRefused

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gitguard/gitguard/internal/daemonwire"
 )
 
 // TestDaemonAnswersRegisteredOps: ops registered with Handle are answered
@@ -38,10 +40,10 @@ func TestDaemonAnswersRegisteredOps(t *testing.T) {
 	ctx := context.Background()
 	w := openWS(t, r.Dir)
 	sock, top := w.DaemonSocket(), w.repo.WorkTree
-	if sock != DaemonSocketIn(w.repo.GitDir) {
-		t.Fatalf("DaemonSocket %s, DaemonSocketIn %s", sock, DaemonSocketIn(w.repo.GitDir))
+	if sock != daemonwire.Socket(w.repo.GitDir) {
+		t.Fatalf("DaemonSocket %s, DaemonSocketIn %s", sock, daemonwire.Socket(w.repo.GitDir))
 	}
-	out, err := AskDaemon(ctx, sock, top, "echo", json.RawMessage(`{"a":1}`))
+	out, err := daemonwire.Ask(ctx, sock, top, "echo", json.RawMessage(`{"a":1}`))
 	if err != nil || string(out) != `{"a":1}` {
 		t.Fatalf("echo: %s, %v", out, err)
 	}
@@ -51,7 +53,7 @@ func TestDaemonAnswersRegisteredOps(t *testing.T) {
 		{"panic", top, "panic failed: a bug"},
 		{"echo", filepath.Join(top, "elsewhere"), "another work tree"},
 	} {
-		_, err := AskDaemon(ctx, sock, c.workTree, c.op, nil)
+		_, err := daemonwire.Ask(ctx, sock, c.workTree, c.op, nil)
 		if !errors.Is(err, ErrDaemonRefused) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s for %s: %v, want ErrDaemonRefused saying %q", c.op, c.workTree, err, c.says)
 		}
@@ -59,7 +61,7 @@ func TestDaemonAnswersRegisteredOps(t *testing.T) {
 	if st := d.Status(); st.Ops != 1 {
 		t.Errorf("status counts %d ops answered, want 1 (the echo)", st.Ops)
 	}
-	if _, err := AskDaemon(ctx, filepath.Join(t.TempDir(), "none.sock"), top, "echo", nil); !errors.Is(err, ErrNoDaemon) {
+	if _, err := daemonwire.Ask(ctx, filepath.Join(t.TempDir(), "none.sock"), top, "echo", nil); !errors.Is(err, ErrNoDaemon) {
 		t.Errorf("no socket: %v, want ErrNoDaemon", err)
 	}
 
@@ -69,7 +71,7 @@ func TestDaemonAnswersRegisteredOps(t *testing.T) {
 	}
 	slow := make(chan result, 1)
 	go func() {
-		out, err := AskDaemon(ctx, sock, top, "slow", nil)
+		out, err := daemonwire.Ask(ctx, sock, top, "slow", nil)
 		slow <- result{out, err}
 	}()
 	<-started

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gitguard/gitguard/internal/daemonwire"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
@@ -298,7 +299,7 @@ func (d *Daemon) Status() DaemonStatus {
 
 func (d *Daemon) handle(ctx context.Context, conn *net.UnixConn) {
 	defer conn.Close()
-	if uid, err := peerUID(conn); err != nil || uid != os.Geteuid() {
+	if uid, err := daemonwire.PeerUID(conn); err != nil || uid != os.Geteuid() {
 		return // another user's process: no answer at all
 	}
 	var req daemonRequest
@@ -307,13 +308,13 @@ func (d *Daemon) handle(ctx context.Context, conn *net.UnixConn) {
 		return
 	}
 	ans := d.answer(ctx, req)
-	ans.V = daemonProtocol
+	ans.V = daemonwire.Protocol
 	_ = json.NewEncoder(conn).Encode(ans)
 }
 
 func (d *Daemon) answer(ctx context.Context, req daemonRequest) daemonAnswer {
-	if req.V != daemonProtocol {
-		return daemonAnswer{Error: fmt.Sprintf("protocol version %d, want %d", req.V, daemonProtocol)}
+	if req.V != daemonwire.Protocol {
+		return daemonAnswer{Error: fmt.Sprintf("protocol version %d, want %d", req.V, daemonwire.Protocol)}
 	}
 	switch req.Op {
 	case "status":

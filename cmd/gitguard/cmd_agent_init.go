@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -44,7 +46,7 @@ func newInitAgentCommand(e *env, s *agentSpec) *cli.Command {
 	flags := []cli.Flag{jsonFlag,
 		&cli.BoolFlag{Name: "write", Usage: "merge the hooks into the agent's settings file in the work tree"},
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "with --write, print the merged settings and write nothing"},
-		&cli.StringFlag{Name: "command", Value: s.defaultCommand, Usage: "the hook `CMD` (e.g. an absolute path to gitguard)"},
+		&cli.StringFlag{Name: "command", Usage: "the hook `CMD` (default: \"gitguard-hook " + s.name + "\" when gitguard-hook is installed beside gitguard, else \"" + s.defaultCommand + "\")"},
 		&cli.BoolFlag{Name: "fail-closed", Usage: "make the hook block a tool use it cannot record"},
 		&cli.BoolFlag{Name: "mcp", Usage: "also register 'gitguard mcp' as an MCP server of the agent"},
 	}
@@ -68,6 +70,9 @@ func newInitAgentCommand(e *env, s *agentSpec) *cli.Command {
 			o := initAgentOptions{write: c.Bool("write"), local: s.hasLocal && c.Bool("local"),
 				user: s.hasUser && c.Bool("user"), dryRun: c.Bool("dry-run"), mcp: c.Bool("mcp"),
 				command: strings.TrimSpace(c.String("command"))}
+			if !c.IsSet("command") {
+				o.command = defaultHookCommand(s)
+			}
 			if o.command == "" {
 				return usagef("--command must not be empty")
 			}
@@ -115,11 +120,33 @@ type jsonInitFile struct {
 	Added   []string `json:"added"`
 }
 
+// defaultHookCommand is the hook command init installs for s: the small
+// hook client (cmd/gitguard-hook) when it was installed beside this
+// program, as `go install ./cmd/...` does, else `gitguard hook AGENT`.
+func defaultHookCommand(s *agentSpec) string {
+	self, err := os.Executable()
+	if err != nil {
+		return s.defaultCommand
+	}
+	name := "gitguard-hook"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if fi, err := os.Stat(filepath.Join(filepath.Dir(self), name)); err != nil || !fi.Mode().IsRegular() {
+		return s.defaultCommand
+	}
+	return "gitguard-hook " + s.name
+}
+
 // mcpCommand is the MCP server command beside a hook command: the same
-// program, "mcp" instead of "hook AGENT ...".
+// program, "mcp" instead of "hook AGENT ...", or gitguard beside the hook
+// client gitguard-hook.
 func mcpCommand(hook string) string {
 	if i := strings.Index(hook, " hook "); i > 0 {
 		return hook[:i] + " mcp"
+	}
+	if i := strings.Index(hook, "gitguard-hook "); i >= 0 {
+		return hook[:i] + "gitguard mcp"
 	}
 	return "gitguard mcp"
 }

@@ -24,25 +24,6 @@ import (
 // that way is recognised as such (see agent.Handle), as a redelivered
 // event is.
 
-// hookOp is the daemon op that records an agent hook event.
-const hookOp = "hook"
-
-// hookRequest is a hook event as the hook process hands it to the daemon.
-type hookRequest struct {
-	Agent          string          `json:"agent"` // the agentSpec's name
-	Event          json.RawMessage `json:"event"`
-	Dir            string          `json:"dir,omitempty"` // -C, absolute; empty: the event's cwd
-	FailClosed     bool            `json:"fail_closed,omitempty"`
-	WorkspaceTools []string        `json:"workspace_tools,omitempty"`
-	Env            string          `json:"env"` // hookEnvKey of the hook's environment
-}
-
-// hookAnswer is what the hook prints on stderr and the status it exits with.
-type hookAnswer struct {
-	Stderr string `json:"stderr,omitempty"`
-	Exit   int    `json:"exit"`
-}
-
 // handOffHook asks the work tree's watch daemon to record the event data.
 // done is false when the hook must record it itself.
 func handOffHook(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions, data []byte) (done bool, err error) {
@@ -57,7 +38,7 @@ func handOffHook(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions, 
 		// its messages and the daemon's own stop belong.
 		return false, nil
 	}
-	req := hookRequest{Agent: s.name, Event: data, FailClosed: o.failClosed, WorkspaceTools: o.workspaceTools, Env: hookEnvKey()}
+	req := gitguard.HookRequest{Agent: s.name, Event: data, FailClosed: o.failClosed, WorkspaceTools: o.workspaceTools, Env: gitguard.HookEnvKey()}
 	find := ev.Cwd
 	if e.dir != "" && e.dir != "." {
 		abs, err := filepath.Abs(e.dir)
@@ -69,20 +50,11 @@ func handOffHook(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions, 
 	if find == "" {
 		find = "."
 	}
-	payload, err := json.Marshal(req)
-	if err != nil {
-		return false, nil
-	}
-	out, err := gitguard.AskDaemon(ctx, find, e.getenv, hookOp, payload)
+	ans, err := gitguard.HandOffHook(ctx, find, e.getenv, req)
 	if err != nil {
 		if !errors.Is(err, gitguard.ErrNoDaemon) {
 			e.log.Info("the watch daemon did not record the hook event; recording it here", "err", err)
 		}
-		return false, nil
-	}
-	var ans hookAnswer
-	if err := json.Unmarshal(out, &ans); err != nil {
-		e.log.Info("the watch daemon's answer to a hook event is unreadable; recording it here", "err", err)
 		return false, nil
 	}
 	io.WriteString(e.stderr, ans.Stderr)
@@ -112,13 +84,13 @@ func serveHooks(ctx context.Context, d *gitguard.Daemon, e *env, workTree string
 			e.log.Info("watch daemon: merge packs", "err", err)
 		}
 	})
-	d.Handle(hookOp, func(ctx context.Context, payload json.RawMessage) (json.RawMessage, error) {
+	d.Handle(gitguard.HookOp, func(ctx context.Context, payload json.RawMessage) (json.RawMessage, error) {
 		defer merges.poke()
-		var req hookRequest
+		var req gitguard.HookRequest
 		if err := json.Unmarshal(payload, &req); err != nil {
 			return nil, fmt.Errorf("hook request: %w", err)
 		}
-		if req.Env != hookEnvKey() {
+		if req.Env != gitguard.HookEnvKey() {
 			return nil, errors.New("the hook's environment differs from the daemon's")
 		}
 		i := slices.IndexFunc(agentSpecs, func(s *agentSpec) bool { return s.name == req.Agent })
@@ -126,11 +98,14 @@ func serveHooks(ctx context.Context, d *gitguard.Daemon, e *env, workTree string
 			return nil, fmt.Errorf("no agent %q", req.Agent)
 		}
 		s := agentSpecs[i]
+		if err := daemonTakes(e, s, req, workTree); err != nil {
+			return nil, err
+		}
 		var stderr bytes.Buffer
 		he := &env{stdout: io.Discard, stderr: &stderr, dir: req.Dir, log: e.log, getenv: e.getenv}
 		// The daemon runs already: nothing to start.
 		o := hookAgentOptions{failClosed: req.FailClosed, workspaceTools: req.WorkspaceTools, noWatch: true, watchIdle: time.Minute}
-		ans := hookAnswer{}
+		ans := gitguard.HookAnswer{}
 		var code *exitCodeError
 		if err := hookOutcome(he, s, o, handleAgentEvent(ctx, he, s, o, req.Event)); errors.As(err, &code) {
 			ans.Exit = code.code
@@ -143,8 +118,27 @@ func serveHooks(ctx context.Context, d *gitguard.Daemon, e *env, workTree string
 	return merges
 }
 
-// hookEnvKey is the environment a daemon must share with a hook to record
-// its events; the hook's own switches travel with the request.
-func hookEnvKey() string {
-	return gitguard.EnvironmentKey("GITGUARD_FAIL_CLOSED", "GITGUARD_WATCH_IDLE", "GITGUARD_NO_DAEMON")
+// daemonTakes returns why the daemon serving workTree leaves the hook
+// event req to the hook itself, nil when it records it. It records a tool
+// use's start or end in its own work tree; a session's start or end, an
+// event with a warning or one it cannot read has its messages, and a
+// session's end the daemon's own stop, in the hook's process. A small hook
+// client (cmd/gitguard-hook) hands every event over and leaves this check
+// to the daemon.
+func daemonTakes(e *env, s *agentSpec, req gitguard.HookRequest, workTree string) error {
+	ev, err := s.read(bytes.NewReader(req.Event), req.WorkspaceTools)
+	if err != nil || ev.Warning != "" || (ev.Kind != agent.Pre && ev.Kind != agent.Post) {
+		return errors.New("not a tool use's start or end")
+	}
+	dir := req.Dir
+	if dir == "" {
+		dir = ev.Cwd
+	}
+	if !filepath.IsAbs(dir) {
+		return errors.New("the event names no absolute folder")
+	}
+	if top, ok := gitguard.WorkTreeOf(dir, e.getenv); !ok || top != workTree {
+		return errors.New("the event is for another work tree")
+	}
+	return nil
 }

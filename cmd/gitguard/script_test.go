@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/gitguard/gitguard/internal/gittest"
+	"github.com/gitguard/gitguard/internal/hookclient"
 )
 
 func TestMain(m *testing.M) {
@@ -17,6 +19,9 @@ func TestMain(m *testing.M) {
 		"gitguard": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 		// git runs "git guard ..." as git-guard from PATH (cmd_completion.go).
 		"git-guard": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"gitguard-hook": func() {
+			os.Exit(hookclient.Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+		},
 	})
 }
 

@@ -1,4 +1,4 @@
-package workspace
+package daemonwire
 
 import (
 	"net"
@@ -6,17 +6,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID is the user id of the process at the other end of conn
-// (LOCAL_PEERCRED, what getpeereid reads).
-func peerUID(conn *net.UnixConn) (int, error) {
+// PeerUID is the user id of the process at the other end of conn.
+func PeerUID(conn *net.UnixConn) (int, error) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return -1, err
 	}
-	var cred *unix.Xucred
+	var cred *unix.Ucred
 	var credErr error
 	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 	}); err != nil {
 		return -1, err
 	}

@@ -1,4 +1,4 @@
-package workspace
+package daemonwire
 
 import (
 	"net"
@@ -6,16 +6,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID is the user id of the process at the other end of conn.
-func peerUID(conn *net.UnixConn) (int, error) {
+// PeerUID is the user id of the process at the other end of conn
+// (LOCAL_PEERCRED, what getpeereid reads).
+func PeerUID(conn *net.UnixConn) (int, error) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return -1, err
 	}
-	var cred *unix.Ucred
+	var cred *unix.Xucred
 	var credErr error
 	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+		cred, credErr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
 	}); err != nil {
 		return -1, err
 	}
