@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
@@ -59,17 +60,69 @@ func (g *Guard) runTips(ctx context.Context, from time.Time) ([]patchstore.RunIn
 		if !ok {
 			continue
 		}
-		if finishedBefore(g.db, ref.Hash, from) {
-			continue
-		}
-		cp, err := g.store.ReadRecord(ref.Hash)
+		cp, err := tipRecordOf(g.db, g.store, ref.Hash, from)
 		if err != nil {
 			g.log.Warn("calls of another run not compared: its records cannot be read", "run", id, "err", err)
 			continue
 		}
+		if cp == nil {
+			continue // finished before from
+		}
 		out = append(out, patchstore.RunInfo{ID: id, Tip: ref.Hash, Checkpoints: cp.Seq, Last: cp, Finished: cp.RunFinished})
 	}
 	return out, nil
+}
+
+// A commit never changes what it says, and a process that records many
+// events (the watch daemon) reads every unfinished run's tip at each
+// whole-workspace call: tips remembers what the tips it read say.
+var tips = struct {
+	sync.Mutex
+	m map[record.Hash]tipRecord
+}{m: map[record.Hash]tipRecord{}}
+
+// maxTips bounds tips; past it, the memory starts over.
+const maxTips = 1024
+
+// tipRecord is what a run's tip commit says.
+type tipRecord struct {
+	finishedAt time.Time          // a run's finish: when, from the commit alone
+	cp         *record.Checkpoint // the record, once read; shared, read only
+}
+
+// tipRecordOf returns the record of the run tip commit, nil when it is a
+// run's finish recorded before from, which its commit alone tells.
+func tipRecordOf(db *odb.DB, store *patchstore.Store, commit record.Hash, from time.Time) (*record.Checkpoint, error) {
+	tips.Lock()
+	t, known := tips.m[commit]
+	tips.Unlock()
+	if !known {
+		t.finishedAt = finishedAt(db, commit)
+	}
+	if !t.finishedAt.IsZero() && !t.finishedAt.Add(time.Second).After(from) {
+		if !known {
+			remember(commit, t)
+		}
+		return nil, nil
+	}
+	if t.cp == nil {
+		cp, err := store.ReadRecord(commit)
+		if err != nil {
+			return nil, err
+		}
+		t.cp = cp
+		remember(commit, t)
+	}
+	return t.cp, nil
+}
+
+func remember(commit record.Hash, t tipRecord) {
+	tips.Lock()
+	defer tips.Unlock()
+	if len(tips.m) >= maxTips {
+		clear(tips.m)
+	}
+	tips.m[commit] = t
 }
 
 // peerCalls returns the calls of every run of this work tree, except self,
@@ -210,14 +263,14 @@ func (g *Guard) OpenElsewhere(ctx context.Context, run record.RunID) ([]record.C
 	return out, nil
 }
 
-// finishedBefore reports whether a checkpoint commit is a run's finish
-// recorded before t, from the commit alone: its message names the kind,
-// and its time (whole seconds, rounded down) the moment. Anything else,
-// an unreadable commit included, is read in full by the caller.
-func finishedBefore(db *odb.DB, commit record.Hash, t time.Time) bool {
+// finishedAt returns when a checkpoint commit recorded a run's finish,
+// from the commit alone: its message names the kind, and its time (whole
+// seconds, rounded down) the moment. Zero for anything else, an unreadable
+// commit included, which the caller reads in full.
+func finishedAt(db *odb.DB, commit record.Hash) time.Time {
 	c, err := db.ReadCommit(commit)
-	if err != nil {
-		return false
+	if err != nil || !strings.HasPrefix(c.Message, "gitguard "+record.KindRunFinish+" ") {
+		return time.Time{}
 	}
-	return strings.HasPrefix(c.Message, "gitguard "+record.KindRunFinish+" ") && !c.Committer.When.Add(time.Second).After(t)
+	return c.Committer.When
 }

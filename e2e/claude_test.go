@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -52,9 +54,27 @@ func TestClaudeCode(t *testing.T) {
 	ws := newWorkspace(t)
 	t.Logf("%s", cliVersion(t, "claude-code", claudeEnv(ws, "http://127.0.0.1:9")))
 	ws.gitguard(t, "init", "claude-code", "--write")
+	requireHookClient(t, ws, filepath.Join(".claude", "settings.json"), "gitguard-hook claude-code")
 	m := newModel(t, ws.dir, scenario(claudeVocab(ws.dir)))
 	runClaude(t, ws, m)
 	verifySession(t, ws, m, expect{byID: true, recorded: claudeRecorded})
+}
+
+// requireHookClient fails unless init installed the hook client, which the
+// suite builds beside gitguard, as command in the settings file rel: the
+// agent's hooks then run through it.
+func requireHookClient(t *testing.T, ws *workspace, rel, command string) {
+	t.Helper()
+	if os.Getenv("GITGUARD_E2E_GITGUARD") != "" {
+		return // a gitguard built elsewhere may have no client beside it
+	}
+	data, err := os.ReadFile(filepath.Join(ws.dir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), command) {
+		t.Fatalf("%s does not run %q:\n%s", rel, command, data)
+	}
 }
 
 // claudeRecorded is the tool gitguard records for a step. Read is not

@@ -96,6 +96,7 @@ func TestCodex(t *testing.T) {
 	os.MkdirAll(filepath.Join(ws.home, ".codex"), 0o755)
 	t.Logf("%s", cliVersion(t, "codex", codexEnv(ws)))
 	ws.gitguard(t, "init", "codex", "--write")
+	requireHookClient(t, ws, filepath.Join(".codex", "config.toml"), "gitguard-hook codex")
 	m := newModel(t, ws.dir, scenario(codexVocab()))
 	runCodex(t, ws, m, false)
 	verifySession(t, ws, m, expect{byID: true, recorded: codexRecorded})

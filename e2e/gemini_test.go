@@ -66,6 +66,7 @@ func TestGemini(t *testing.T) {
 	t.Logf("gemini %s", cliVersion(t, "gemini", geminiEnv(ws, "http://127.0.0.1:9")))
 	writeGeminiUserSettings(t, ws)
 	ws.gitguard(t, "init", "gemini", "--write")
+	requireHookClient(t, ws, filepath.Join(".gemini", "settings.json"), "gitguard-hook gemini")
 	m := newModel(t, ws.dir, scenario(geminiVocab(ws.dir)))
 	runGemini(t, ws, m)
 	verifySession(t, ws, m, expect{recorded: geminiRecorded})
