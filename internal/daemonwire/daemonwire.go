@@ -2,7 +2,9 @@
 // where its socket is, the request and answer lines, one call. It is kept
 // apart from package workspace, which serves the socket, so that a client
 // as small as the agent hook's (cmd/gitguard-hook) can speak it without
-// the rest of gitguard.
+// the rest of gitguard. It does without package net, whose resolver makes
+// a program built with cgo (go install's default where a C compiler is)
+// load the C library at every start: a millisecond of a hook's few.
 package daemonwire
 
 import (
@@ -11,11 +13,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -82,15 +81,10 @@ func Call(ctx context.Context, path string, req, ans any) error {
 	if err := CheckSocket(path); err != nil {
 		return err
 	}
-	var dialer net.Dialer
-	c, err := dialer.DialContext(ctx, "unix", path)
+	conn, err := dial(path)
 	if err != nil {
-		if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist) {
-			return ErrNoDaemon // a daemon died and left its socket
-		}
-		return fmt.Errorf("watch daemon: %w", err)
+		return err
 	}
-	conn := c.(*net.UnixConn)
 	defer conn.Close()
 	if uid, err := PeerUID(conn); err != nil || uid != os.Geteuid() {
 		return fmt.Errorf("watch daemon: %s is served by another user", path)

@@ -1,14 +1,15 @@
 package daemonwire
 
 import (
-	"net"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// PeerUID is the user id of the process at the other end of conn
-// (LOCAL_PEERCRED, what getpeereid reads).
-func PeerUID(conn *net.UnixConn) (int, error) {
+// PeerUID is the user id of the process at the other end of conn, a Unix
+// socket (a *net.UnixConn, or an *os.File holding one): LOCAL_PEERCRED,
+// what getpeereid reads.
+func PeerUID(conn syscall.Conn) (int, error) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return -1, err

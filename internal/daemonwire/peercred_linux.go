@@ -1,13 +1,14 @@
 package daemonwire
 
 import (
-	"net"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// PeerUID is the user id of the process at the other end of conn.
-func PeerUID(conn *net.UnixConn) (int, error) {
+// PeerUID is the user id of the process at the other end of conn, a Unix
+// socket (a *net.UnixConn, or an *os.File holding one).
+func PeerUID(conn syscall.Conn) (int, error) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return -1, err

@@ -4,12 +4,12 @@ package daemonwire
 
 import (
 	"errors"
-	"net"
+	"syscall"
 )
 
 // PeerUID cannot tell who is at the other end of conn here, so neither
 // side of a daemon trusts the other (no daemon runs here anyway: see
 // workspace's watchable).
-func PeerUID(*net.UnixConn) (int, error) {
+func PeerUID(syscall.Conn) (int, error) {
 	return -1, errors.New("peer credentials are not available on this platform")
 }
