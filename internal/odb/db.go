@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -457,13 +458,13 @@ func (db *DB) Sync() error {
 		for d := range dirs {
 			dirList = append(dirList, d)
 		}
-		// The contents first, then the folder entries that name them. The
-		// fsyncs of each group run in parallel: the file system commits them
-		// together instead of one journal commit each.
-		if err := fsyncAll(files); err != nil {
-			return fail(err)
-		}
-		if err := fsyncAll(dirList); err != nil {
+		// The files and the folder entries that name them, all at once:
+		// the file system commits them together instead of one journal
+		// commit each. Their order would not matter: each file was renamed
+		// into place before, so a crash could already leave either one
+		// durable without the other, and no ref names them until Sync
+		// returns.
+		if err := fsyncAll(slices.Concat(files, dirList)); err != nil {
 			return fail(err)
 		}
 		return nil

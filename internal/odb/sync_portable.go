@@ -6,20 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 )
 
 // syncFS makes the object files written since the last sync durable where
-// there is no syncfs(2): an fsync of each, then of the folders that hold
-// them, the way git's core.fsyncMethod=fsync does.
+// there is no syncfs(2): an fsync of each and of the folders that hold
+// them, all at once (see Sync).
 func syncFS(dir string, files []string) error {
-	if err := fsyncAll(files); err != nil {
-		return err
-	}
 	dirs := map[string]bool{dir: true}
 	for _, f := range files {
 		dirs[filepath.Dir(f)] = true
 	}
-	list := make([]string, 0, len(dirs))
+	list := slices.Clone(files)
 	for d := range dirs {
 		list = append(list, d)
 	}
