@@ -5,8 +5,9 @@
 //
 //	gitguard-hook AGENT [--fail-closed] [--workspace-tool NAME]... [--no-watch] [--watch-idle DURATION] < EVENT.json
 //
-// `gitguard init AGENT` installs it as the hook when it sits beside
-// gitguard, as `go install ./cmd/...` puts it.
+// On Linux, where the watch daemon runs, `gitguard init AGENT` installs it
+// as the hook when it sits beside gitguard, as `go install ./cmd/...` puts
+// it.
 package main
 
 import (

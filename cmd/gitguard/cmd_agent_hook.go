@@ -57,10 +57,10 @@ func newHookAgentCommand(e *env, s *agentSpec) *cli.Command {
 			"hands every tool use's events to it, which records them in its running process\n" +
 			"(the same records, messages and exit status), and merges the packs they wrote\n" +
 			"when they pause; a hook whose environment differs from the daemon's, or that\n" +
-			"finds none answering, records them itself. 'gitguard-hook " + s.name + "', installed\n" +
-			"beside gitguard, is a small program that does the same and starts in half the\n" +
-			"time: it hands tool uses to the daemon and runs this command for everything\n" +
-			"else.\n\n" +
+			"finds none answering, records them itself.\n\n" +
+			"On Linux, 'gitguard-hook " + s.name + "' (installed beside gitguard) does the\n" +
+			"same and starts in half the time: a small program that hands tool uses to the\n" +
+			"daemon and runs this command for everything else.\n\n" +
 			"An event or tool gitguard does not know is not recorded, with one warning on\n" +
 			"stderr. The hook never blocks the agent because of its own failure: it prints a\n" +
 			"warning on stderr and exits 0. With --fail-closed (or GITGUARD_FAIL_CLOSED=1) it\n" +

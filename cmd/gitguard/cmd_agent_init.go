@@ -46,7 +46,7 @@ func newInitAgentCommand(e *env, s *agentSpec) *cli.Command {
 	flags := []cli.Flag{jsonFlag,
 		&cli.BoolFlag{Name: "write", Usage: "merge the hooks into the agent's settings file in the work tree"},
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "with --write, print the merged settings and write nothing"},
-		&cli.StringFlag{Name: "command", Usage: "the hook `CMD` (default: \"gitguard-hook " + s.name + "\" when gitguard-hook is installed beside gitguard, else \"" + s.defaultCommand + "\")"},
+		&cli.StringFlag{Name: "command", Usage: "the hook `CMD` (default: \"gitguard-hook " + s.name + "\" on Linux when gitguard-hook is installed beside gitguard, else \"" + s.defaultCommand + "\")"},
 		&cli.BoolFlag{Name: "fail-closed", Usage: "make the hook block a tool use it cannot record"},
 		&cli.BoolFlag{Name: "mcp", Usage: "also register 'gitguard mcp' as an MCP server of the agent"},
 	}
@@ -122,17 +122,18 @@ type jsonInitFile struct {
 
 // defaultHookCommand is the hook command init installs for s: the small
 // hook client (cmd/gitguard-hook) when it was installed beside this
-// program, as `go install ./cmd/...` does, else `gitguard hook AGENT`.
+// program, as `go install ./cmd/...` does, else `gitguard hook AGENT`. The
+// client only hands events to a watch daemon, which runs on Linux alone:
+// elsewhere it would start gitguard for every event, one program more.
 func defaultHookCommand(s *agentSpec) string {
+	if runtime.GOOS != "linux" {
+		return s.defaultCommand
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return s.defaultCommand
 	}
-	name := "gitguard-hook"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	if fi, err := os.Stat(filepath.Join(filepath.Dir(self), name)); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := os.Stat(filepath.Join(filepath.Dir(self), "gitguard-hook")); err != nil || !fi.Mode().IsRegular() {
 		return s.defaultCommand
 	}
 	return "gitguard-hook " + s.name
