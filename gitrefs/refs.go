@@ -142,29 +142,14 @@ func (s *Store) list(ctx context.Context, pattern string) ([]Ref, error) {
 // not gitguard's. The update is durable when Update returns (git fsyncs loose
 // refs when core.fsync asks; the object it points at must already be written).
 func (s *Store) Update(ctx context.Context, ref string, newHash, old record.Hash, msg string) error {
-	return s.UpdateWhenReady(ctx, ref, newHash, old, msg, nil)
-}
-
-// UpdateWhenReady is Update for a value whose objects are still being
-// made durable: the update is prepared (the lock taken, the old value
-// checked, the new one written and synced) meanwhile, and the ref moves
-// only once ready returns nil. The two disk flushes are waited for
-// together instead of one after the other. A nil ready is always ready.
-func (s *Store) UpdateWhenReady(ctx context.Context, ref string, newHash, old record.Hash, msg string, ready func() error) error {
 	if !strings.HasPrefix(ref, Namespace) {
 		return fmt.Errorf("update %s: %w", ref, ErrOutsideNamespace)
 	}
-	if ready == nil {
-		ready = func() error { return nil }
-	}
-	if done, err := s.updateFiles(ref, newHash, old, ready); done {
+	if done, err := s.updateFiles(ref, newHash, old); done {
 		if err != nil {
 			return fmt.Errorf("update %s: %w", ref, err)
 		}
 		return nil
-	}
-	if err := ready(); err != nil {
-		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	_, err := s.repo.Git(ctx, "-c", "core.fsync=reference", "update-ref", "--no-deref", "-m", msg, ref, newHash.String(), old.String())
 	return refError("update", ref, err)
@@ -173,13 +158,12 @@ func (s *Store) UpdateWhenReady(ctx context.Context, ref string, newHash, old re
 // updateFiles updates a loose ref the way git's files backend does, which
 // saves starting git for every checkpoint: take <ref>.lock (O_EXCL, the
 // lock git itself honours), check the old value under the lock (loose ref,
-// then packed-refs), write and fsync the new value, wait for ready, rename
-// the lock onto the ref and fsync the folder, so the update survives a
-// power cut. done
+// then packed-refs), write and fsync the new value, rename the lock onto
+// the ref and fsync the folder, so the update survives a power cut. done
 // is false, with nothing changed, whenever git must do it: a reftable
 // repository, a ref that has a reflog (git appends to it), a file in the
 // way of the ref's folders, or anything unexpected.
-func (s *Store) updateFiles(ref string, newHash, old record.Hash, ready func() error) (done bool, err error) {
+func (s *Store) updateFiles(ref string, newHash, old record.Hash) (done bool, err error) {
 	common := s.repo.CommonDir
 	if _, err := os.Stat(filepath.Join(common, "reftable")); err == nil {
 		return false, nil
@@ -221,9 +205,6 @@ func (s *Store) updateFiles(ref string, newHash, old record.Hash, ready func() e
 		return true, err
 	}
 	if err := f.Close(); err != nil {
-		return true, err
-	}
-	if err := ready(); err != nil {
 		return true, err
 	}
 	if err := atomicfile.Rename(lock, path); err != nil {

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
@@ -456,16 +455,11 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, m
 		if err != nil {
 			return nil, err
 		}
-		// The objects are made durable while the ref's update is prepared;
-		// the ref moves once they are.
-		synced := s.syncInBackground()
 		if err := s.checkNamed(tip, next); err != nil { // see intact.go
-			_ = synced()
 			return nil, err
 		}
 		fault.Point("ref.update.before")
-		err = s.refs.UpdateWhenReady(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID, synced)
-		_ = synced() // a ref moved waited for it; whatever else happened, it ends here
+		err = s.refs.Update(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID)
 		if err == nil {
 			fault.Point("ref.update.after")
 			return next, s.keepIntact(ctx, tip, next) // see intact.go
@@ -482,24 +476,6 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, m
 		}
 	}
 	return nil, fmt.Errorf("record checkpoint of run %q: %w", id, ErrBusy)
-}
-
-// syncInBackground starts making the objects written so far durable and
-// returns a function that waits for that and returns its error, as often
-// as it is called.
-func (s *Store) syncInBackground() func() error {
-	done := make(chan error, 1)
-	go func() { done <- s.db.Sync() }()
-	var once sync.Once
-	var err error
-	return func() error {
-		once.Do(func() {
-			if err = <-done; err != nil {
-				err = fmt.Errorf("sync objects: %w", err)
-			}
-		})
-		return err
-	}
 }
 
 func (s *Store) readTip(ctx context.Context, id record.RunID, want *callFilter) (*Run, error) {
@@ -598,6 +574,9 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	}))
 	if err != nil {
 		return nil, err
+	}
+	if err := s.db.Sync(); err != nil {
+		return nil, fmt.Errorf("sync objects: %w", err)
 	}
 	return &Run{ID: tip.ID, Commit: commit, Checkpoint: cp, Calls: tip.Calls, tree: rootTree,
 		calls: callsTree, index: indexTree, partial: tip.partial}, nil
