@@ -20,19 +20,20 @@ const maxAlternateDepth = 5
 
 // alternates returns the object folders objDir borrows from, directly or
 // through theirs, in git's order: each file's lines in turn, an
-// alternate's own alternates after it. As in git, a line starting with #
-// is a comment, one starting with a double quote is C-quoted, a relative
-// path is relative to the object folder whose file lists it, and folders
-// that do not exist, repeat or are objDir itself are left out.
-func alternates(objDir string) []string {
+// alternate's own alternates after it, then those env names (the value of
+// GIT_ALTERNATE_OBJECT_DIRECTORIES). As in git, a line starting with # is
+// a comment, one starting with a double quote is C-quoted, a relative path
+// is relative to the object folder whose file lists it, and folders that
+// do not exist, repeat or are objDir itself are left out.
+func alternates(objDir, env string) []string {
 	own := filepath.Clean(objDir)
 	var dirs []string
-	var follow func(dir string, depth int)
-	follow = func(dir string, depth int) {
+	var follow func(dir string, names []string, depth int)
+	follow = func(dir string, names []string, depth int) {
 		if depth > maxAlternateDepth {
 			return
 		}
-		for _, alt := range readAlternates(dir) {
+		for _, alt := range names {
 			if !filepath.IsAbs(alt) {
 				alt = filepath.Join(dir, alt)
 			}
@@ -44,11 +45,47 @@ func alternates(objDir string) []string {
 				continue
 			}
 			dirs = append(dirs, alt)
-			follow(alt, depth+1)
+			follow(alt, readAlternates(alt), depth+1)
 		}
 	}
-	follow(own, 0)
+	follow(own, readAlternates(own), 0)
+	// The variable's folders are relative to the current folder, as git
+	// takes them.
+	if cwd, err := os.Getwd(); err == nil {
+		follow(cwd, splitAlternatesEnv(env), 0)
+	}
 	return dirs
+}
+
+// splitAlternatesEnv splits GIT_ALTERNATE_OBJECT_DIRECTORIES as git does:
+// by the path list separator, an entry starting with a double quote being
+// C-quoted (and then able to hold the separator).
+func splitAlternatesEnv(env string) []string {
+	var names []string
+	for env != "" {
+		var name string
+		if env[0] == '"' {
+			end := 1
+			for end < len(env) && env[end] != '"' {
+				if env[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			unq, err := strconv.Unquote(env[:min(end+1, len(env))])
+			if err != nil {
+				return names // git stops at a bad quote too
+			}
+			name, env = unq, env[min(end+1, len(env)):]
+			env = strings.TrimPrefix(env, string(os.PathListSeparator))
+		} else {
+			name, env, _ = strings.Cut(env, string(os.PathListSeparator))
+		}
+		if name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // readAlternates returns the folder names objDir's info/alternates lists.

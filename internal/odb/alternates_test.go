@@ -39,6 +39,7 @@ func TestReadsFromAlternates(t *testing.T) {
 	}
 
 	for name, listing := range map[string]string{
+		"from the environment": "",
 		"absolute":             originObjects + "\n",
 		"relative":             "../../../repo/.git/objects\n",
 		"quoted, with comment": "# borrowed\n\n" + `"` + originObjects + `"` + "\n",
@@ -48,6 +49,9 @@ func TestReadsFromAlternates(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if err := os.WriteFile(alternates, []byte(listing), 0o644); err != nil {
 				t.Fatal(err)
+			}
+			if listing == "" {
+				t.Setenv("GIT_ALTERNATE_OBJECT_DIRECTORIES", "/nonexistent"+string(os.PathListSeparator)+originObjects)
 			}
 			db, err := odb.Open(filepath.Join(clone, ".git"))
 			if err != nil {

@@ -77,7 +77,7 @@ func Open(commonDir string) (*DB, error) {
 	if fi, err := os.Stat(objDir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("open object database %s: not a folder", objDir)
 	}
-	alts := alternates(objDir)
+	alts := alternates(objDir, os.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES"))
 	altPacks := make([]string, len(alts))
 	for i, a := range alts {
 		altPacks[i] = filepath.Join(a, "pack")
