@@ -142,14 +142,29 @@ func (s *Store) list(ctx context.Context, pattern string) ([]Ref, error) {
 // not gitguard's. The update is durable when Update returns (git fsyncs loose
 // refs when core.fsync asks; the object it points at must already be written).
 func (s *Store) Update(ctx context.Context, ref string, newHash, old record.Hash, msg string) error {
+	return s.UpdateWhenReady(ctx, ref, newHash, old, msg, nil)
+}
+
+// UpdateWhenReady is Update for a value whose objects are written but not
+// yet durable: ready makes them durable while the new value is flushed to
+// the ref's lock, and the ref moves only if it returns nil, so that both
+// flushes are waited for at once. ready runs with the ref locked: it must
+// only flush what is written already. A nil ready is always ready.
+func (s *Store) UpdateWhenReady(ctx context.Context, ref string, newHash, old record.Hash, msg string, ready func() error) error {
 	if !strings.HasPrefix(ref, Namespace) {
 		return fmt.Errorf("update %s: %w", ref, ErrOutsideNamespace)
 	}
-	if done, err := s.updateFiles(ref, newHash, old); done {
+	if ready == nil {
+		ready = func() error { return nil }
+	}
+	if done, err := s.updateFiles(ref, newHash, old, ready); done {
 		if err != nil {
 			return fmt.Errorf("update %s: %w", ref, err)
 		}
 		return nil
+	}
+	if err := ready(); err != nil {
+		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	_, err := s.repo.Git(ctx, "-c", "core.fsync=reference", "update-ref", "--no-deref", "-m", msg, ref, newHash.String(), old.String())
 	return refError("update", ref, err)
@@ -158,12 +173,13 @@ func (s *Store) Update(ctx context.Context, ref string, newHash, old record.Hash
 // updateFiles updates a loose ref the way git's files backend does, which
 // saves starting git for every checkpoint: take <ref>.lock (O_EXCL, the
 // lock git itself honours), check the old value under the lock (loose ref,
-// then packed-refs), write and fsync the new value, rename the lock onto
-// the ref and fsync the folder, so the update survives a power cut. done
+// then packed-refs), write and fsync the new value while ready runs, rename
+// the lock onto the ref and fsync the folder, so the update survives a
+// power cut. done
 // is false, with nothing changed, whenever git must do it: a reftable
 // repository, a ref that has a reflog (git appends to it), a file in the
 // way of the ref's folders, or anything unexpected.
-func (s *Store) updateFiles(ref string, newHash, old record.Hash) (done bool, err error) {
+func (s *Store) updateFiles(ref string, newHash, old record.Hash, ready func() error) (done bool, err error) {
 	common := s.repo.CommonDir
 	if _, err := os.Stat(filepath.Join(common, "reftable")); err == nil {
 		return false, nil
@@ -201,7 +217,13 @@ func (s *Store) updateFiles(ref string, newHash, old record.Hash) (done bool, er
 	if _, err := f.WriteString(newHash.String() + "\n"); err != nil {
 		return true, err
 	}
-	if err := f.Sync(); err != nil {
+	readyErr := make(chan error, 1)
+	go func() { readyErr <- ready() }()
+	err = f.Sync()
+	if rerr := <-readyErr; err == nil {
+		err = rerr
+	}
+	if err != nil {
 		return true, err
 	}
 	if err := f.Close(); err != nil {

@@ -195,3 +195,59 @@ func TestUpdateBesidePackRefsPruningTheFolder(t *testing.T) {
 		t.Fatalf("git rev-parse %s = %s, want %s", ref, got, two)
 	}
 }
+
+// UpdateWhenReady moves the ref only once ready says so, with the ref
+// locked meanwhile against git and other writers; a ready that fails
+// leaves the ref where it was and no lock behind. With a reflog git does
+// the update, after ready too.
+func TestUpdateWhenReady(t *testing.T) {
+	r, s, one, two := twoCommits(t)
+	ctx := context.Background()
+	ref := RunRef("ready")
+	lock := filepath.Join(r.Dir, ".git", filepath.FromSlash(ref)+".lock")
+	if err := s.Update(ctx, ref, one, record.ZeroHash, "create"); err != nil {
+		t.Fatal(err)
+	}
+	failed := errors.New("objects not durable")
+	err := s.UpdateWhenReady(ctx, ref, two, one, "refused", func() error {
+		if _, err := os.Stat(lock); err != nil {
+			t.Errorf("ready called without the ref locked: %v", err)
+		}
+		if out, err := git.Run(ctx, r.Dir, "update-ref", ref, two.String(), one.String()); err == nil {
+			t.Errorf("git moved the ref while it was locked: %s", out)
+		}
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Fatalf("UpdateWhenReady with a failing ready: %v, want %v", err, failed)
+	}
+	if got := strings.TrimSpace(r.Git("rev-parse", ref)); got != one.String() {
+		t.Errorf("ref at %s after a refused update, want %s", got, one)
+	}
+	if _, err := os.Stat(lock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lock left behind: %v", err)
+	}
+	calls := 0
+	if err := s.UpdateWhenReady(ctx, ref, two, one, "ready", func() error { calls++; return nil }); err != nil || calls != 1 {
+		t.Fatalf("UpdateWhenReady: %v, ready called %d times", err, calls)
+	}
+	if got := strings.TrimSpace(r.Git("rev-parse", ref)); got != two.String() {
+		t.Errorf("ref at %s, want %s", got, two)
+	}
+
+	// A ref with a reflog: git updates it, and only after ready.
+	r.Git("update-ref", "--create-reflog", "-m", "log", ref, one.String(), two.String())
+	err = s.UpdateWhenReady(ctx, ref, two, one, "refused", func() error { return failed })
+	if !errors.Is(err, failed) {
+		t.Fatalf("UpdateWhenReady through git with a failing ready: %v", err)
+	}
+	if got := strings.TrimSpace(r.Git("rev-parse", ref)); got != one.String() {
+		t.Errorf("git moved the ref before ready: at %s, want %s", got, one)
+	}
+	if err := s.UpdateWhenReady(ctx, ref, two, one, "ready", func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(r.Git("rev-parse", ref)); got != two.String() {
+		t.Errorf("ref at %s after the update through git, want %s", got, two)
+	}
+}

@@ -459,7 +459,11 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, m
 			return nil, err
 		}
 		fault.Point("ref.update.before")
-		err = s.refs.Update(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID)
+		// The objects are flushed to disk while the ref's lock is, and
+		// the ref moves once both are durable. They were all written
+		// before the lock is taken: the lock is held for one round of
+		// flushes, as it always was.
+		err = s.refs.UpdateWhenReady(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID, s.syncObjects)
 		if err == nil {
 			fault.Point("ref.update.after")
 			return next, s.keepIntact(ctx, tip, next) // see intact.go
@@ -476,6 +480,13 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, m
 		}
 	}
 	return nil, fmt.Errorf("record checkpoint of run %q: %w", id, ErrBusy)
+}
+
+func (s *Store) syncObjects() error {
+	if err := s.db.Sync(); err != nil {
+		return fmt.Errorf("sync objects: %w", err)
+	}
+	return nil
 }
 
 func (s *Store) readTip(ctx context.Context, id record.RunID, want *callFilter) (*Run, error) {
@@ -575,8 +586,9 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.db.Sync(); err != nil {
-		return nil, fmt.Errorf("sync objects: %w", err)
+	// Stored now, made durable with the ref's lock (see commit).
+	if err := s.db.Flush(); err != nil {
+		return nil, err
 	}
 	return &Run{ID: tip.ID, Commit: commit, Checkpoint: cp, Calls: tip.Calls, tree: rootTree,
 		calls: callsTree, index: indexTree, partial: tip.partial}, nil

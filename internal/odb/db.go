@@ -423,6 +423,18 @@ func (db *DB) installAt(tmp *os.File, dst string) error {
 	return nil
 }
 
+// Flush stores the objects the open batch collected, as Sync does first,
+// without making anything durable: a caller can then Sync while it does
+// other work that must not wait for the objects to be written.
+func (db *DB) Flush() error {
+	db.bmu.Lock()
+	defer db.bmu.Unlock()
+	if err := db.flushLocked(); err != nil {
+		return fmt.Errorf("store objects: %w", err)
+	}
+	return nil
+}
+
 // Sync makes every object written so far durable: an fsync of each new
 // object file and of the folders they were renamed into when there are few,
 // else, on Linux, one syncfs(2) of the file system holding the objects
