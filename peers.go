@@ -3,6 +3,7 @@ package gitguard
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -150,6 +151,11 @@ func (g *Guard) peerCalls(ctx context.Context, self record.CallRef, from time.Ti
 			}
 			g.log.Warn("calls of another run not compared: its records cannot be read", "run", info.ID, "err", err)
 			continue
+		}
+		if info.ID == self.Run && slices.Contains(ids, self.Call) {
+			// self is no peer of its own: a session's only call in its
+			// window reads no records. (ids may be a shared tip's list.)
+			ids = slices.DeleteFunc(slices.Clone(ids), func(id record.CallID) bool { return id == self.Call })
 		}
 		if !all && len(ids) == 0 {
 			continue
