@@ -104,6 +104,9 @@ func (w *Workspace) ChangeTimes(ctx context.Context, paths []string) (ChangeTime
 	if d := w.daemon.Load(); d != nil {
 		return d.changeTimes(ctx, paths)
 	}
+	if d := listeningDaemon(w.DaemonSocket()); d != nil && d.workTree == w.repo.WorkTree {
+		return d.changeTimes(ctx, paths)
+	}
 	var ans daemonAnswer
 	err := w.callDaemon(ctx, daemonRequest{Op: "times", WorkTree: w.repo.WorkTree, Paths: paths}, &ans)
 	if err != nil {

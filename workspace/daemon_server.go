@@ -183,6 +183,7 @@ func (d *Daemon) Listen() error {
 		return fmt.Errorf("watch daemon: %w", err)
 	}
 	d.ln, d.lock, d.sockPath = ln, lock, path
+	listening.Store(path, d)
 	return nil
 }
 
@@ -284,6 +285,7 @@ func (d *Daemon) Close() error {
 	if d.lock != nil {
 		d.lock.Close()
 	}
+	listening.CompareAndDelete(d.sockPath, d)
 	d.closed = true
 	d.origin.daemon.CompareAndSwap(d, nil)
 	d.w.daemon.CompareAndSwap(d, nil)
@@ -333,17 +335,36 @@ func (d *Daemon) answer(ctx context.Context, req daemonRequest) daemonAnswer {
 		}
 		return daemonAnswer{Error: fmt.Sprintf("unknown op %q", req.Op)}
 	}
-	if req.WorkTree != d.workTree {
-		return daemonAnswer{Error: "another work tree"}
-	}
-	if err := d.sameConfig(req.Fingerprint); err != nil {
-		return daemonAnswer{Error: err.Error()}
-	}
-	snap, via, err := d.snapshot(ctx)
+	snap, via, err := d.snapshotFor(ctx, req.WorkTree, req.Fingerprint)
 	if err != nil {
 		return daemonAnswer{Error: err.Error()}
 	}
 	return daemonAnswer{Snapshot: snap, Via: via}
+}
+
+// snapshotFor is a snapshot for a client of workTree whose configuration
+// has the fingerprint: an error when the daemon cannot snapshot as the
+// client would.
+func (d *Daemon) snapshotFor(ctx context.Context, workTree, fingerprint string) (*Snapshot, string, error) {
+	if workTree != d.workTree {
+		return nil, "", errors.New("another work tree")
+	}
+	if err := d.sameConfig(fingerprint); err != nil {
+		return nil, "", err
+	}
+	return d.snapshot(ctx)
+}
+
+// listening holds the daemons this process serves, by socket: a workspace
+// opened in the same process (the daemon records agent hook events with
+// workspaces of their own) asks its daemon directly rather than through
+// the socket, its own trees needing no check for presence either.
+var listening sync.Map // socket path -> *Daemon
+
+func listeningDaemon(socket string) *Daemon {
+	d, _ := listening.Load(socket)
+	daemon, _ := d.(*Daemon)
+	return daemon
 }
 
 // sameConfig makes sure the daemon snapshots as the client would: the same

@@ -62,6 +62,7 @@ func sameSnapshot(t *testing.T, w *Workspace, what string, got, want *Snapshot) 
 func TestDaemonServesOtherProcesses(t *testing.T) {
 	r := watchRepo(t)
 	d := startDaemon(t, r.Dir)
+	listening.Delete(d.sockPath) // asked through the socket, as from another process
 	client := openWS(t, r.Dir, useDaemon)
 	ctx := context.Background()
 	before, err := gittest.UserState(r.Dir, true)
@@ -93,6 +94,46 @@ func TestDaemonServesOtherProcesses(t *testing.T) {
 	st := d.Status()
 	if st.Requests != int64(len(rounds)+1) || st.Walks != 1 || st.Watched != int64(len(rounds)) {
 		t.Fatalf("daemon status %+v: want %d requests, 1 walk, the rest from the watcher", st, len(rounds)+1)
+	}
+}
+
+// TestDaemonServesItsOwnProcess: a workspace opened in the process that
+// serves the daemon (the daemon's hook handler opens one per event) asks
+// it directly: with the socket gone, its snapshots still come from the
+// watcher, equal to a full walk, and so do the change times.
+func TestDaemonServesItsOwnProcess(t *testing.T) {
+	r := watchRepo(t)
+	d := startDaemon(t, r.Dir)
+	if err := os.Remove(d.sockPath); err != nil {
+		t.Fatal(err)
+	}
+	client := openWS(t, r.Dir, useDaemon)
+	ctx := context.Background()
+	if _, err := client.Snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rounds := changeRounds(t, r)
+	for _, round := range rounds {
+		round.do()
+		got, err := client.Snapshot(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", round.name, err)
+		}
+		sameSnapshot(t, client, round.name, got, fullWalk(t, r.Dir))
+	}
+	if st := d.Status(); st.Requests != int64(len(rounds)+1) || st.Walks != 1 || st.Watched != int64(len(rounds)) {
+		t.Fatalf("daemon status %+v: want %d requests, 1 walk, the rest from the watcher", st, len(rounds)+1)
+	}
+	if _, err := client.ChangeTimes(ctx, []string{"a.txt"}); err != nil {
+		t.Fatalf("change times from the daemon of this process: %v", err)
+	}
+	d.Close()
+	// Once closed, it is asked no more: the client walks.
+	if _, err := client.Snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := d.Status(); st.Requests != int64(len(rounds)+1) {
+		t.Fatalf("a closed daemon was asked: %+v", st)
 	}
 }
 
