@@ -175,10 +175,9 @@ func (s *Store) UpdateWhenReady(ctx context.Context, ref string, newHash, old re
 // lock git itself honours), check the old value under the lock (loose ref,
 // then packed-refs), write and fsync the new value while ready runs, rename
 // the lock onto the ref and fsync the folder, so the update survives a
-// power cut. done
-// is false, with nothing changed, whenever git must do it: a reftable
-// repository, a ref that has a reflog (git appends to it), a file in the
-// way of the ref's folders, or anything unexpected.
+// power cut. done is false, with nothing changed, whenever git must do it:
+// a reftable repository, a ref that has a reflog (git appends to it), a
+// file in the way of the ref's folders, or anything unexpected.
 func (s *Store) updateFiles(ref string, newHash, old record.Hash, ready func() error) (done bool, err error) {
 	common := s.repo.CommonDir
 	if _, err := os.Stat(filepath.Join(common, "reftable")); err == nil {

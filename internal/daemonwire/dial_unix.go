@@ -25,6 +25,13 @@ func dial(path string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch daemon: socket: %w", err)
 	}
+	// Non-blocking from the start: a daemon too busy to take the
+	// connection (its backlog full) is an error at once, and the caller
+	// does the work itself, rather than a wait without a deadline.
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("watch daemon: %w", err)
+	}
 	for {
 		err = unix.Connect(fd, &unix.SockaddrUnix{Name: path})
 		if !errors.Is(err, unix.EINTR) {
@@ -37,10 +44,6 @@ func dial(path string) (*os.File, error) {
 			return nil, ErrNoDaemon // a daemon died and left its socket
 		}
 		return nil, fmt.Errorf("watch daemon: connect %s: %w", path, err)
-	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("watch daemon: %w", err)
 	}
 	return os.NewFile(uintptr(fd), path), nil
 }

@@ -155,9 +155,10 @@ func (db *DB) HasForWrite(h git.Hash) bool {
 }
 
 // find looks for h in the open batch, the mapped packs and the loose
-// objects, the repository's own and its alternates', without asking go-git; with freshen, an object found on disk is
-// freshened, and one that cannot be (its file just vanished) counts as
-// missing, as in git's check_and_freshen.
+// objects, the repository's own and its alternates', without asking
+// go-git; with freshen, an object found on disk is freshened, and one that
+// cannot be (its file just vanished) counts as missing, as in git's
+// check_and_freshen.
 func (db *DB) find(h git.Hash, freshen bool) bool {
 	if _, ok := db.batched(h); ok {
 		return true
@@ -424,8 +425,9 @@ func (db *DB) installAt(tmp *os.File, dst string) error {
 }
 
 // Flush stores the objects the open batch collected, as Sync does first,
-// without making anything durable: a caller can then Sync while it does
-// other work that must not wait for the objects to be written.
+// without making anything durable: a writer can store every object before
+// it takes a ref's lock, and Sync while it holds it, the lock's own flush
+// beside (see gitrefs' UpdateWhenReady).
 func (db *DB) Flush() error {
 	db.bmu.Lock()
 	defer db.bmu.Unlock()
