@@ -74,6 +74,9 @@ func TestReadsFromAlternates(t *testing.T) {
 
 	// Writing an object the other repository has stores nothing; a new one
 	// goes into the clone's own folder.
+	if err := os.WriteFile(alternates, []byte(originObjects+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	db, err := odb.Open(filepath.Join(clone, ".git"))
 	if err != nil {
 		t.Fatal(err)
