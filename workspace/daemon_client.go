@@ -92,28 +92,39 @@ func (w *Workspace) Fingerprint() string {
 	return w.fingerprint
 }
 
-// askDaemon gets a snapshot from the work tree's daemon. It returns
-// ErrNoDaemon, cheaply, when none listens.
+// askDaemon gets a snapshot from the work tree's daemon: this process's
+// own when it serves one (see listening), else the one on the socket. It
+// returns ErrNoDaemon, cheaply, when none listens.
 func (w *Workspace) askDaemon(ctx context.Context) (*Snapshot, error) {
-	var ans daemonAnswer
-	err := w.callDaemon(ctx, daemonRequest{Op: "snapshot", WorkTree: w.repo.WorkTree, Fingerprint: w.Fingerprint()}, &ans)
-	if err != nil {
-		return nil, err
+	var snap *Snapshot
+	var via string
+	if d := listeningDaemon(w.DaemonSocket()); d != nil {
+		// This process's own daemon (see listening): asked directly.
+		var err error
+		if snap, via, err = d.snapshotFor(ctx, w.repo.WorkTree, w.Fingerprint()); err != nil {
+			return nil, fmt.Errorf("watch daemon: %w", err)
+		}
+	} else {
+		var ans daemonAnswer
+		err := w.callDaemon(ctx, daemonRequest{Op: "snapshot", WorkTree: w.repo.WorkTree, Fingerprint: w.Fingerprint()}, &ans)
+		if err != nil {
+			return nil, err
+		}
+		if ans.Error != "" {
+			return nil, fmt.Errorf("watch daemon: %s", ans.Error)
+		}
+		if snap, via = ans.Snapshot, ans.Via; snap == nil {
+			return nil, errors.New("watch daemon: answer without a snapshot")
+		}
 	}
-	if ans.Error != "" {
-		return nil, fmt.Errorf("watch daemon: %s", ans.Error)
-	}
-	snap := ans.Snapshot
-	if snap == nil {
-		return nil, errors.New("watch daemon: answer without a snapshot")
-	}
-	// The daemon wrote and synced these trees; trust none that is missing.
+	// The daemon wrote and synced these trees; trust none that is missing
+	// (a git gc --prune=now may have taken them before a ref named them).
 	for _, tree := range []record.Hash{snap.Worktree, snap.IndexTree} {
 		if !w.db.Has(tree) {
 			return nil, fmt.Errorf("watch daemon: its tree %s is not in the object database", tree)
 		}
 	}
-	w.log.Debug("snapshot from the watch daemon", "via", ans.Via)
+	w.log.Debug("snapshot from the watch daemon", "via", via)
 	return snap, nil
 }
 

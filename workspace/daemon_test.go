@@ -81,10 +81,20 @@ func TestDaemonServesOtherProcesses(t *testing.T) {
 	if before != after {
 		t.Fatalf("the daemon changed the user's state:\n%s", gittest.Diff(before, after))
 	}
+	servedRounds(t, r, d, client)
+}
+
+// servedRounds makes each of changeRounds' changes and checks that the
+// client's snapshot after it equals a full walk and is complete, and that
+// the daemon answered every snapshot, the client's first (taken before)
+// from the walk that armed its watcher and all the others from the
+// watcher. It returns how many it answered.
+func servedRounds(t *testing.T, r *gittest.Repo, d *Daemon, client *Workspace) int64 {
+	t.Helper()
 	rounds := changeRounds(t, r)
 	for _, round := range rounds {
 		round.do()
-		got, err := client.Snapshot(ctx)
+		got, err := client.Snapshot(context.Background())
 		if err != nil {
 			t.Fatalf("%s: %v", round.name, err)
 		}
@@ -95,6 +105,7 @@ func TestDaemonServesOtherProcesses(t *testing.T) {
 	if st.Requests != int64(len(rounds)+1) || st.Walks != 1 || st.Watched != int64(len(rounds)) {
 		t.Fatalf("daemon status %+v: want %d requests, 1 walk, the rest from the watcher", st, len(rounds)+1)
 	}
+	return st.Requests
 }
 
 // TestDaemonServesItsOwnProcess: a workspace opened in the process that
@@ -112,18 +123,7 @@ func TestDaemonServesItsOwnProcess(t *testing.T) {
 	if _, err := client.Snapshot(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rounds := changeRounds(t, r)
-	for _, round := range rounds {
-		round.do()
-		got, err := client.Snapshot(ctx)
-		if err != nil {
-			t.Fatalf("%s: %v", round.name, err)
-		}
-		sameSnapshot(t, client, round.name, got, fullWalk(t, r.Dir))
-	}
-	if st := d.Status(); st.Requests != int64(len(rounds)+1) || st.Walks != 1 || st.Watched != int64(len(rounds)) {
-		t.Fatalf("daemon status %+v: want %d requests, 1 walk, the rest from the watcher", st, len(rounds)+1)
-	}
+	answered := servedRounds(t, r, d, client)
 	if _, err := client.ChangeTimes(ctx, []string{"a.txt"}); err != nil {
 		t.Fatalf("change times from the daemon of this process: %v", err)
 	}
@@ -132,7 +132,7 @@ func TestDaemonServesItsOwnProcess(t *testing.T) {
 	if _, err := client.Snapshot(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if st := d.Status(); st.Requests != int64(len(rounds)+1) {
+	if st := d.Status(); st.Requests != answered {
 		t.Fatalf("a closed daemon was asked: %+v", st)
 	}
 }

@@ -60,14 +60,6 @@ func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return d.Snapshot(ctx)
 	}
 	if w.opts.UseDaemon {
-		if d := listeningDaemon(w.DaemonSocket()); d != nil {
-			snap, _, err := d.snapshotFor(ctx, w.repo.WorkTree, w.Fingerprint())
-			if err == nil {
-				return snap, nil
-			}
-			w.log.Info("walking the work tree: the watch daemon of this process did not answer", "err", err)
-			return w.snapshot(ctx, nil)
-		}
 		snap, err := w.askDaemon(ctx)
 		if err == nil {
 			return snap, nil
