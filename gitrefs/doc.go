@@ -8,5 +8,7 @@
 //     does; `git update-ref` where that backend is not the one in use), so
 //     gitguard is serialised with git and with other gitguard processes, a
 //     reader never sees a torn ref, and an update is durable when it returns;
+//   - a lock left by a killed writer is broken only when no gitguard process
+//     can hold it and git packs no refs (see stalelock.go);
 //   - no reflog is written for these refs, so `prune` really frees checkpoints.
 package gitrefs

@@ -166,8 +166,21 @@ func (s *Store) UpdateWhenReady(ctx context.Context, ref string, newHash, old re
 	if err := ready(); err != nil {
 		return fmt.Errorf("update %s: %w", ref, err)
 	}
+	release := s.beforeGitLocks(ref)
+	defer release()
 	_, err := s.repo.Git(ctx, "-c", "core.fsync=reference", "update-ref", "--no-deref", "-m", msg, ref, newHash.String(), old.String())
 	return refError("update", ref, err)
+}
+
+// beforeGitLocks is for a git command about to take ref's lock: it breaks
+// the lock if a dead writer left it (see stalelock.go) and holds the
+// writers file until release.
+func (s *Store) beforeGitLocks(ref string) (release func()) {
+	lock := filepath.Join(s.repo.CommonDir, filepath.FromSlash(ref)) + ".lock"
+	if _, err := os.Lstat(lock); err == nil {
+		s.breakStale(lock)
+	}
+	return s.holdWriters()
 }
 
 // updateFiles updates a loose ref the way git's files backend does, which
@@ -192,10 +205,21 @@ func (s *Store) updateFiles(ref string, newHash, old record.Hash, ready func() e
 		return false, nil
 	}
 	lock := path + ".lock"
+	release := s.holdWriters()
 	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if errors.Is(err, os.ErrExist) {
-		return true, ErrRefChanged // another writer holds it: re-read and retry
+		release()
+		if !s.breakStale(lock) {
+			return true, ErrRefChanged // another writer holds it: re-read and retry
+		}
+		release = s.holdWriters()
+		f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, os.ErrExist) {
+			release()
+			return true, ErrRefChanged
+		}
 	}
+	defer release() // after the lock is let go of, renamed or removed
 	if err != nil {
 		return false, nil
 	}
@@ -258,6 +282,8 @@ func (s *Store) Delete(ctx context.Context, ref string, old record.Hash) error {
 	if !strings.HasPrefix(ref, Namespace) {
 		return fmt.Errorf("delete %s: %w", ref, ErrOutsideNamespace)
 	}
+	release := s.beforeGitLocks(ref)
+	defer release()
 	_, err := s.repo.Git(ctx, "update-ref", "--no-deref", "-d", ref, old.String())
 	return refError("delete", ref, err)
 }
