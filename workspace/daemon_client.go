@@ -99,11 +99,18 @@ func (w *Workspace) askDaemon(ctx context.Context) (*Snapshot, error) {
 	var snap *Snapshot
 	var via string
 	if d := listeningDaemon(w.DaemonSocket()); d != nil {
-		// This process's own daemon (see listening): asked directly.
-		var err error
-		if snap, via, err = d.snapshotFor(ctx, w.repo.WorkTree, w.Fingerprint()); err != nil {
+		// This process's own daemon (see listening): asked directly. A
+		// process shares one object database per repository, so the trees
+		// it wrote are made durable with this workspace's own objects, by
+		// the Sync before a ref names them, in the same round of flushes.
+		snapped, how, db, err := d.snapshotFor(ctx, w.repo.WorkTree, w.Fingerprint())
+		if err == nil && db != w.db {
+			err = db.Sync()
+		}
+		if err != nil {
 			return nil, fmt.Errorf("watch daemon: %w", err)
 		}
+		snap, via = snapped, how
 	} else {
 		var ans daemonAnswer
 		err := w.callDaemon(ctx, daemonRequest{Op: "snapshot", WorkTree: w.repo.WorkTree, Fingerprint: w.Fingerprint()}, &ans)
@@ -117,7 +124,7 @@ func (w *Workspace) askDaemon(ctx context.Context) (*Snapshot, error) {
 			return nil, errors.New("watch daemon: answer without a snapshot")
 		}
 	}
-	// The daemon wrote and synced these trees; trust none that is missing
+	// The daemon wrote these trees; trust none that is missing
 	// (a git gc --prune=now may have taken them before a ref named them).
 	for _, tree := range []record.Hash{snap.Worktree, snap.IndexTree} {
 		if !w.db.Has(tree) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/internal/daemonwire"
+	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
 
@@ -81,16 +82,22 @@ func (w *Workspace) NewDaemon(reopen func() (*Workspace, error)) *Daemon {
 // Snapshot returns the work tree as of now, from the watcher when it can
 // vouch for every change, else from a full walk that arms a new watcher.
 func (d *Daemon) Snapshot(ctx context.Context) (*Snapshot, error) {
-	snap, _, err := d.snapshot(ctx)
-	return snap, err
+	snap, _, db, err := d.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return snap, db.Sync()
 }
 
-func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
+// snapshot is Snapshot, the objects it wrote left to the caller to make
+// durable: they are in db, the database of the workspace that took it.
+func (d *Daemon) snapshot(ctx context.Context) (_ *Snapshot, via string, db *odb.DB, _ error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	db = d.w.db
 	if d.closed {
 		snap, err := d.w.snapshot(ctx, nil)
-		return snap, "walk", err
+		return snap, "walk", db, err
 	}
 	start := time.Now()
 	d.last.Store(start.UnixNano())
@@ -100,9 +107,8 @@ func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 		snap, err := d.wt.Snapshot(ctx)
 		if err == nil {
 			d.watched.Add(1)
-			err = d.w.db.Sync()
 			d.log.Debug("watch daemon: snapshot from the watcher", "took", time.Since(start), "hashed", snap.Stats.Hashed)
-			return snap, "watcher", err
+			return snap, "watcher", db, nil
 		}
 		// Whatever went wrong (it cannot vouch, or its base trees were
 		// pruned meanwhile), a walk that arms a new watcher is right.
@@ -121,21 +127,18 @@ func (d *Daemon) snapshot(ctx context.Context) (*Snapshot, string, error) {
 	if err != nil {
 		d.log.Info("no file watcher; every snapshot walks", "err", err)
 		snap, err := d.w.snapshot(ctx, nil)
-		if err != nil {
-			return nil, "", err
-		}
-		return snap, "walk", d.w.db.Sync()
+		return snap, "walk", db, err
 	}
 	snap, err := d.w.SnapshotWatched(ctx, wt)
 	if err != nil {
 		wt.Close()
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if old != nil {
 		wt.inheritTimes(old)
 	}
 	d.wt = wt
-	return snap, "walk", d.w.db.Sync()
+	return snap, "walk", db, nil
 }
 
 // Listen takes the work tree's daemon lock and binds its socket. It
@@ -335,7 +338,12 @@ func (d *Daemon) answer(ctx context.Context, req daemonRequest) daemonAnswer {
 		}
 		return daemonAnswer{Error: fmt.Sprintf("unknown op %q", req.Op)}
 	}
-	snap, via, err := d.snapshotFor(ctx, req.WorkTree, req.Fingerprint)
+	snap, via, db, err := d.snapshotFor(ctx, req.WorkTree, req.Fingerprint)
+	if err == nil {
+		// Another process builds on these trees: durable before it
+		// hears of them.
+		err = db.Sync()
+	}
 	if err != nil {
 		return daemonAnswer{Error: err.Error()}
 	}
@@ -345,12 +353,12 @@ func (d *Daemon) answer(ctx context.Context, req daemonRequest) daemonAnswer {
 // snapshotFor is a snapshot for a client of workTree whose configuration
 // has the fingerprint: an error when the daemon cannot snapshot as the
 // client would.
-func (d *Daemon) snapshotFor(ctx context.Context, workTree, fingerprint string) (*Snapshot, string, error) {
+func (d *Daemon) snapshotFor(ctx context.Context, workTree, fingerprint string) (*Snapshot, string, *odb.DB, error) {
 	if workTree != d.workTree {
-		return nil, "", errors.New("another work tree")
+		return nil, "", nil, errors.New("another work tree")
 	}
 	if err := d.sameConfig(fingerprint); err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	return d.snapshot(ctx)
 }

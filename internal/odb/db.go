@@ -54,6 +54,7 @@ type DB struct {
 
 	dirty atomic.Bool // objects written since the last Sync
 
+	smu     sync.Mutex // held by Sync while it makes objects durable
 	pmu     sync.Mutex
 	pending []string // object files written since the last Sync
 
@@ -449,6 +450,10 @@ func (db *DB) Sync() error {
 	if err != nil {
 		return fmt.Errorf("sync objects: %w", err)
 	}
+	// A Sync that finds nothing pending because another one took it
+	// must not return before that one made it durable.
+	db.smu.Lock()
+	defer db.smu.Unlock()
 	if !db.dirty.Swap(false) {
 		return nil
 	}
@@ -456,6 +461,7 @@ func (db *DB) Sync() error {
 	files := db.pending
 	db.pending = nil
 	db.pmu.Unlock()
+	fault.Point("objects.sync")
 	fail := func(err error) error {
 		db.pmu.Lock()
 		db.pending = append(db.pending, files...)
