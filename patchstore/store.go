@@ -538,11 +538,18 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	if cp.IndexTree.IsZero() {
 		cp.IndexTree = odb.EmptyTree
 	}
-	if changes, err := s.db.DiffTrees(prevTree, cp.WorktreeTree); err == nil {
-		cp.ChangedPaths = len(changes)
-	} else {
+	// Many new objects (a run's first checkpoint: the work tree's new
+	// blobs and trees) are stored while the changes are counted, which
+	// reads HEAD's trees for the first.
+	stored := s.db.FlushBehind()
+	changes, err := s.db.DiffTrees(prevTree, cp.WorktreeTree)
+	if serr := stored(); serr != nil {
+		return nil, serr
+	}
+	if err != nil {
 		return nil, fmt.Errorf("count changes: %w", err)
 	}
+	cp.ChangedPaths = len(changes)
 
 	callsTree, indexTree, err := s.writeCalls(tip)
 	if err != nil {

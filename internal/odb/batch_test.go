@@ -137,3 +137,65 @@ func TestBatchStoresAsItGoes(t *testing.T) {
 		}
 	}
 }
+
+// FlushBehind stores a large batch as a pack while the caller goes on
+// reading, leaves a small one collected, and what is collected meanwhile
+// is stored by it or by the next Flush.
+func TestFlushBehind(t *testing.T) {
+	r, db := open(t)
+	db.StartPackBatch()
+	write := func(n int, tag string) []git.Hash {
+		t.Helper()
+		var ids []git.Hash
+		for i := range n {
+			h, err := db.Write(odb.TypeBlob, fmt.Appendf(nil, "%s %d\n", tag, i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, h)
+		}
+		return ids
+	}
+	packs := func() int {
+		t.Helper()
+		found, _ := filepath.Glob(filepath.Join(r.Dir, ".git/objects/pack/pack-*.idx"))
+		return len(found)
+	}
+	few := write(3, "few")
+	if err := db.FlushBehind()(); err != nil || packs() != 0 {
+		t.Fatalf("a small batch was stored (%v): %d packs", err, packs())
+	}
+	many := append(few, write(200, "many")...)
+	wait := db.FlushBehind()
+	for _, h := range many { // read while it stores
+		if _, _, err := db.Read(h); err != nil {
+			t.Fatalf("read %s while the batch is stored: %v", h, err)
+		}
+	}
+	late := write(2, "late")
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if packs() != 1 {
+		t.Fatalf("%d packs after FlushBehind, want 1", packs())
+	}
+	// The late objects went into that pack if it started after them, else
+	// into the next Flush's: a pack either way.
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := packs(); n < 1 || n > 2 || looseCount(t, r.Dir) != 0 {
+		t.Fatalf("after a Flush: %d packs, %d loose objects; want every object packed", n, looseCount(t, r.Dir))
+	}
+	if err := db.EndPackBatch(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range append(many, late...) {
+		if got := r.Git("cat-file", "-t", h.String()); got != "blob" {
+			t.Errorf("git cat-file -t %s = %q", h, got)
+		}
+	}
+}

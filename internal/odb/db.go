@@ -438,6 +438,29 @@ func (db *DB) Flush() error {
 	return nil
 }
 
+// flushBehindMin is the number of collected objects from which
+// FlushBehind stores them: a pack of its own costs a few file operations,
+// worth it only beside work that takes longer (a run's first checkpoint:
+// the work tree's new blobs and trees, some 250 objects for 100 new files).
+const flushBehindMin = 4 * packMin
+
+// FlushBehind starts storing the objects the open batch has collected, as
+// Flush does, when they are many, while the caller goes on; wait returns
+// the outcome and must be called. Objects collected meanwhile go to the
+// next Flush or Sync. Reads go on too: an object being stored is read from
+// what the process remembers of it (restore.go) or waits for the store.
+func (db *DB) FlushBehind() (wait func() error) {
+	db.bmu.Lock()
+	n := len(db.batch)
+	db.bmu.Unlock()
+	if n < flushBehindMin {
+		return func() error { return nil }
+	}
+	done := make(chan error, 1)
+	go func() { done <- db.Flush() }()
+	return func() error { return <-done }
+}
+
 // Sync makes every object written so far durable: an fsync of each new
 // object file and of the folders they were renamed into when there are few,
 // else, on Linux, one syncfs(2) of the file system holding the objects
