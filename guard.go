@@ -323,7 +323,12 @@ func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOp
 	}
 	g.db.StartPackBatch() // one pack for the snapshot and the checkpoint, as Snapshot
 	defer g.db.EndPackBatch()
-	snap, err := g.ws.Snapshot(ctx)
+	snapCtx := ctx
+	if settings != nil {
+		// A new run's first checkpoint counts its changes against HEAD.
+		snapCtx = workspace.ComparingWithHead(ctx)
+	}
+	snap, err := g.ws.Snapshot(snapCtx)
 	if err != nil {
 		return nil, err
 	}

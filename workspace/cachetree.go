@@ -118,6 +118,7 @@ func (s *scan) unchangedTrees(converted map[string]record.Hash) func(dir string)
 	for _, u := range s.untracked {
 		mark(u.path)
 	}
+	s.changedDirs, s.cacheTrees = changed, trees
 	return func(dir string) (record.Hash, bool) {
 		if changed[dir] {
 			return record.ZeroHash, false

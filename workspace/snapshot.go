@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
@@ -130,7 +131,12 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 		return nil, err
 	}
 	tWalk := time.Now()
+	var keeping sync.WaitGroup
+	if comparingWithHead(ctx) {
+		keeping.Go(s.keepIndexTrees) // beside the work tree's trees
+	}
 	snap.Worktree, err = w.writeFlatTreeReusing(flat, s.unchanged, &snap.Stats)
+	keeping.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("write worktree tree: %w", err)
 	}

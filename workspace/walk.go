@@ -46,6 +46,11 @@ type scan struct {
 	// folder recorded as the index has it (cachetree.go).
 	reuseTrees bool
 	unchanged  func(dir string) (record.Hash, bool)
+	// changedDirs are the folders unchanged leaves out: something below
+	// differs from the index; cacheTrees is the cache-tree it read (see
+	// headtrees.go).
+	changedDirs map[string]bool
+	cacheTrees  map[string]record.Hash
 
 	mu        sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats
 	untracked []flatEntry
