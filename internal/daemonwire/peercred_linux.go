@@ -1,27 +1,12 @@
 package daemonwire
 
-import (
-	"syscall"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// PeerUID is the user id of the process at the other end of conn, a Unix
-// socket (a *net.UnixConn, or an *os.File holding one).
-func PeerUID(conn syscall.Conn) (int, error) {
-	raw, err := conn.SyscallConn()
+// peerUIDOf reads the peer's user id of the Unix socket fd: SO_PEERCRED.
+func peerUIDOf(fd int) (int, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return -1, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return -1, err
-	}
-	if credErr != nil {
-		return -1, credErr
 	}
 	return int(cred.Uid), nil
 }
