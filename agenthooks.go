@@ -64,6 +64,9 @@ func (g *Guard) CallFinishStarted(ctx context.Context, runID record.RunID, callI
 	// The states and patches captured go into the checkpoint's pack.
 	g.db.StartPackBatch()
 	defer g.db.EndPackBatch()
+	// The run's newest checkpoint is read to find the call, to compare it
+	// with the other calls and to commit on: inflated once.
+	defer g.db.Memo()()
 	run, err := g.store.ReadRunCalls(ctx, id, callID)
 	if errors.Is(err, ErrUnknownRun) {
 		return nil, nil, nil

@@ -136,6 +136,9 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 	// The states captured go into the checkpoint's pack.
 	g.db.StartPackBatch()
 	defer g.db.EndPackBatch()
+	// The run's newest checkpoint is read to find the run and to commit
+	// on: inflated once.
+	defer g.db.Memo()()
 	id, err := g.runFor(ctx, runID)
 	if err != nil {
 		return nil, err

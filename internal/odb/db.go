@@ -49,6 +49,7 @@ type DB struct {
 	fresh freshened   // files freshened lately (freshen.go)
 	kept  recent      // how to write again what was written lately (restore.go)
 	trees treeCache   // trees decoded lately (treecache.go)
+	memo  readMemo    // objects read during an operation (memo.go)
 	// ensured is the last complete Ensure walk (restore.go).
 	ensured ensureMemo
 
@@ -543,7 +544,11 @@ func fsyncAll(names []string) error {
 
 // Read returns the type and content of an object.
 func (db *DB) Read(h git.Hash) (Type, []byte, error) {
+	if o, ok := db.memo.get(h); ok {
+		return o.t, bytes.Clone(o.data), nil
+	}
 	if t, data, err := db.packs.read(h); err == nil {
+		db.memo.add(h, t, bytes.Clone(data))
 		return t, data, nil // read into a buffer of its own already
 	}
 	t, r, size, err := db.Open(h)
@@ -555,6 +560,7 @@ func (db *DB) Read(h git.Hash) (Type, []byte, error) {
 	if _, err := io.ReadFull(r, data); err != nil {
 		return "", nil, fmt.Errorf("read object %s: %w", h, err)
 	}
+	db.memo.add(h, t, bytes.Clone(data))
 	return t, data, nil
 }
 
@@ -563,11 +569,15 @@ func (db *DB) Open(h git.Hash) (Type, io.ReadCloser, int64, error) {
 	if o, ok := db.batched(h); ok {
 		return o.t, io.NopCloser(bytes.NewReader(o.data)), int64(len(o.data)), nil
 	}
+	if o, ok := db.memo.get(h); ok {
+		return o.t, io.NopCloser(bytes.NewReader(o.data)), int64(len(o.data)), nil
+	}
 	// Read without go-git where possible: it decodes every pack index of
 	// the repository on its first lookup (20 ms for 100k objects, paid by
 	// every short command). Packs first, as in git: a lookup in a mapped
 	// index costs no system call, a loose miss a failed open.
 	if t, data, err := db.packs.read(h); err == nil {
+		db.memo.add(h, t, data)
 		return t, io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
 	}
 	if t, r, size, err := db.openLoose(h); err == nil {
