@@ -9,3 +9,6 @@ func SetRacyWindow(d time.Duration) (restore func()) {
 	racyWindow = d
 	return func() { racyWindow = old }
 }
+
+// LookGit exposes lookGit.
+var LookGit = lookGit

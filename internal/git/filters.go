@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -98,7 +97,7 @@ func HashPaths(ctx context.Context, dir string, paths []string, write bool) ([]H
 // on PATH. other says a file exists at the other of the two places, so
 // which one this git reads cannot be told without asking it.
 func SystemAttributesFile() (path string, other bool) {
-	gitPath, err := exec.LookPath("git")
+	gitPath, err := lookGit()
 	if err != nil {
 		return "", false
 	}

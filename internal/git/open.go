@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -68,7 +67,7 @@ func FindRepo(dir string, getenv func(string) string) (repo *Repo, ok bool) {
 
 // Binary returns the file name of the git that PATH finds, "" for none.
 func Binary() string {
-	p, _ := exec.LookPath("git")
+	p, _ := lookGit()
 	return p
 }
 
@@ -210,7 +209,7 @@ func isGitDir(d string) bool {
 // and the git binary itself.
 func configFiles(r *Repo, getenv func(string) string) []string {
 	var files []string
-	if gitPath, err := exec.LookPath("git"); err == nil {
+	if gitPath, err := lookGit(); err == nil {
 		files = append(files, gitPath)
 		if getenv("GIT_CONFIG_NOSYSTEM") == "" {
 			if sys := getenv("GIT_CONFIG_SYSTEM"); sys != "" {
