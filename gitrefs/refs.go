@@ -142,34 +142,51 @@ func (s *Store) list(ctx context.Context, pattern string) ([]Ref, error) {
 // not gitguard's. The update is durable when Update returns (git fsyncs loose
 // refs when core.fsync asks; the object it points at must already be written).
 func (s *Store) Update(ctx context.Context, ref string, newHash, old record.Hash, msg string) error {
-	return s.UpdateWhenReady(ctx, ref, newHash, old, msg, nil)
+	return s.UpdateAlongside(ctx, ref, newHash, old, msg, Alongside{})
 }
 
-// UpdateWhenReady is Update for a value whose objects are written but not
-// yet durable: ready makes them durable while the new value is flushed to
-// the ref's lock, and the ref moves only if it returns nil, so that both
-// flushes are waited for at once. ready runs with the ref locked: it must
-// only flush what is written already. A nil ready is always ready.
-func (s *Store) UpdateWhenReady(ctx context.Context, ref string, newHash, old record.Hash, msg string, ready func() error) error {
+// Alongside is work an update waits for beside its own flushes, so that
+// the flushes' waits and the work overlap.
+type Alongside struct {
+	// Ready makes the new value's objects durable (and may check them)
+	// while the new value is flushed to the ref's lock; the ref moves only
+	// if it returns nil. It runs with the ref locked: it must only flush
+	// and check what is written already. Nil is always ready.
+	Ready func() error
+	// Moved runs once the ref has moved, while the move is flushed.
+	Moved func()
+}
+
+// UpdateAlongside is Update for a value whose objects are written but not
+// yet durable, doing a's work beside the update's flushes. It returns once
+// both are done; Moved runs only if the ref moved.
+func (s *Store) UpdateAlongside(ctx context.Context, ref string, newHash, old record.Hash, msg string, a Alongside) error {
 	if !strings.HasPrefix(ref, Namespace) {
 		return fmt.Errorf("update %s: %w", ref, ErrOutsideNamespace)
 	}
-	if ready == nil {
-		ready = func() error { return nil }
+	if a.Ready == nil {
+		a.Ready = func() error { return nil }
 	}
-	if done, err := s.updateFiles(ref, newHash, old, ready); done {
+	if a.Moved == nil {
+		a.Moved = func() {}
+	}
+	if done, err := s.updateFiles(ref, newHash, old, a); done {
 		if err != nil {
 			return fmt.Errorf("update %s: %w", ref, err)
 		}
 		return nil
 	}
-	if err := ready(); err != nil {
+	if err := a.Ready(); err != nil {
 		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	release := s.beforeGitLocks(ref)
 	defer release()
 	_, err := s.repo.Git(ctx, "-c", "core.fsync=reference", "update-ref", "--no-deref", "-m", msg, ref, newHash.String(), old.String())
-	return refError("update", ref, err)
+	if err != nil {
+		return refError("update", ref, err)
+	}
+	a.Moved()
+	return nil
 }
 
 // beforeGitLocks is for a git command about to take ref's lock: it breaks
@@ -186,12 +203,13 @@ func (s *Store) beforeGitLocks(ref string) (release func()) {
 // updateFiles updates a loose ref the way git's files backend does, which
 // saves starting git for every checkpoint: take <ref>.lock (O_EXCL, the
 // lock git itself honours), check the old value under the lock (loose ref,
-// then packed-refs), write and fsync the new value while ready runs, rename
-// the lock onto the ref and fsync the folder, so the update survives a
-// power cut. done is false, with nothing changed, whenever git must do it:
+// then packed-refs), write and fsync the new value while a.Ready runs,
+// rename the lock onto the ref and fsync the folder while a.Moved runs, so
+// the update survives a power cut. done is false, with nothing changed,
+// whenever git must do it:
 // a reftable repository, a ref that has a reflog (git appends to it), a
 // file in the way of the ref's folders, or anything unexpected.
-func (s *Store) updateFiles(ref string, newHash, old record.Hash, ready func() error) (done bool, err error) {
+func (s *Store) updateFiles(ref string, newHash, old record.Hash, a Alongside) (done bool, err error) {
 	common := s.repo.CommonDir
 	if _, err := os.Stat(filepath.Join(common, "reftable")); err == nil {
 		return false, nil
@@ -241,7 +259,7 @@ func (s *Store) updateFiles(ref string, newHash, old record.Hash, ready func() e
 		return true, err
 	}
 	readyErr := make(chan error, 1)
-	go func() { readyErr <- ready() }()
+	go func() { readyErr <- a.Ready() }()
 	err = f.Sync()
 	if rerr := <-readyErr; err == nil {
 		err = rerr
@@ -256,6 +274,18 @@ func (s *Store) updateFiles(ref string, newHash, old record.Hash, ready func() e
 		return true, err
 	}
 	locked = false
+	moved := make(chan struct{})
+	go func() {
+		defer close(moved)
+		a.Moved()
+	}()
+	err = syncFolder(dir)
+	<-moved
+	return true, err
+}
+
+// syncFolder flushes the folder a ref was renamed into.
+func syncFolder(dir string) error {
 	if afterRename != nil {
 		afterRename()
 	}
@@ -263,13 +293,13 @@ func (s *Store) updateFiles(ref string, newHash, old record.Hash, ready func() e
 	if errors.Is(err, os.ErrNotExist) {
 		// git pack-refs (git gc) packed the ref and pruned its emptied
 		// folder meanwhile: the value is in packed-refs, git's to sync.
-		return true, nil
+		return nil
 	}
 	if err != nil {
-		return true, err
+		return err
 	}
 	defer d.Close()
-	return true, d.Sync()
+	return d.Sync()
 }
 
 // afterRename, set by tests, runs between the rename of a ref's lock onto

@@ -196,11 +196,12 @@ func TestUpdateBesidePackRefsPruningTheFolder(t *testing.T) {
 	}
 }
 
-// UpdateWhenReady moves the ref only once ready says so, with the ref
-// locked meanwhile against git and other writers; a ready that fails
-// leaves the ref where it was and no lock behind. With a reflog git does
-// the update, after ready too.
-func TestUpdateWhenReady(t *testing.T) {
+// UpdateAlongside moves the ref only once Ready says so, with the ref
+// locked meanwhile against git and other writers; a Ready that fails
+// leaves the ref where it was, no lock behind and Moved not run. Moved
+// runs once the ref is at its new value, and the update returns after it.
+// With a reflog git does the update, after Ready and before Moved too.
+func TestUpdateAlongside(t *testing.T) {
 	r, s, one, two := twoCommits(t)
 	ctx := context.Background()
 	ref := RunRef("ready")
@@ -208,46 +209,64 @@ func TestUpdateWhenReady(t *testing.T) {
 	if err := s.Update(ctx, ref, one, record.ZeroHash, "create"); err != nil {
 		t.Fatal(err)
 	}
+	at := func() string { return strings.TrimSpace(r.Git("rev-parse", ref)) }
+	moved := 0
+	whenMoved := func() {
+		moved++
+		if got := at(); got != two.String() {
+			t.Errorf("Moved ran with the ref at %s, want %s", got, two)
+		}
+	}
 	failed := errors.New("objects not durable")
-	err := s.UpdateWhenReady(ctx, ref, two, one, "refused", func() error {
-		if _, err := os.Stat(lock); err != nil {
-			t.Errorf("ready called without the ref locked: %v", err)
-		}
-		if out, err := git.Run(ctx, r.Dir, "update-ref", ref, two.String(), one.String()); err == nil {
-			t.Errorf("git moved the ref while it was locked: %s", out)
-		}
-		return failed
+	err := s.UpdateAlongside(ctx, ref, two, one, "refused", Alongside{
+		Ready: func() error {
+			if _, err := os.Stat(lock); err != nil {
+				t.Errorf("ready called without the ref locked: %v", err)
+			}
+			if out, err := git.Run(ctx, r.Dir, "update-ref", ref, two.String(), one.String()); err == nil {
+				t.Errorf("git moved the ref while it was locked: %s", out)
+			}
+			return failed
+		},
+		Moved: whenMoved,
 	})
 	if !errors.Is(err, failed) {
-		t.Fatalf("UpdateWhenReady with a failing ready: %v, want %v", err, failed)
+		t.Fatalf("UpdateAlongside with a failing Ready: %v, want %v", err, failed)
 	}
-	if got := strings.TrimSpace(r.Git("rev-parse", ref)); got != one.String() {
+	if got := at(); got != one.String() {
 		t.Errorf("ref at %s after a refused update, want %s", got, one)
 	}
 	if _, err := os.Stat(lock); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("lock left behind: %v", err)
 	}
-	calls := 0
-	if err := s.UpdateWhenReady(ctx, ref, two, one, "ready", func() error { calls++; return nil }); err != nil || calls != 1 {
-		t.Fatalf("UpdateWhenReady: %v, ready called %d times", err, calls)
+	if moved != 0 {
+		t.Errorf("Moved ran for a refused update")
 	}
-	if got := strings.TrimSpace(r.Git("rev-parse", ref)); got != two.String() {
+	calls := 0
+	err = s.UpdateAlongside(ctx, ref, two, one, "ready", Alongside{Ready: func() error { calls++; return nil }, Moved: whenMoved})
+	if err != nil || calls != 1 || moved != 1 {
+		t.Fatalf("UpdateAlongside: %v, Ready called %d times, Moved %d", err, calls, moved)
+	}
+	if got := at(); got != two.String() {
 		t.Errorf("ref at %s, want %s", got, two)
 	}
 
-	// A ref with a reflog: git updates it, and only after ready.
+	// A ref with a reflog: git updates it, and only after Ready.
 	r.Git("update-ref", "--create-reflog", "-m", "log", ref, one.String(), two.String())
-	err = s.UpdateWhenReady(ctx, ref, two, one, "refused", func() error { return failed })
+	err = s.UpdateAlongside(ctx, ref, two, one, "refused", Alongside{Ready: func() error { return failed }, Moved: whenMoved})
 	if !errors.Is(err, failed) {
-		t.Fatalf("UpdateWhenReady through git with a failing ready: %v", err)
+		t.Fatalf("UpdateAlongside through git with a failing Ready: %v", err)
 	}
-	if got := strings.TrimSpace(r.Git("rev-parse", ref)); got != one.String() {
-		t.Errorf("git moved the ref before ready: at %s, want %s", got, one)
+	if got := at(); got != one.String() {
+		t.Errorf("git moved the ref before Ready: at %s, want %s", got, one)
 	}
-	if err := s.UpdateWhenReady(ctx, ref, two, one, "ready", func() error { return nil }); err != nil {
+	if err := s.UpdateAlongside(ctx, ref, two, one, "ready", Alongside{Ready: func() error { return nil }, Moved: whenMoved}); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(r.Git("rev-parse", ref)); got != two.String() {
+	if got := at(); got != two.String() {
 		t.Errorf("ref at %s after the update through git, want %s", got, two)
+	}
+	if moved != 2 {
+		t.Errorf("Moved ran %d times for two updates", moved)
 	}
 }

@@ -455,18 +455,34 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, m
 		if err != nil {
 			return nil, err
 		}
-		if err := s.checkNamed(tip, next); err != nil { // see intact.go
-			return nil, err
-		}
+		// The objects are checked present (see intact.go) while the ref's
+		// lock is taken, and flushed to disk while the lock is; the ref
+		// moves once all is done. They were all written before the lock is
+		// taken: the lock is held for one round of flushes, as it always
+		// was. What the move may have raced is checked while the move is
+		// flushed.
+		checked := make(chan error, 1)
+		go func() { checked <- s.checkNamed(tip, next) }()
 		fault.Point("ref.update.before")
-		// The objects are flushed to disk while the ref's lock is, and
-		// the ref moves once both are durable. They were all written
-		// before the lock is taken: the lock is held for one round of
-		// flushes, as it always was.
-		err = s.refs.UpdateWhenReady(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID, s.syncObjects)
+		var named, intact error
+		err = s.refs.UpdateAlongside(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID, gitrefs.Alongside{
+			Ready: func() error {
+				err := s.syncObjects()
+				if named = <-checked; named != nil {
+					return named
+				}
+				return err
+			},
+			Moved: func() {
+				fault.Point("ref.update.after")
+				intact = s.keepIntact(ctx, tip, next)
+			},
+		})
+		if named != nil {
+			return nil, named
+		}
 		if err == nil {
-			fault.Point("ref.update.after")
-			return next, s.keepIntact(ctx, tip, next) // see intact.go
+			return next, intact
 		}
 		if !errors.Is(err, gitrefs.ErrRefChanged) {
 			return nil, err

@@ -429,7 +429,7 @@ func (db *DB) installAt(tmp *os.File, dst string) error {
 // Flush stores the objects the open batch collected, as Sync does first,
 // without making anything durable: a writer can store every object before
 // it takes a ref's lock, and Sync while it holds it, the lock's own flush
-// beside (see gitrefs' UpdateWhenReady).
+// beside (see gitrefs' UpdateAlongside).
 func (db *DB) Flush() error {
 	db.bmu.Lock()
 	defer db.bmu.Unlock()
