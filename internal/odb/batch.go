@@ -185,8 +185,14 @@ func (db *DB) writePackFile(ids []git.Hash, get func(git.Hash) (Type, []byte, er
 // data) written by entry.
 func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h git.Hash) error) (_ string, err error) {
 	dir := filepath.Join(db.objDir, "pack")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("write pack: %w", err)
+	if _, err := os.Stat(dir); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("write pack: %w", err)
+		}
+		// A new folder, flushed with the packs it holds (see syncNames).
+		db.pmu.Lock()
+		db.pending = append(db.pending, dir)
+		db.pmu.Unlock()
 	}
 	pack, err := os.CreateTemp(dir, "tmp_pack_")
 	if err != nil {

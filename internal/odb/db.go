@@ -494,21 +494,13 @@ func (db *DB) Sync() error {
 		return fmt.Errorf("sync objects: %w", err)
 	}
 	if len(files) > 0 && len(files) <= syncEach {
-		dirs := map[string]bool{db.objDir: true} // a fan-out folder may be new
-		for _, f := range files {
-			dirs[filepath.Dir(f)] = true
-		}
-		var dirList []string
-		for d := range dirs {
-			dirList = append(dirList, d)
-		}
 		// The files and the folder entries that name them, all at once:
 		// the file system commits them together instead of one journal
 		// commit each. Their order would not matter: each file was renamed
 		// into place before, so a crash could already leave either one
 		// durable without the other, and no ref names them until Sync
 		// returns.
-		if err := fsyncAll(slices.Concat(files, dirList)); err != nil {
+		if err := fsyncAll(syncNames(db.objDir, files)); err != nil {
 			return fail(err)
 		}
 		return nil
@@ -517,6 +509,34 @@ func (db *DB) Sync() error {
 		return fail(err)
 	}
 	return nil
+}
+
+// syncNames returns the names to flush for the new object files (and
+// folders) files of the object folder objDir: each, and each one's
+// folder; and since a loose object's fan-out folder may be new (git prune
+// removes empty ones), the folder naming it too. The pack folder is there
+// already but when writePackWith made it, which lists it with the files.
+func syncNames(objDir string, files []string) []string {
+	names := slices.Clone(files)
+	seen := map[string]bool{}
+	for _, f := range files {
+		seen[f] = true
+	}
+	add := func(dir string) {
+		if !seen[dir] {
+			seen[dir] = true
+			names = append(names, dir)
+		}
+	}
+	packDir := filepath.Join(objDir, "pack")
+	for _, f := range files {
+		dir := filepath.Dir(f)
+		add(dir)
+		if dir != packDir && dir != objDir {
+			add(filepath.Dir(dir))
+		}
+	}
+	return names
 }
 
 // fsyncAll fsyncs names concurrently and returns the errors; a name that

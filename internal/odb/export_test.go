@@ -5,3 +5,6 @@ const ConsolidateBound = consolidateBound
 
 // AwaitedMergeBytes is awaitedMergeBytes for the tests of package odb_test.
 const AwaitedMergeBytes = awaitedMergeBytes
+
+// SyncNames is syncNames for the tests of package odb_test.
+var SyncNames = syncNames
