@@ -328,16 +328,34 @@ func (wt *Watcher) sync(ctx context.Context) error {
 	}
 }
 
+// changedStamp returns an error naming the first of the stamped files that
+// changed since, nil when none did.
+func changedStamp(stamps []fileStamp) error {
+	for _, s := range stamps {
+		if now := stamp(s.path); now != s {
+			return fmt.Errorf("%w: %s changed", ErrCannotVouch, s.path)
+		}
+	}
+	return nil
+}
+
 // Snapshot returns the work tree as of now, computed from the base
 // snapshot and the paths the watcher saw change; it returns ErrCannotVouch
 // (wrapped) whenever a full snapshot is needed instead. The result becomes
 // the new base.
 func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
+	// The files outside the work tree are looked at while the cookie goes
+	// round: either tells what is true now.
+	wt.mu.Lock()
+	stamps := wt.stamps
+	wt.mu.Unlock()
+	stamped := make(chan error, 1)
+	go func() { stamped <- changedStamp(stamps) }()
 	if err := wt.sync(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCannotVouch, err)
 	}
 	wt.mu.Lock()
-	base, broken, stamps, armedAt := wt.base, wt.broken, wt.stamps, wt.armedAt
+	base, broken, armedAt := wt.base, wt.broken, wt.armedAt
 	changed, newDirs := wt.changed, wt.newDirs
 	wt.changed, wt.newDirs = map[string]bool{}, map[string]bool{}
 	wt.mu.Unlock()
@@ -350,10 +368,8 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if time.Since(armedAt) > maxBaseAge {
 		return nil, fmt.Errorf("%w: armed more than %s ago", ErrCannotVouch, maxBaseAge)
 	}
-	for _, s := range stamps {
-		if now := stamp(s.path); now != s {
-			return nil, fmt.Errorf("%w: %s changed", ErrCannotVouch, s.path)
-		}
+	if err := <-stamped; err != nil {
+		return nil, err
 	}
 	for p := range changed {
 		if p == ".gitignore" || strings.HasSuffix(p, "/.gitignore") || p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") {
