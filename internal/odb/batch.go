@@ -167,14 +167,20 @@ const keepNote = "gitguard: objects no ref names yet\n"
 // in. git's own receive-pack guards incoming packs the same way. The batch
 // removes its .keep files when it ends, after the ref moved.
 func (db *DB) writePackFile(ids []git.Hash, get func(git.Hash) (Type, []byte, error), keep bool) (string, error) {
-	zw := zlibWriters.Get().(*zlib.Writer)
-	defer zlibWriters.Put(zw)
+	deflate := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(deflate)
+	store := zlibStorers.Get().(*zlib.Writer)
+	defer zlibStorers.Put(store)
 	return db.writePackWith(ids, keep, func(w io.Writer, h git.Hash) error {
 		t, data, err := get(h)
 		if err != nil {
 			return err
 		}
 		w.Write(packEntryHeader(t, len(data)))
+		zw := deflate
+		if t == TypeTree && len(data) <= storeTreeMax {
+			zw = store
+		}
 		zw.Reset(w)
 		zw.Write(data)
 		return zw.Close()

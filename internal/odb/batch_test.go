@@ -1,9 +1,11 @@
 package odb_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -198,4 +200,72 @@ func TestFlushBehind(t *testing.T) {
 			t.Errorf("git cat-file -t %s = %q", h, got)
 		}
 	}
+}
+
+// A small tree goes into a pack stored, a larger one deflated; git reads
+// both, and the pack verifies.
+func TestPackStoresSmallTrees(t *testing.T) {
+	r, db := open(t)
+	blob, err := db.Write(odb.TypeBlob, []byte("content\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := func(n int) (git.Hash, int) {
+		var entries []odb.TreeEntry
+		for i := range n {
+			entries = append(entries, odb.TreeEntry{Name: fmt.Sprintf("file-with-a-long-name-%03d.txt", i), Mode: odb.ModeFile, Hash: blob})
+		}
+		h, err := db.WriteTree(entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h, len(odb.EncodeTree(entries))
+	}
+	db.StartPackBatch()
+	small, smallSize := tree(3)
+	large, largeSize := tree(60)
+	if err := errors.Join(db.Flush(), db.Sync(), db.EndPackBatch()); err != nil {
+		t.Fatal(err)
+	}
+	idx, _ := filepath.Glob(filepath.Join(r.Dir, ".git", "objects", "pack", "pack-*.idx"))
+	if len(idx) != 1 {
+		t.Fatalf("packs: %q, want one", idx)
+	}
+	pack, err := os.ReadFile(strings.TrimSuffix(idx[0], ".idx") + ".pack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// stored reports whether the tree's zlib stream, at the offset git
+	// verify-pack gives, opens with a stored block (type 00).
+	offsets := map[string]int{}
+	for _, line := range strings.Split(r.Git("verify-pack", "-v", idx[0]), "\n") {
+		if f := strings.Fields(line); len(f) >= 5 && f[1] == "tree" {
+			offsets[f[0]], _ = strconv.Atoi(f[4])
+		}
+	}
+	stored := func(h git.Hash) bool {
+		t.Helper()
+		off, ok := offsets[h.String()]
+		if !ok {
+			t.Fatalf("tree %s is not in the pack", h)
+		}
+		for pack[off]&0x80 != 0 { // the entry's type and size
+			off++
+		}
+		off++
+		if pack[off] != 0x78 {
+			t.Fatalf("tree %s: no zlib header at %d", h, off)
+		}
+		return pack[off+2]&0x06 == 0
+	}
+	if !stored(small) {
+		t.Errorf("a %d-byte tree was deflated, not stored", smallSize)
+	}
+	if stored(large) {
+		t.Errorf("a %d-byte tree was stored, not deflated", largeSize)
+	}
+	for _, h := range []git.Hash{small, large} {
+		r.Git("cat-file", "-p", h.String())
+	}
+	r.Git("fsck", "--no-progress", "--strict")
 }

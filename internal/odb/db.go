@@ -30,6 +30,20 @@ var zlibWriters = sync.Pool{New: func() any {
 	return w
 }}
 
+// zlibStorers write zlib streams that store rather than deflate (see
+// storeTreeMax).
+var zlibStorers = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.NoCompression) // the level is valid
+	return w
+}}
+
+// storeTreeMax is the size up to which a tree goes into a pack stored
+// rather than deflated. A small tree is mostly object ids, which do not
+// compress: deflating one of 111 bytes made 126, storing it makes 122, and
+// costs no Huffman tables (the most of a hook event's pack, whose trees
+// are mostly this small). Past a few entries the names pay for deflating.
+const storeTreeMax = 256
+
 // ErrMissing is returned when an object is not in the database.
 var ErrMissing = errors.New("object not found")
 
