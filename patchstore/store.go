@@ -456,17 +456,19 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, m
 			return nil, err
 		}
 		// The objects are checked present (see intact.go) while the ref's
-		// lock is taken, and flushed to disk while the lock is; the ref
-		// moves once all is done. They were all written before the lock is
-		// taken: the lock is held for one round of flushes, as it always
-		// was. What the move may have raced is checked while the move is
-		// flushed.
+		// lock is taken and flushed, and flushed to disk beside it; the
+		// ref moves once all is done. They were all written before the
+		// lock is taken: the lock is held for one round of flushes, as it
+		// always was. What the move may have raced is checked while the
+		// move is flushed.
 		checked := make(chan error, 1)
 		go func() { checked <- s.checkNamed(tip, next) }()
 		fault.Point("ref.update.before")
 		var named, intact error
+		ready := false
 		err = s.refs.UpdateAlongside(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID, gitrefs.Alongside{
 			Ready: func() error {
+				ready = true
 				err := s.syncObjects()
 				if named = <-checked; named != nil {
 					return named
@@ -478,6 +480,9 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, m
 				intact = s.keepIntact(ctx, tip, next)
 			},
 		})
+		if !ready {
+			<-checked // the update stopped before it: nothing outlives commit
+		}
 		if named != nil {
 			return nil, named
 		}

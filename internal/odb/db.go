@@ -582,7 +582,7 @@ func (db *DB) Read(h git.Hash) (Type, []byte, error) {
 		return o.t, bytes.Clone(o.data), nil
 	}
 	if t, data, err := db.packs.read(h); err == nil {
-		db.memo.add(h, t, bytes.Clone(data))
+		db.memo.add(h, t, data)
 		return t, data, nil // read into a buffer of its own already
 	}
 	t, r, size, err := db.Open(h)
@@ -594,7 +594,7 @@ func (db *DB) Read(h git.Hash) (Type, []byte, error) {
 	if _, err := io.ReadFull(r, data); err != nil {
 		return "", nil, fmt.Errorf("read object %s: %w", h, err)
 	}
-	db.memo.add(h, t, bytes.Clone(data))
+	db.memo.add(h, t, data)
 	return t, data, nil
 }
 

@@ -1,6 +1,7 @@
 package odb
 
 import (
+	"bytes"
 	"sync"
 
 	"github.com/gitguard/gitguard/internal/git"
@@ -38,7 +39,7 @@ type memoObject struct {
 //
 // An id names one content, so a remembered object reads as it would from
 // disk. What the memo does not tell is whether the object is still on
-// disk: existence checks (Has, Ensure, Missing) look at the disk whatever
+// disk: existence checks (Has, Reuse, Ensure) look at the disk whatever
 // was read, and a checkpoint's writer checks what its new checkpoint names
 // with them before and after its ref moves (patchstore's intact.go). Keep
 // a memo to one operation, not a process's life.
@@ -67,8 +68,7 @@ func (r *readMemo) get(h git.Hash) (memoObject, bool) {
 	return o, ok
 }
 
-// add remembers an object read, while an operation remembers. data must
-// not change afterwards.
+// add remembers a copy of an object read, while an operation remembers.
 func (r *readMemo) add(h git.Hash, t Type, data []byte) {
 	if len(data) > maxMemoObject {
 		return
@@ -82,7 +82,7 @@ func (r *readMemo) add(h git.Hash, t Type, data []byte) {
 		r.m = map[git.Hash]memoObject{}
 	}
 	if _, ok := r.m[h]; !ok {
-		r.m[h] = memoObject{t: t, data: data}
+		r.m[h] = memoObject{t: t, data: bytes.Clone(data)}
 		r.bytes += len(data)
 	}
 }
