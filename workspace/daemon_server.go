@@ -45,6 +45,7 @@ type Daemon struct {
 	ln       *net.UnixListener
 	lock     *os.File
 	sockPath string
+	sockFile os.FileInfo // the socket as bound (see ownsSocket)
 	stopOnce sync.Once
 	stopped  chan struct{}
 	last     atomic.Int64 // unix nanoseconds of the last request
@@ -185,9 +186,29 @@ func (d *Daemon) Listen() error {
 		lock.Close()
 		return fmt.Errorf("watch daemon: %w", err)
 	}
-	d.ln, d.lock, d.sockPath = ln, lock, path
+	fi, err := os.Lstat(path)
+	if err != nil {
+		ln.Close()
+		lock.Close()
+		return fmt.Errorf("watch daemon: %w", err)
+	}
+	d.ln, d.lock, d.sockPath, d.sockFile = ln, lock, path, fi
 	listening.Store(path, d)
 	return nil
+}
+
+// socketCheck is how often a serving daemon makes sure its socket is still
+// the one it bound (see ownsSocket).
+var socketCheck = time.Minute
+
+// ownsSocket reports whether the daemon's socket file is still the one it
+// bound. It is not when the state folder was deleted (a clean-up of .git,
+// say): no client can reach the daemon then, and the lock it holds is on
+// a deleted file, so a new daemon starts beside it and binds a socket of
+// its own at the same name.
+func (d *Daemon) ownsSocket() bool {
+	fi, err := os.Lstat(d.sockPath)
+	return err == nil && os.SameFile(fi, d.sockFile)
 }
 
 // stoppingGrace is how long Listen waits for a daemon that is stopping
@@ -212,18 +233,19 @@ func lockStopping(lock *os.File, socket string) error {
 }
 
 // Serve answers requests until ctx ends, a client asks the daemon to stop,
-// or no request came for idle (zero: no limit). Listen must have succeeded.
+// no request came for idle (zero: no limit), or its socket is no longer
+// the one it bound (see ownsSocket). Listen must have succeeded.
 func (d *Daemon) Serve(ctx context.Context, idle time.Duration) error {
 	if d.ln == nil {
 		return errors.New("watch daemon: Serve before Listen")
 	}
+	every := socketCheck
+	if idle > 0 {
+		every = max(min(idle/4, every), 10*time.Millisecond)
+	}
 	go func() {
-		var tick <-chan time.Time
-		if idle > 0 {
-			t := time.NewTicker(max(min(idle/4, time.Minute), 10*time.Millisecond))
-			defer t.Stop()
-			tick = t.C
-		}
+		tick := time.NewTicker(every)
+		defer tick.Stop()
 		for {
 			select {
 			case <-ctx.Done():
@@ -231,8 +253,13 @@ func (d *Daemon) Serve(ctx context.Context, idle time.Duration) error {
 				return
 			case <-d.stopped:
 				return
-			case <-tick:
-				if time.Since(time.Unix(0, d.last.Load())) >= idle {
+			case <-tick.C:
+				if !d.ownsSocket() {
+					d.log.Info("watch daemon: its socket is gone or another daemon's; stopping", "socket", d.sockPath)
+					d.Stop()
+					return
+				}
+				if idle > 0 && time.Since(time.Unix(0, d.last.Load())) >= idle {
 					d.log.Info("watch daemon idle; stopping", "idle", idle)
 					d.Stop()
 					return
@@ -270,6 +297,8 @@ func (d *Daemon) Stop() {
 	d.stopOnce.Do(func() {
 		close(d.stopped)
 		if d.ln != nil {
+			// Closing removes the socket file: not another daemon's.
+			d.ln.SetUnlinkOnClose(d.ownsSocket())
 			d.ln.Close()
 		}
 	})

@@ -334,3 +334,51 @@ func TestDaemonRefusesOtherConfiguration(t *testing.T) {
 		t.Fatalf("reopened daemon %+v: want it to answer", st)
 	}
 }
+
+// TestDaemonStopsWhenItsSocketIsGone: a daemon whose state folder was
+// deleted under it cannot be reached and holds its lock on a deleted file,
+// so a new daemon starts beside it; the old one stops, without removing
+// the new one's socket, which goes on answering.
+func TestDaemonStopsWhenItsSocketIsGone(t *testing.T) {
+	old := socketCheck
+	socketCheck = 20 * time.Millisecond
+	t.Cleanup(func() { socketCheck = old })
+	r := watchRepo(t)
+	before, err := gittest.UserState(r.Dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1 := openWS(t, r.Dir).NewDaemon(nil)
+	if err := d1.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- d1.Serve(context.Background(), 0) }()
+	defer d1.Close()
+	if err := os.RemoveAll(filepath.Join(r.Dir, ".git", "gitguard")); err != nil {
+		t.Fatal(err)
+	}
+	d2 := startDaemon(t, r.Dir)
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("the first daemon's Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first daemon still serves after its socket was taken over")
+	}
+	d1.Close()
+	listening.Delete(d2.sockPath) // asked through the socket, as from another process
+	st, err := openWS(t, r.Dir, useDaemon).DaemonStatus(context.Background(), false)
+	if err != nil || st.PID != os.Getpid() {
+		t.Fatalf("the second daemon after the first stopped: %+v, %v", st, err)
+	}
+	after, err := gittest.UserState(r.Dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("the user's state changed:\n%s", gittest.Diff(before, after))
+	}
+	r.Git("fsck", "--no-progress")
+}
