@@ -15,11 +15,11 @@ const memoBudget = 8 << 20
 // and commits are small, and a file's content is read once anyway.
 const maxMemoObject = 64 << 10
 
-// readMemo remembers the objects read while an operation that reads the
-// same few many times runs (see DB.Memo): a tool call's start or finish
-// reads the run's newest checkpoint to find the run, to compare with the
-// other calls and to commit on it, its commit seven times and its root
-// tree five.
+// readMemo remembers the objects read while an operation that reads a few
+// objects many times runs (see DB.Memo): a tool call's finish reads the
+// run's newest checkpoint to find the call, to compare it with the other
+// calls and to commit on it, its commit seven times and its root tree
+// five.
 type readMemo struct {
 	mu    sync.Mutex
 	open  int // operations remembering (Memo)
