@@ -53,6 +53,16 @@ fi
 # writes many objects stores them as a pack), deleted by the reset.
 basepacks=$repo/.git/bench-packs
 [ -f "$basepacks" ] || (cd "$repo" && ls .git/objects/pack/pack-*.pack | sed 's/\.pack$//' >"$basepacks")
+# The reset deletes every pack the list leaves out, comparing the names
+# relative to the repository: a list of other names (absolute paths, say)
+# would have it delete them all.
+if ! (cd "$repo" && while read -r p; do
+	case $p in .git/objects/pack/pack-*) [ -f "$p.pack" ] || exit 1 ;; *) exit 1 ;; esac
+done <"$basepacks"); then
+	echo "$0: $basepacks names what is not a pack of $repo; list its generated packs as" >&2
+	echo "  (cd $repo && ls .git/objects/pack/pack-*.pack | sed 's/\.pack\$//' >.git/bench-packs)" >&2
+	exit 2
+fi
 
 # A sealed git environment: no user or system configuration.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
