@@ -273,3 +273,63 @@ func TestCaptureWithAttributes(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureLineEndingsInProcess: a single file's capture, as an agent
+// hook takes it, works out line endings in process as a snapshot does
+// (TestSnapshotLineEndingsInProcess): without a git process for text or
+// eol files, what git hash-object stages, stored or not; git hashes only a
+// text=auto file with a CR, and every file under core.safecrlf=true.
+func TestCaptureLineEndingsInProcess(t *testing.T) {
+	r := gittest.New(t)
+	base(t, r)
+	r.Write(".gitattributes", "*.c text=auto\n*.txt text eol=lf\n*.crlf eol=crlf\n")
+	r.Commit("attributes")
+	inProcess := map[string]string{
+		"lf.txt":        "one\ntwo\n",
+		"crlf.txt":      "one\r\ntwo\r\n",
+		"lone-cr.txt":   "one\rtwo\r\n",
+		"plain.c":       "int x;\n",
+		"plain.crlf":    "one\ntwo\n",
+		"odd\nname.txt": "one\r\n",
+	}
+	byGit := map[string]string{"auto.c": "int y;\r\n"}
+	for f, content := range inProcess {
+		r.Write(f, content)
+	}
+	for f, content := range byGit {
+		r.Write(f, content)
+	}
+	capture := func(ws *Workspace, f string, wantCalls int) {
+		t.Helper()
+		want := strings.TrimSpace(r.Git("hash-object", "--path", f, "--", f))
+		for _, store := range []bool{false, true} {
+			done := gitCalls(t)
+			fs, _, err := ws.Capture(f, store)
+			calls := done()
+			if err != nil {
+				t.Fatalf("Capture(%q, %v): %v", f, store, err)
+			}
+			if fs.Hash.String() != want {
+				t.Errorf("Capture(%q, %v) = %s, git hash-object = %s", f, store, fs.Hash, want)
+			}
+			if len(calls) != wantCalls {
+				t.Errorf("Capture(%q, %v) ran git %q, want %d process(es)", f, store, calls, wantCalls)
+			}
+			if store && !gittest.HasObject(r.Dir, fs.Hash) {
+				t.Errorf("Capture(%q, true): blob %s not stored", f, fs.Hash)
+			}
+		}
+	}
+	ws := openWS(t, r.Dir)
+	for f := range inProcess {
+		capture(ws, f, 0)
+	}
+	for f := range byGit {
+		capture(ws, f, 1)
+	}
+
+	r.Git("config", "core.safecrlf", "true")
+	ws = openWS(t, r.Dir)
+	capture(ws, "lf.txt", 1)
+	r.Git("fsck", "--strict")
+}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore/record"
 )
@@ -63,9 +62,10 @@ func (w *Workspace) capture(path string, store bool) (fs record.FileState, overs
 	}
 	size := fi.Size()
 	oversize = mode != record.ModeSymlink && size > w.maxSize()
+	rules := w.newAttrRules(nil)
 	switch {
 	case store:
-		fs, err = w.storeFile(path, full, size, mode, plain, w.newAttrRules(nil))
+		fs, err = w.storeFile(path, full, size, mode, plain, rules)
 	case mode == record.ModeSymlink && plain:
 		fs = record.FileState{Path: path, Mode: mode, Size: size}
 		fs.Hash, err = hashFile(full, size)
@@ -73,9 +73,9 @@ func (w *Workspace) capture(path string, store bool) (fs record.FileState, overs
 		var target string
 		target, err = os.Readlink(full)
 		fs = record.FileState{Path: path, Mode: mode, Hash: odb.HashObject(odb.TypeBlob, []byte(target)), Size: int64(len(target))}
-	case w.needsGit(w.newAttrRules(nil), path):
+	case w.needsGit(rules, path):
 		fs = record.FileState{Path: path, Mode: mode, Size: size}
-		fs.Hash, err = git.HashPath(context.Background(), w.repo.WorkTree, path, false)
+		fs.Hash, err = w.hashConverted(rules, path, full, size)
 	default:
 		fs = record.FileState{Path: path, Mode: mode, Size: size}
 		fs.Hash, err = hashFile(full, size)

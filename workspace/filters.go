@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore/record"
 )
 
 // Content conversion. git may store a file differently from its bytes on
@@ -73,6 +75,18 @@ func (w *Workspace) Converts(ctx context.Context, path string) (bool, error) {
 func (w *Workspace) needsGit(rules *attrRules, path string) bool {
 	conv, unsure := rules.converts(path, w.autocrlf)
 	return conv || unsure
+}
+
+// hashConverted returns the blob id git stages for the regular file path
+// (at full, size bytes), which git converts by rules: worked out in process when
+// only its line endings change (inProcess), else by git.
+func (w *Workspace) hashConverted(rules *attrRules, path, full string, size int64) (record.Hash, error) {
+	if convert := w.inProcess(rules, path); convert != nil {
+		if h, ok, err := odb.HashFileConverted(full, size, convert); ok || err != nil {
+			return h, err
+		}
+	}
+	return git.HashPath(context.Background(), w.repo.WorkTree, path, false)
 }
 
 // inProcess returns how a regular file git converts only in its line

@@ -225,6 +225,12 @@ func (w *Workspace) storeFile(rel, full string, size int64, mode record.Mode, pl
 		fs.Hash, err = hashFile(full, size)
 	case w.needsGit(rules, rel):
 		// Recorded as git would stage it; see filters.go.
+		if convert := w.inProcess(rules, rel); convert != nil {
+			var ok bool
+			if fs.Hash, ok, err = w.db.WriteFileConverted(full, size, convert); ok || err != nil {
+				break
+			}
+		}
 		var ids []record.Hash
 		if ids, err = git.HashPaths(context.Background(), w.repo.WorkTree, []string{rel}, true); err == nil {
 			fs.Hash = ids[0]

@@ -300,8 +300,7 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 	}
 	defer f.Close()
 	if size <= smallFile {
-		h, _, err := db.writeSmallFile(f, size, nil)
-		return h, err
+		return db.writeSmallFile(f, size)
 	}
 	h, err := db.WriteStream(f, size)
 	if err == nil {
@@ -316,37 +315,65 @@ func (db *DB) WriteFile(path string, size int64) (git.Hash, error) {
 // the regular file at path, when the file is at most smallFile bytes and
 // convert accepts it; ok is false (and nothing stored) otherwise.
 func (db *DB) WriteFileConverted(path string, size int64, convert func(data []byte) ([]byte, bool)) (h git.Hash, ok bool, err error) {
+	data, ok, err := readConverted(path, size, convert)
+	if !ok || err != nil {
+		return git.ZeroHash, false, err
+	}
+	h, err = db.writeOwned(TypeBlob, data)
+	return h, err == nil, err
+}
+
+// HashFileConverted is WriteFileConverted that only hashes: the id of the
+// blob it would store.
+func HashFileConverted(path string, size int64, convert func(data []byte) ([]byte, bool)) (h git.Hash, ok bool, err error) {
+	data, ok, err := readConverted(path, size, convert)
+	if !ok || err != nil {
+		return git.ZeroHash, false, err
+	}
+	return HashObject(TypeBlob, data), true, nil
+}
+
+// readConverted returns what convert makes of the content of the regular
+// file at path, for WriteFileConverted and HashFileConverted.
+func readConverted(path string, size int64, convert func(data []byte) ([]byte, bool)) ([]byte, bool, error) {
 	if size > smallFile {
-		return git.ZeroHash, false, nil
+		return nil, false, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return git.ZeroHash, false, err
+		return nil, false, err
 	}
 	defer f.Close()
-	return db.writeSmallFile(f, size, convert)
+	data, err := readSmallFile(f, size)
+	if err != nil {
+		return nil, false, err
+	}
+	data, ok := convert(data)
+	return data, ok, nil
 }
 
 // writeSmallFile reads size bytes from f into memory and stores them as a
-// blob, converted by convert when it is not nil, unless convert rejects them.
-func (db *DB) writeSmallFile(f *os.File, size int64, convert func(data []byte) ([]byte, bool)) (git.Hash, bool, error) {
+// blob.
+func (db *DB) writeSmallFile(f *os.File, size int64) (git.Hash, error) {
+	data, err := readSmallFile(f, size)
+	if err != nil {
+		return git.ZeroHash, err
+	}
+	return db.writeOwned(TypeBlob, data)
+}
+
+// readSmallFile reads the size bytes of f, failing with ErrChanged when it
+// holds more or fewer.
+func readSmallFile(f *os.File, size int64) ([]byte, error) {
 	data := make([]byte, size+1) // one byte more to see a file that grew
 	n, err := io.ReadFull(f, data)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return git.ZeroHash, false, fmt.Errorf("write object: %w", err)
+		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
 	}
 	if int64(n) != size {
-		return git.ZeroHash, false, fmt.Errorf("write object: %w (read %d bytes, expected %d)", ErrChanged, n, size)
+		return nil, fmt.Errorf("read %s: %w (read %d bytes, expected %d)", f.Name(), ErrChanged, n, size)
 	}
-	data = data[:n]
-	if convert != nil {
-		var ok bool
-		if data, ok = convert(data); !ok {
-			return git.ZeroHash, false, nil
-		}
-	}
-	h, err := db.writeOwned(TypeBlob, data)
-	return h, err == nil, err
+	return data[:n], nil
 }
 
 // errTempGone is returned by installAt when the temporary file vanished
