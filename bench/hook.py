@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/hook.py: what one Claude Code hook costs.
 
-    bench/hook.py [-a OTHER]... [--bash | --daemon] [--alone] [--settle S] GITGUARD REPO [PAIRS]
+    bench/hook.py [-a OTHER]... [--bash | --daemon] [--alone] [--attributes] [--settle S] GITGUARD REPO [PAIRS]
 
 Replays PAIRS (default 30) tool uses through `GITGUARD hook claude-code` (or,
 when the build has the hook client beside it, `gitguard-hook claude-code`, as
@@ -32,6 +32,11 @@ a snapshot of the whole tree (and, with --bash, the daemon). With --bash
 the timing then waits --settle seconds (default 2) for the new daemon to
 arm its watcher and finish its first walk, so that the pairs are timed in
 the steady state of an agent's session rather than beside that walk.
+
+--attributes adds a typical .gitattributes at the top of REPO for the
+timing (the one bench/run.sh -a uses: binary, a diff driver, linguist-*, and
+*.txt text eol=lf, a real conversion) and appends CRLF lines, so that the
+file each tool use changes is one git converts; it is removed afterwards.
 
 --alone times `GITGUARD version` and git status after all the pairs
 instead of after each one: the events follow one another as in an agent's
@@ -77,11 +82,11 @@ class Build:
         self.times.setdefault(case, []).append(t)
 
 
-def hook_pair(b, repo, path, i, bash, count):
+def hook_pair(b, repo, path, i, bash, count, eol="\n"):
     for event in ("PreToolUse", "PostToolUse"):
         if event == "PostToolUse":
-            with open(path, "a") as f:
-                f.write(f"line {i}\n")
+            with open(path, "a", newline="") as f:
+                f.write(f"line {i}{eol}")
         if bash:
             tool, tool_input = "Bash", {"command": f"echo line {i} >>{path}"}
         else:
@@ -113,6 +118,7 @@ def main():
     ap.add_argument("--daemon", action="store_true")
     ap.add_argument("--settle", type=float, default=2.0)
     ap.add_argument("--alone", action="store_true")
+    ap.add_argument("--attributes", action="store_true")
     ap.add_argument("gitguard")
     ap.add_argument("repo")
     ap.add_argument("pairs", nargs="?", type=int, default=30)
@@ -126,6 +132,14 @@ def main():
     block = 10 if args.bash else 1
     if args.bash and args.daemon:
         sys.exit("--daemon is for Edit: with --bash the hook starts its daemon itself")
+    eol = "\n"
+    if args.attributes:
+        if os.path.exists(".gitattributes") or not path.endswith(".txt"):
+            sys.exit("--attributes wants a repository without a top .gitattributes whose first file is a .txt")
+        top = path.split("/")[0]
+        with open(".gitattributes", "w") as f:
+            f.write(f"*.png binary\n*.md diff=markdown\n{top}/** linguist-documentation\n*.txt text eol=lf\n")
+        eol = "\r\n"
 
     def time_others(b):
         b.add("gitguard version", timed([b.gitguard, "version"]))
@@ -147,12 +161,12 @@ def main():
                         stop_daemon(g.gitguard)
                 if restart or first == 0:
                     # Untimed: starts the session's run (and the daemon).
-                    hook_pair(b, repo, path, b.pairs, args.bash, count=False)
+                    hook_pair(b, repo, path, b.pairs, args.bash, count=False, eol=eol)
                     b.pairs += 1
                 if restart:
                     time.sleep(args.settle)
                 for _ in range(min(block, args.pairs - first)):
-                    hook_pair(b, repo, path, b.pairs, args.bash, count=True)
+                    hook_pair(b, repo, path, b.pairs, args.bash, count=True, eol=eol)
                     b.pairs += 1
                     if not args.alone:
                         time_others(b)
@@ -162,6 +176,8 @@ def main():
         subprocess.run(["git", "checkout", "-q", "--", path])
         for b in builds:
             stop_daemon(b.gitguard)
+        if args.attributes:
+            os.remove(".gitattributes")
     if args.alone:
         for _ in range(args.pairs):
             for b in builds:
