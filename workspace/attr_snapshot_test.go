@@ -96,6 +96,34 @@ var attrOracleCases = []oracleCase{
 		r.Write("new.txt", "new lf\n")
 		r.Write("cr.txt", "new\r\n")
 	}},
+	{name: "core.autocrlf with CRLF committed", setup: func(t *testing.T, r *gittest.Repo) {
+		// git add keeps CRLF in a file whose staged blob has CRLF already
+		// (convert.c's has_crlf_in_index); git hash-object, which reads no
+		// index, would convert it.
+		r.Write("committed.txt", "one\r\ntwo\r\n")
+		r.Write("touched.txt", "alpha\r\n")
+		r.Write("lf.txt", "lf\n")
+		r.Commit("crlf files")
+		r.Git("config", "core.autocrlf", "true")
+		r.Write("committed.txt", "one\r\ntwo\r\nthree\r\n")
+		r.Write("touched.txt", "alpha\r\n")
+		r.Write("lf.txt", "now\r\ncrlf\r\n")
+		r.Write("new.txt", "new\r\n")
+	}},
+	{name: "text=auto with CRLF committed", setup: func(t *testing.T, r *gittest.Repo) {
+		// big.c is over the size converted in memory: kept as it is
+		// without git either.
+		big := strings.Repeat("int big;\r\n", 1<<17)
+		r.Write("committed.c", "int x;\r\n")
+		r.Write("binary.c", "\x00bin\r\n")
+		r.Write("big.c", big)
+		r.Commit("crlf files")
+		r.Write(".gitattributes", "* text=auto\n")
+		r.Write("committed.c", "int x;\r\nint y;\r\n")
+		r.Write("binary.c", "\x00bin\r\nmore\r\n")
+		r.Write("big.c", big+"int more;\r\n")
+		r.Write("new.c", "int z;\r\n")
+	}},
 	{name: "core.safecrlf=true", setup: func(t *testing.T, r *gittest.Repo) {
 		r.Git("config", "core.safecrlf", "true")
 		r.Write(".gitattributes", "*.txt text eol=lf\n")
@@ -201,12 +229,13 @@ func TestSnapshotAttributesGitCalls(t *testing.T) {
 
 // TestSnapshotLineEndingsInProcess: files whose only conversion is of line
 // endings are stored in process, as git would store them, without a git
-// process, when they hold no carriage return or when text is set (every
-// CRLF becomes LF); git hashes only the others (text=auto with a CR).
+// process: those without a carriage return as they are, text set (every
+// CRLF becomes LF), text=auto (the same, unless the content looks binary or
+// the staged blob has CRLF); git hashes only the others (ident here).
 func TestSnapshotLineEndingsInProcess(t *testing.T) {
 	r := gittest.New(t)
 	base(t, r)
-	r.Write(".gitattributes", "* text=auto\n*.txt text eol=lf\n")
+	r.Write(".gitattributes", "* text=auto\n*.txt text eol=lf\n*.id ident\n")
 	r.Commit("attributes")
 	ws := openWS(t, r.Dir)
 	for i := 0; i < 20; i++ {
@@ -235,12 +264,24 @@ func TestSnapshotLineEndingsInProcess(t *testing.T) {
 	checkOracle(t, r.Dir)
 
 	r.Write("auto/crlf.c", "int y;\r\n")
+	r.Write("auto/binary.c", "\x00int y;\r\n")
+	r.Write("auto/lonecr.c", "int\ry;\r\n")
+	done = gitCalls(t)
+	if _, err := ws.Snapshot(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls := done(); len(calls) != 0 {
+		t.Errorf("snapshot of text=auto files with CRLF ran git %d times: %q", len(calls), calls)
+	}
+	checkOracle(t, r.Dir)
+
+	r.Write("x.id", "$Id$\r\n")
 	done = gitCalls(t)
 	if _, err := ws.Snapshot(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if calls := done(); len(calls) != 1 {
-		t.Errorf("snapshot of one text=auto CRLF file ran %q, want one git hash-object", calls)
+		t.Errorf("snapshot of one ident file ran %q, want one git hash-object", calls)
 	}
 	checkOracle(t, r.Dir)
 }
@@ -276,23 +317,34 @@ func TestCaptureWithAttributes(t *testing.T) {
 
 // TestCaptureLineEndingsInProcess: a single file's capture, as an agent
 // hook takes it, works out line endings in process as a snapshot does
-// (TestSnapshotLineEndingsInProcess): without a git process for text or
-// eol files, what git hash-object stages, stored or not; git hashes only a
-// text=auto file with a CR, and every file under core.safecrlf=true.
+// (TestSnapshotLineEndingsInProcess): without a git process for text, eol
+// or text=auto files, what git add stages, stored or not, also where the
+// staged blob has CRLF and git keeps it; git hashes only filtered files
+// (ident here), and every file under core.safecrlf=true.
 func TestCaptureLineEndingsInProcess(t *testing.T) {
 	r := gittest.New(t)
 	base(t, r)
-	r.Write(".gitattributes", "*.c text=auto\n*.txt text eol=lf\n*.crlf eol=crlf\n")
+	big := strings.Repeat("int big;\r\n", 1<<17) // over what is converted in memory
+	r.Write("staged-crlf.c", "int s;\r\n")       // committed before the attributes: CRLF in the blob
+	r.Write("big-crlf.c", big)
+	r.Commit("crlf")
+	r.Write(".gitattributes", "*.c text=auto\n*.txt text eol=lf\n*.crlf eol=crlf\n*.id ident\n")
 	r.Commit("attributes")
 	inProcess := map[string]string{
-		"lf.txt":        "one\ntwo\n",
-		"crlf.txt":      "one\r\ntwo\r\n",
-		"lone-cr.txt":   "one\rtwo\r\n",
-		"plain.c":       "int x;\n",
-		"plain.crlf":    "one\ntwo\n",
-		"odd\nname.txt": "one\r\n",
+		"lf.txt":         "one\ntwo\n",
+		"crlf.txt":       "one\r\ntwo\r\n",
+		"lone-cr.txt":    "one\rtwo\r\n",
+		"plain.c":        "int x;\n",
+		"plain.crlf":     "one\ntwo\n",
+		"odd\nname.txt":  "one\r\n",
+		"auto.c":         "int y;\r\n",
+		"binary.c":       "\x00int y;\r\n",
+		"staged-crlf.c":  "int s;\r\nint t;\r\n",
+		"dos-eof.c":      "int d;\r\n\x1a",
+		"control-only.c": "\x01\x02\x03\r\n",
 	}
-	byGit := map[string]string{"auto.c": "int y;\r\n"}
+	byGit := map[string]string{"x.id": "$Id$\r\n"}
+	inProcess["big-crlf.c"] = big + "int more;\r\n"
 	for f, content := range inProcess {
 		r.Write(f, content)
 	}
@@ -301,7 +353,7 @@ func TestCaptureLineEndingsInProcess(t *testing.T) {
 	}
 	capture := func(ws *Workspace, f string, wantCalls int) {
 		t.Helper()
-		want := strings.TrimSpace(r.Git("hash-object", "--path", f, "--", f))
+		want := addedBlob(t, r.Dir, f)
 		for _, store := range []bool{false, true} {
 			done := gitCalls(t)
 			fs, _, err := ws.Capture(f, store)
@@ -310,7 +362,7 @@ func TestCaptureLineEndingsInProcess(t *testing.T) {
 				t.Fatalf("Capture(%q, %v): %v", f, store, err)
 			}
 			if fs.Hash.String() != want {
-				t.Errorf("Capture(%q, %v) = %s, git hash-object = %s", f, store, fs.Hash, want)
+				t.Errorf("Capture(%q, %v) = %s, git add stages %s", f, store, fs.Hash, want)
 			}
 			if len(calls) != wantCalls {
 				t.Errorf("Capture(%q, %v) ran git %q, want %d process(es)", f, store, calls, wantCalls)
@@ -327,9 +379,32 @@ func TestCaptureLineEndingsInProcess(t *testing.T) {
 	for f := range byGit {
 		capture(ws, f, 1)
 	}
+	if got := addedBlob(t, r.Dir, "staged-crlf.c"); got != strings.TrimSpace(r.Git("hash-object", "--no-filters", "staged-crlf.c")) {
+		t.Errorf("git add converted staged-crlf.c (%s): the case this test is for is gone", got)
+	}
 
 	r.Git("config", "core.safecrlf", "true")
 	ws = openWS(t, r.Dir)
 	capture(ws, "lf.txt", 1)
 	r.Git("fsck", "--strict")
+}
+
+// addedBlob returns the blob git add stages for path, in a copy of the
+// repository's index.
+func addedBlob(t *testing.T, dir, path string) string {
+	t.Helper()
+	idx := scratchIndex(t, dir)
+	env := []string{"GIT_INDEX_FILE=" + idx}
+	if _, err := (git.Cmd{Dir: dir, Args: []string{"add", "--", path}, Env: env}).Run(context.Background()); err != nil {
+		t.Fatalf("git add %q: %v", path, err)
+	}
+	out, err := git.Cmd{Dir: dir, Args: []string{"ls-files", "-s", "-z", "--", path}, Env: env}.Run(context.Background())
+	if err != nil {
+		t.Fatalf("git ls-files %q: %v", path, err)
+	}
+	fields := strings.Fields(string(out))
+	if len(fields) < 2 {
+		t.Fatalf("git ls-files %q: %q", path, out)
+	}
+	return fields[1]
 }

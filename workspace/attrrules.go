@@ -31,6 +31,9 @@ type attrRules struct {
 	// indexed reports whether the index has a .gitattributes in dir: git
 	// reads that one when the work tree lacks it. Nil: not known.
 	indexed func(dir string) bool
+	// staged returns the index's blobs, which git consults when it guesses
+	// a file's line endings (see inProcess).
+	staged func() (stagedBlobs, error)
 
 	base      []*attrFile // built-in, system, global, top-level (lowest first)
 	info      *attrFile
@@ -94,6 +97,7 @@ func (w *Workspace) newAttrRules(indexed func(dir string) bool) *attrRules {
 		workTree:  w.repo.WorkTree,
 		fold:      w.ignoreCase,
 		indexed:   indexed,
+		staged:    w.stagedNow,
 		unsureAll: src.unsureAll,
 		dirs:      map[string]*dirAttrs{},
 	}
@@ -341,8 +345,9 @@ type conversion int
 
 const (
 	convNone  conversion = iota
-	convEOL              // line endings only: text, eol, crlf, core.autocrlf
+	convEOL              // line endings only: crlf, eol or text with a value git may not know
 	convText             // line endings, text set or eol given: every CRLF becomes LF
+	convAuto             // line endings guessed: text=auto, or core.autocrlf with text unspecified
 	convOther            // a filter, ident or working-tree-encoding
 )
 
@@ -358,11 +363,11 @@ func conversionKind(attrs map[string]attrState, autocrlf bool) conversion {
 	if given("filter") || given("ident") || given("working-tree-encoding") {
 		return convOther
 	}
-	text := attrs["text"].kind
-	if text == attrUnspecified {
-		text = attrs["crlf"].kind
+	text := attrs["text"]
+	if text.kind == attrUnspecified {
+		text = attrs["crlf"]
 	}
-	switch text {
+	switch text.kind {
 	case attrUnset:
 		return convNone // binary: eol and core.autocrlf do not apply
 	case attrSet:
@@ -371,13 +376,19 @@ func conversionKind(attrs map[string]attrState, autocrlf bool) conversion {
 		}
 		return convEOL
 	case attrValue:
+		if text.value == "auto" {
+			return convAuto // git's CRLF_AUTO*, whatever eol says
+		}
 		return convEOL
 	}
 	if eol := attrs["eol"]; eol.kind == attrValue && (eol.value == "lf" || eol.value == "crlf") {
 		return convText // eol implies text
 	}
-	if given("eol") || autocrlf {
+	if given("eol") {
 		return convEOL
+	}
+	if autocrlf {
+		return convAuto // git's CRLF_AUTO_CRLF or CRLF_AUTO_INPUT
 	}
 	return convNone
 }

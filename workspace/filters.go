@@ -3,6 +3,11 @@ package workspace
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
@@ -15,12 +20,15 @@ import (
 // clean/smudge filters (Git LFS) replace the content, ident expands $Id$.
 // The index's blob ids are the converted ("clean") form, so gitguard records
 // every file in that form too — a snapshot is what `git add -A` would stage,
-// an LFS file is recorded as its pointer — and hands such paths to git
-// itself to hash (`git hash-object`, one process for all of a snapshot's
-// paths) and to write back (`git cat-file --filters`). Which paths convert
-// is decided in process from the attribute files (attrrules.go); paths
-// nothing converts, the common case, never leave the process, whatever
-// else .gitattributes says about them (diff drivers, linguist-*, binary).
+// an LFS file is recorded as its pointer. Line endings are converted in
+// process as git converts them (inProcess); files a filter, ident or a
+// working-tree encoding converts are handed to git itself to hash (`git
+// hash-object`, one process for all of a snapshot's paths), and every
+// converted file to write back (`git cat-file --filters`). Which paths
+// convert is decided in process from the attribute files (attrrules.go);
+// paths nothing converts, the common case, never leave the process,
+// whatever else .gitattributes says about them (diff drivers, linguist-*,
+// binary).
 
 // DefaultAttributesFile returns the global attributes file git reads when
 // core.attributesFile is unset: $XDG_CONFIG_HOME/git/attributes, else
@@ -78,25 +86,33 @@ func (w *Workspace) needsGit(rules *attrRules, path string) bool {
 }
 
 // hashConverted returns the blob id git stages for the regular file path
-// (at full, size bytes), which git converts by rules: worked out in process when
-// only its line endings change (inProcess), else by git.
+// (at full, size bytes), which git converts by rules: worked out in process
+// when only its line endings change (inProcess, keptAsIs), else by git.
 func (w *Workspace) hashConverted(rules *attrRules, path, full string, size int64) (record.Hash, error) {
 	if convert := w.inProcess(rules, path); convert != nil {
 		if h, ok, err := odb.HashFileConverted(full, size, convert); ok || err != nil {
 			return h, err
 		}
 	}
+	if w.keptAsIs(rules, path) {
+		return hashFile(full, size)
+	}
 	return git.HashPath(context.Background(), w.repo.WorkTree, path, false)
 }
 
 // inProcess returns how a regular file git converts only in its line
-// endings can be stored without git: as it is when it holds no carriage
-// return (git's crlf_to_git changes nothing without a CRLF), or, for text
-// set or an eol given (git's CRLF_TEXT*, which neither guesses nor looks at
-// the index), with every CR before an LF dropped, as crlf_to_git does. nil
-// when git must hash it: other conversions, text=auto and core.autocrlf on
-// content with a CR, and everything under core.safecrlf=true, where git
-// refuses files whose line endings a checkout would change.
+// endings can be stored without git, as convert.c's crlf_to_git stores it:
+//
+//   - nothing changes without a CRLF;
+//   - text set or an eol given (git's CRLF_TEXT*): every CR before an LF is
+//     dropped;
+//   - text=auto or core.autocrlf (CRLF_AUTO*): likewise, unless the content
+//     looks binary or the blob staged for the path (rules.staged) has CRLF
+//     line endings already, which git then keeps.
+//
+// nil when git must hash it: other conversions, and everything under
+// core.safecrlf=true, where git refuses files whose line endings a
+// checkout would change.
 func (w *Workspace) inProcess(rules *attrRules, path string) func(data []byte) ([]byte, bool) {
 	if w.safecrlf {
 		return nil
@@ -108,8 +124,140 @@ func (w *Workspace) inProcess(rules *attrRules, path string) func(data []byte) (
 		return func(data []byte) ([]byte, bool) { return data, bytes.IndexByte(data, '\r') < 0 }
 	case c == convText:
 		return func(data []byte) ([]byte, bool) { return crlfToLF(data), true }
+	case c == convAuto:
+		return func(data []byte) ([]byte, bool) {
+			if bytes.IndexByte(data, '\r') < 0 {
+				return data, true
+			}
+			if st := textStatsOf(data); st.crlf == 0 || st.binary() {
+				return data, true
+			}
+			lookup, err := rules.staged()
+			if err != nil {
+				return nil, false
+			}
+			if w.stagedCRLF(lookup, path) {
+				return data, true
+			}
+			return crlfToLF(data), true // no lone CR, or it would look binary
+		}
 	}
 	return nil
+}
+
+// keptAsIs reports whether git stores the regular file path as it is
+// although rules have it guess its line endings (text=auto,
+// core.autocrlf): the blob staged for it has CRLF line endings. git
+// hash-object, which reads no index, would convert such a file where git
+// add does not; so the files inProcess leaves to git (too large to
+// convert in memory) are asked this first.
+func (w *Workspace) keptAsIs(rules *attrRules, path string) bool {
+	if c, unsure := rules.conversion(path, w.autocrlf); unsure || c != convAuto || w.safecrlf {
+		return false
+	}
+	lookup, err := rules.staged()
+	return err == nil && w.stagedCRLF(lookup, path)
+}
+
+// stagedBlobs returns the blob git compares a file with when it guesses
+// its line endings (convert.c's read_blob_data_from_index): the path's
+// index entry, or in a conflict its stage 2; ok is false when the index
+// has neither.
+type stagedBlobs func(path string) (h record.Hash, ok bool)
+
+// stagedIn is stagedBlobs for idx.
+func stagedIn(idx *Index) stagedBlobs {
+	return func(path string) (record.Hash, bool) {
+		i, _ := slices.BinarySearchFunc(idx.Entries, path, func(e IndexEntry, p string) int { return strings.Compare(e.Path, p) })
+		for ; i < len(idx.Entries) && idx.Entries[i].Path == path; i++ {
+			if e := idx.Entries[i]; e.Stage == 0 || e.Stage == 2 {
+				return e.Hash, true
+			}
+		}
+		return record.ZeroHash, false
+	}
+}
+
+// stagedNow is stagedBlobs for the index as it is now, read when first
+// asked for and again only once the index file is replaced.
+func (w *Workspace) stagedNow() (stagedBlobs, error) {
+	w.stagedMu.Lock()
+	defer w.stagedMu.Unlock()
+	fi, err := os.Stat(filepath.Join(w.repo.GitDir, "index"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	if w.staged != nil && fi != nil && w.stagedFile != nil && os.SameFile(fi, w.stagedFile) &&
+		fi.ModTime().Equal(w.stagedFile.ModTime()) && fi.Size() == w.stagedFile.Size() {
+		return w.staged, nil
+	}
+	idx, err := w.ReadIndex(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	w.staged, w.stagedFile = stagedIn(idx), fi
+	return w.staged, nil
+}
+
+// stagedCRLF reports whether the blob staged for path is text with CRLF
+// line endings (convert.c's has_crlf_in_index); an unreadable blob has
+// none, as for git.
+func (w *Workspace) stagedCRLF(staged stagedBlobs, path string) bool {
+	h, ok := staged(path)
+	if !ok {
+		return false
+	}
+	data, err := w.db.ReadAs(h, odb.TypeBlob)
+	if err != nil || bytes.IndexByte(data, '\r') < 0 {
+		return false
+	}
+	st := textStatsOf(data)
+	return st.crlf > 0 && !st.binary()
+}
+
+// textStats counts what convert.c's gather_stats counts to tell text from
+// binary and line endings apart.
+type textStats struct {
+	crlf, lonecr, nul, printable, nonprintable int
+}
+
+func textStatsOf(data []byte) textStats {
+	var st textStats
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '\r':
+			if i+1 < len(data) && data[i+1] == '\n' {
+				st.crlf++
+				i++
+			} else {
+				st.lonecr++
+			}
+		case c == '\n':
+		case c == 127:
+			st.nonprintable++
+		case c < 32:
+			switch c {
+			case '\b', '\t', '\033', '\014':
+				st.printable++
+			case 0:
+				st.nul++
+				st.nonprintable++
+			default:
+				st.nonprintable++
+			}
+		default:
+			st.printable++
+		}
+	}
+	if n := len(data); n > 0 && data[n-1] == '\032' {
+		st.nonprintable-- // a DOS end-of-file mark does not make a file binary
+	}
+	return st
+}
+
+// binary is convert.c's convert_is_binary.
+func (st textStats) binary() bool {
+	return st.lonecr > 0 || st.nul > 0 || st.printable>>7 < st.nonprintable
 }
 
 // crlfToLF drops every CR that comes right before an LF.

@@ -109,6 +109,7 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 	tIndex := time.Now()
 
 	// A conflicted index is recorded too: see unmerged.go.
+	staged := idx
 	idx, oursFlat, unmerged := splitUnmerged(idx)
 	snap.Unmerged = w.unmergedRecord(unmerged)
 	if h, ok := cachedIndexTree(idx); ok && unmerged == nil && w.db.Reuse(h) {
@@ -124,7 +125,7 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 			return nil, fmt.Errorf("write index tree: %w", err)
 		}
 	}
-	s := &scan{w: w, idx: idx, cache: loadStatCache(w.StateDir()), fresh: statCache{}, snap: snap, watch: watch,
+	s := &scan{w: w, idx: idx, staged: staged, cache: loadStatCache(w.StateDir()), fresh: statCache{}, snap: snap, watch: watch,
 		reuseTrees: unmerged == nil}
 	flat, err := s.run(ctx)
 	if err != nil {
@@ -230,6 +231,10 @@ func (w *Workspace) storeFile(rel, full string, size int64, mode record.Mode, pl
 			if fs.Hash, ok, err = w.db.WriteFileConverted(full, size, convert); ok || err != nil {
 				break
 			}
+		}
+		if w.keptAsIs(rules, rel) {
+			fs.Hash, err = w.db.WriteFile(full, size)
+			break
 		}
 		var ids []record.Hash
 		if ids, err = git.HashPaths(context.Background(), w.repo.WorkTree, []string{rel}, true); err == nil {

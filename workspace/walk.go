@@ -25,9 +25,12 @@ type scan struct {
 	watch func(dir string) // called before a folder is read; nil: no watcher
 	w     *Workspace
 	idx   *Index
-	cache statCache // as loaded; read only
-	fresh statCache // the entries valid now, saved for the next snapshot
-	snap  *Snapshot
+	// staged is the index as read, conflicts included: the blobs git
+	// consults when it guesses line endings (filters.go).
+	staged *Index
+	cache  statCache // as loaded; read only
+	fresh  statCache // the entries valid now, saved for the next snapshot
+	snap   *Snapshot
 
 	dirs                 map[string]*dirNode // folders holding tracked entries, by path
 	results              []trackedResult     // per index entry; ModeNone until its folder is read
@@ -169,6 +172,8 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 		}
 	}
 	s.attrs = s.w.newAttrRules(indexedAttrDirs(s.idx))
+	staged := stagedIn(s.staged)
+	s.attrs.staged = func() (stagedBlobs, error) { return staged, nil }
 	s.hasher = git.NewPathHasher(ctx, s.w.repo.WorkTree)
 	base, err := baseIgnores(s.w.repo.CommonDir, s.w.opts.ExcludesFile, s.names.ignoreCase)
 	if err != nil {
@@ -444,8 +449,10 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 				return record.FileState{Path: rel, Mode: mode, Hash: h, Size: st.size}, fromRead, nil
 			}
 		}
-		s.leaveToGit(rel, st)
-		return record.FileState{Path: rel, Mode: mode, Size: st.size}, fromRead, nil
+		if !s.w.keptAsIs(s.attrs, rel) { // else stored as it is, below
+			s.leaveToGit(rel, st)
+			return record.FileState{Path: rel, Mode: mode, Size: st.size}, fromRead, nil
+		}
 	}
 	fs, err := s.w.storeFile(rel, full, st.size, mode, st.kind == kindFile, s.attrs)
 	// A file rewritten or replaced while it was read is read again, with
