@@ -3,10 +3,12 @@ package workspace
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
@@ -407,4 +409,56 @@ func addedBlob(t *testing.T, dir, path string) string {
 		t.Fatalf("git ls-files %q: %q", path, out)
 	}
 	return fields[1]
+}
+
+// TestStatCacheFollowsConversion: a hash the stat cache keeps is not used
+// once git would convert the file differently: .gitattributes added or
+// edited, core.autocrlf turned on, or another blob staged for a file whose
+// line endings git guesses (it keeps CRLF only when the staged blob has
+// them). Each step first checks that the cache serves the file, then that
+// the snapshot after the change is what git add -A stages.
+func TestStatCacheFollowsConversion(t *testing.T) {
+	r := gittest.New(t)
+	base(t, r)
+	r.Write("staged.c", "int s;\r\n") // committed before any attribute: CRLF in the blob
+	r.Commit("crlf")
+	r.Write("u.txt", "one\r\ntwo\r\n")
+	r.Write("staged.c", "int s;\r\nint t;\r\n")
+	cached := func(step string) {
+		t.Helper()
+		for _, f := range []string{"u.txt", "staged.c", ".gitattributes"} {
+			if full := filepath.Join(r.Dir, f); fileExists(full) {
+				setClock(t, ctimeOf(t, full).Add(time.Hour))
+			}
+		}
+		snap(t, r.Dir) // hashes and saves
+		if s := snap(t, r.Dir); s.Stats.Cached < 2 {
+			t.Fatalf("%s: the stat cache served %d files, want u.txt and staged.c", step, s.Stats.Cached)
+		}
+	}
+	cached("no attributes")
+	r.Write(".gitattributes", "*.txt text\n")
+	checkOracle(t, r.Dir)
+
+	cached("*.txt text")
+	r.Write(".gitattributes", "*.txt -text\n")
+	checkOracle(t, r.Dir)
+
+	cached("*.txt -text")
+	r.Remove(".gitattributes")
+	r.Git("config", "core.autocrlf", "true")
+	checkOracle(t, r.Dir)
+
+	r.Write(".gitattributes", "*.c text=auto\n")
+	cached("*.c text=auto, CRLF staged")
+	lfFile := filepath.Join(t.TempDir(), "lf.c")
+	gittest.WriteFile(t, lfFile, "int s;\n")
+	blob := strings.TrimSpace(r.Git("hash-object", "-w", "--no-filters", lfFile))
+	r.Git("update-index", "--cacheinfo", "100644,"+blob+",staged.c")
+	checkOracle(t, r.Dir)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }

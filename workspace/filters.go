@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -258,6 +259,40 @@ func textStatsOf(data []byte) textStats {
 // binary is convert.c's convert_is_binary.
 func (st textStats) binary() bool {
 	return st.lonecr > 0 || st.nul > 0 || st.printable>>7 < st.nonprintable
+}
+
+// conversionSignature sums up what decides how git converts the content of
+// path: 0 when nothing converts it. A hash the stat cache keeps is trusted
+// only under the signature it was made with, so that attribute files or
+// core.autocrlf edited since, or another blob staged (which git consults
+// when it guesses line endings), make the file be hashed again. cacheable
+// is false when only git can tell how path converts.
+func (w *Workspace) conversionSignature(rules *attrRules, path string) (sig uint64, cacheable bool) {
+	files, unsure := rules.stack(path)
+	if unsure {
+		return 0, false
+	}
+	attrs := rules.fill(path, files, true)
+	kind := conversionKind(attrs, w.autocrlf)
+	if kind == convNone {
+		return 0, true
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d %t %t", kind, w.autocrlf, w.safecrlf)
+	for _, name := range conversionAttrs {
+		a := attrs[name]
+		fmt.Fprintf(h, "\x00%s %d %s", name, a.kind, a.value)
+	}
+	if kind == convAuto {
+		lookup, err := rules.staged()
+		if err != nil {
+			return 0, false
+		}
+		if staged, ok := lookup(path); ok {
+			h.Write(staged[:])
+		}
+	}
+	return h.Sum64() | 1, true // never 0, which says no conversion
 }
 
 // crlfToLF drops every CR that comes right before an LF.

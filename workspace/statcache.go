@@ -37,6 +37,9 @@ func keyOf(st *fileStat) statKey {
 type cacheEntry struct {
 	key  statKey
 	hash record.Hash
+	// conv is the conversion the hash was made under (see
+	// conversionSignature): another one makes the file be hashed again.
+	conv uint64
 }
 
 // statCache remembers the blob ids of files gitguard hashed itself (untracked
@@ -46,7 +49,7 @@ type cacheEntry struct {
 // later write in the same timestamp tick would otherwise go unnoticed.
 type statCache map[string]cacheEntry
 
-const statCacheMagic = "gitguard-statcache 1\n"
+const statCacheMagic = "gitguard-statcache 2\n"
 
 // racyMargin covers file systems with coarse timestamps (1–2 s on some).
 const racyMargin = 2 * time.Second
@@ -78,6 +81,9 @@ func loadStatCache(stateDir string) statCache {
 		if _, err := io.ReadFull(r, e.hash[:]); err != nil {
 			return statCache{}
 		}
+		if err := binary.Read(r, binary.LittleEndian, &e.conv); err != nil {
+			return statCache{}
+		}
 		c[string(name)] = e
 	}
 	return c
@@ -105,6 +111,7 @@ func (c statCache) save(stateDir string, start time.Time) error {
 		w.WriteString(name)
 		binary.Write(w, binary.LittleEndian, e.key)
 		w.Write(e.hash[:])
+		binary.Write(w, binary.LittleEndian, e.conv)
 	}
 	if err := errors.Join(w.Flush(), tmp.Close()); err != nil {
 		return fmt.Errorf("save stat cache: %w", err)

@@ -429,10 +429,11 @@ const (
 // blob. A file that vanished meanwhile is reported absent.
 func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.FileState, source, error) {
 	key := keyOf(st)
+	conv, cacheable := s.w.conversionSignature(s.attrs, rel)
 	s.mu.Lock()
 	ce, ok := s.cache[rel] // s.cache is never written during the scan
 	s.mu.Unlock()
-	if ok && ce.key == key && s.w.db.Reuse(ce.hash) { // freshened: the snapshot names it
+	if ok && cacheable && ce.key == key && ce.conv == conv && s.w.db.Reuse(ce.hash) { // freshened: the snapshot names it
 		s.mu.Lock()
 		s.fresh[rel] = ce
 		s.mu.Unlock()
@@ -443,14 +444,12 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 			// Line endings only, converted here when they can be (filters.go).
 			h, ok, err := s.w.db.WriteFileConverted(full, st.size, convert)
 			if err == nil && ok {
-				s.mu.Lock()
-				s.fresh[rel] = cacheEntry{key: key, hash: h}
-				s.mu.Unlock()
+				s.remember(rel, cacheEntry{key: key, hash: h, conv: conv}, cacheable)
 				return record.FileState{Path: rel, Mode: mode, Hash: h, Size: st.size}, fromRead, nil
 			}
 		}
 		if !s.w.keptAsIs(s.attrs, rel) { // else stored as it is, below
-			s.leaveToGit(rel, st)
+			s.leaveToGit(rel, st, conv, cacheable)
 			return record.FileState{Path: rel, Mode: mode, Size: st.size}, fromRead, nil
 		}
 	}
@@ -485,10 +484,18 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 		s.mu.Unlock()
 		return record.FileState{Path: rel}, fromRead, nil
 	}
-	s.mu.Lock()
-	s.fresh[rel] = cacheEntry{key: key, hash: fs.Hash}
-	s.mu.Unlock()
+	s.remember(rel, cacheEntry{key: key, hash: fs.Hash, conv: conv}, cacheable)
 	return fs, fromRead, nil
+}
+
+// remember keeps e for the next snapshot's stat cache when cacheable.
+func (s *scan) remember(rel string, e cacheEntry, cacheable bool) {
+	if !cacheable {
+		return
+	}
+	s.mu.Lock()
+	s.fresh[rel] = e
+	s.mu.Unlock()
 }
 
 func (s *scan) skip(rel, why string) {

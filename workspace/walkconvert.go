@@ -15,8 +15,10 @@ import (
 
 // convertedFile is a file the walk left for git to hash.
 type convertedFile struct {
-	rel string
-	key statKey // its stat data when the walk saw it
+	rel       string
+	key       statKey // its stat data when the walk saw it
+	conv      uint64  // its conversion (conversionSignature)
+	cacheable bool
 }
 
 // indexedAttrDirs returns the folders whose .gitattributes is in the index:
@@ -36,9 +38,9 @@ func indexedAttrDirs(idx *Index) func(dir string) bool {
 
 // leaveToGit queues the file rel for git, which starts hashing it at once
 // (see git.PathHasher) while the walk goes on.
-func (s *scan) leaveToGit(rel string, st *fileStat) {
+func (s *scan) leaveToGit(rel string, st *fileStat, conv uint64, cacheable bool) {
 	s.mu.Lock()
-	s.converted = append(s.converted, convertedFile{rel: rel, key: keyOf(st)})
+	s.converted = append(s.converted, convertedFile{rel: rel, key: keyOf(st), conv: conv, cacheable: cacheable})
 	s.mu.Unlock()
 	s.hasher.Add(rel)
 }
@@ -65,9 +67,9 @@ func (s *scan) hashConverted(ctx context.Context) (map[string]record.Hash, error
 		}
 	}
 	s.w.db.AdoptLoose(ids)
-	keys := make(map[string]statKey, len(s.converted))
+	queued := make(map[string]convertedFile, len(s.converted))
 	for _, c := range s.converted {
-		keys[c.rel] = c.key
+		queued[c.rel] = c
 	}
 	out := make(map[string]record.Hash, len(paths))
 	for i, p := range paths {
@@ -78,8 +80,8 @@ func (s *scan) hashConverted(ctx context.Context) (map[string]record.Hash, error
 		// Cached only if the file is as it was when the walk saw it: git
 		// read it afterwards.
 		var st fileStat
-		if key, ok := keys[p]; ok && lstatPath(s.w.Abs(p), &st) == nil && keyOf(&st) == key {
-			s.fresh[p] = cacheEntry{key: key, hash: ids[i]}
+		if c, ok := queued[p]; ok && c.cacheable && lstatPath(s.w.Abs(p), &st) == nil && keyOf(&st) == c.key {
+			s.fresh[p] = cacheEntry{key: c.key, hash: ids[i], conv: c.conv}
 		}
 	}
 	return out, nil
