@@ -297,3 +297,49 @@ func TestSnapshotUnmergedOddNames(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotUnmergedGuessedLineEndings: in a conflict, git consults the
+// path's stage 2 ("ours") for the line endings it guesses (text=auto): our
+// side has CRLF, so git add keeps the file's CRLF, and so must the
+// snapshot, which is compared with git add -A on a copy of the index.
+func TestSnapshotUnmergedGuessedLineEndings(t *testing.T) {
+	r := gittest.New(t)
+	base(t, r)
+	r.Write("c.c", "int x;\r\n")
+	r.Commit("crlf, before any attribute")
+	r.Git("checkout", "-q", "-b", "other")
+	r.Write("c.c", "int other;\r\n")
+	r.Commit("other")
+	r.Git("checkout", "-q", "main")
+	r.Write("c.c", "int main;\r\n")
+	r.Write(".gitattributes", "* text=auto\n")
+	r.Git("add", "-A")
+	r.Commit("main")
+	if _, err := git.Run(context.Background(), r.Dir, "merge", "-q", "other"); err == nil {
+		t.Fatal("merge did not conflict")
+	}
+	if !strings.Contains(r.Read("c.c"), "<<<<<<<") || !strings.Contains(r.Read("c.c"), "\r\n") {
+		t.Fatalf("c.c is not a CRLF file with conflict markers:\n%q", r.Read("c.c"))
+	}
+	s := snap(t, r.Dir)
+	scratch := scratchIndex(t, r.Dir)
+	env := []string{"GIT_INDEX_FILE=" + scratch}
+	if _, err := (git.Cmd{Dir: r.Dir, Args: []string{"add", "-A"}, Env: env}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out, err := git.Cmd{Dir: r.Dir, Args: []string{"write-tree"}, Env: env}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(string(out)); s.Worktree.String() != want {
+		t.Errorf("worktree tree %s, git add -A stages %s:\n%s", s.Worktree, want,
+			cmp.Diff(lsTree(t, r.Dir, want), lsTree(t, r.Dir, s.Worktree.String())))
+	}
+	got, err := openWS(t, r.Dir).db.Lookup(s.Worktree, "c.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw := strings.TrimSpace(r.Git("hash-object", "--no-filters", "c.c")); got.Hash.String() != raw {
+		t.Errorf("c.c recorded as %s, want its bytes as they are (%s): our side has CRLF", got.Hash, raw)
+	}
+}
