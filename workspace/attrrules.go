@@ -31,9 +31,9 @@ type attrRules struct {
 	// indexed reports whether the index has a .gitattributes in dir: git
 	// reads that one when the work tree lacks it. Nil: not known.
 	indexed func(dir string) bool
-	// staged returns the index's blobs, which git consults when it guesses
+	// staged finds the index's blobs, which git consults when it guesses
 	// a file's line endings (see inProcess).
-	staged func() (stagedBlobs, error)
+	staged stagedBlobs
 
 	base      []*attrFile // built-in, system, global, top-level (lowest first)
 	info      *attrFile

@@ -133,11 +133,7 @@ func (w *Workspace) inProcess(rules *attrRules, path string) func(data []byte) (
 			if st := textStatsOf(data); st.crlf == 0 || st.binary() {
 				return data, true
 			}
-			lookup, err := rules.staged()
-			if err != nil {
-				return nil, false
-			}
-			if w.stagedCRLF(lookup, path) {
+			if w.stagedCRLF(rules.staged, path) {
 				return data, true
 			}
 			return crlfToLF(data), true // no lone CR, or it would look binary
@@ -156,8 +152,7 @@ func (w *Workspace) keptAsIs(rules *attrRules, path string) bool {
 	if c, unsure := rules.conversion(path, w.autocrlf); unsure || c != convAuto || w.safecrlf {
 		return false
 	}
-	lookup, err := rules.staged()
-	return err == nil && w.stagedCRLF(lookup, path)
+	return w.stagedCRLF(rules.staged, path)
 }
 
 // stagedBlobs returns the blob git compares a file with when it guesses
@@ -179,25 +174,34 @@ func stagedIn(idx *Index) stagedBlobs {
 	}
 }
 
-// stagedNow is stagedBlobs for the index as it is now, read when first
-// asked for and again only once the index file is replaced.
-func (w *Workspace) stagedNow() (stagedBlobs, error) {
-	w.stagedMu.Lock()
-	defer w.stagedMu.Unlock()
-	fi, err := os.Stat(filepath.Join(w.repo.GitDir, "index"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read index: %w", err)
-	}
-	if w.staged != nil && fi != nil && w.stagedFile != nil && os.SameFile(fi, w.stagedFile) &&
-		fi.ModTime().Equal(w.stagedFile.ModTime()) && fi.Size() == w.stagedFile.Size() {
-		return w.staged, nil
-	}
-	idx, err := w.ReadIndex(context.Background())
+// stagedNow is stagedBlobs for the index file as it is now. It reads only
+// the entries' names (findStaged): a capture asks for one path, and a
+// whole parse of a 100,000-entry index costs more than the rest of the
+// hook. A split index is read whole.
+func (w *Workspace) stagedNow(path string) (record.Hash, bool) {
+	f, err := os.Open(filepath.Join(w.repo.GitDir, "index"))
 	if err != nil {
-		return nil, err
+		return record.ZeroHash, false // none yet, or unreadable: git add would stage nothing else
 	}
-	w.staged, w.stagedFile = stagedIn(idx), fi
-	return w.staged, nil
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return record.ZeroHash, false
+	}
+	data, release, err := indexData(f, fi.Size())
+	if err != nil {
+		return record.ZeroHash, false
+	}
+	defer release()
+	h, ok, err := findStaged(data, path)
+	if errors.Is(err, errSplitIndex) {
+		idx, err := w.ReadIndex(context.Background())
+		if err != nil {
+			return record.ZeroHash, false
+		}
+		return stagedIn(idx)(path)
+	}
+	return h, ok && err == nil
 }
 
 // stagedCRLF reports whether the blob staged for path is text with CRLF
@@ -284,11 +288,7 @@ func (w *Workspace) conversionSignature(rules *attrRules, path string) (sig uint
 		fmt.Fprintf(h, "\x00%s %d %s", name, a.kind, a.value)
 	}
 	if kind == convAuto {
-		lookup, err := rules.staged()
-		if err != nil {
-			return 0, false
-		}
-		if staged, ok := lookup(path); ok {
+		if staged, ok := rules.staged(path); ok {
 			h.Write(staged[:])
 		}
 	}

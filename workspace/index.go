@@ -215,6 +215,85 @@ func parseEntries(data []byte) (*Index, error) {
 	return idx, nil
 }
 
+// findStaged looks path up in the index file data as convert.c's
+// read_blob_data_from_index does, for a file whose line endings git guesses:
+// its stage 0 entry, else its stage 2 ("ours" in a conflict). It decodes
+// only the entries' names, without parseIndex's checksum and copies, and
+// returns errSplitIndex for a split index, whose entries are partly in
+// another file.
+func findStaged(data []byte, path string) (h record.Hash, ok bool, err error) {
+	bad := badIndex
+	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
+		return h, false, bad("no DIRC header")
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version < 2 || version > 4 {
+		return h, false, bad(fmt.Sprintf("version %d", version))
+	}
+	count := int(binary.BigEndian.Uint32(data[8:12]))
+	p := data[12 : len(data)-20]
+	var name []byte // version 4: the previous entry's path
+	for i := 0; i < count; i++ {
+		if len(p) < 62 {
+			return h, false, bad("truncated entry")
+		}
+		flags := binary.BigEndian.Uint16(p[60:])
+		stage := int(flags>>12) & 3
+		off := 62
+		if flags&0x4000 != 0 {
+			if version < 3 || len(p) < 64 {
+				return h, false, bad("extended flags in a version 2 index")
+			}
+			off = 64
+		}
+		var cur []byte
+		if version == 4 {
+			strip, n := varint(p[off:])
+			if n == 0 || int(strip) > len(name) {
+				return h, false, bad("bad path prefix")
+			}
+			off += n
+			nul := bytes.IndexByte(p[off:], 0)
+			if nul < 0 {
+				return h, false, bad("unterminated path")
+			}
+			name = append(name[:len(name)-int(strip)], p[off:off+nul]...)
+			cur = name
+			off += nul + 1
+		} else {
+			// The flags hold the path's length when it is below 0xfff.
+			n := int(flags & 0xfff)
+			if n == 0xfff {
+				n = bytes.IndexByte(p[off:], 0)
+			}
+			if n < 0 || off+n >= len(p) || p[off+n] != 0 {
+				return h, false, bad("unterminated path")
+			}
+			cur = p[off : off+n]
+			off = (off + n + 8) &^ 7
+			if off > len(p) {
+				return h, false, bad("truncated entry")
+			}
+		}
+		if !ok && (stage == 0 || stage == 2) && string(cur) == path {
+			copy(h[:], p[40:60])
+			ok = true
+		}
+		p = p[off:]
+	}
+	for len(p) >= 8 {
+		size := int(binary.BigEndian.Uint32(p[4:8]))
+		if size > len(p)-8 {
+			return h, false, bad("truncated extension " + string(p[:4]))
+		}
+		if string(p[:4]) == "link" {
+			return record.Hash{}, false, errSplitIndex
+		}
+		p = p[8+size:]
+	}
+	return h, ok, nil
+}
+
 // varint decodes git's offset varint used by index v4 path compression.
 func varint(p []byte) (uint64, int) {
 	if len(p) == 0 {

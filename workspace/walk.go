@@ -172,8 +172,7 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 		}
 	}
 	s.attrs = s.w.newAttrRules(indexedAttrDirs(s.idx))
-	staged := stagedIn(s.staged)
-	s.attrs.staged = func() (stagedBlobs, error) { return staged, nil }
+	s.attrs.staged = stagedIn(s.staged)
 	s.hasher = git.NewPathHasher(ctx, s.w.repo.WorkTree)
 	base, err := baseIgnores(s.w.repo.CommonDir, s.w.opts.ExcludesFile, s.names.ignoreCase)
 	if err != nil {

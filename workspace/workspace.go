@@ -86,10 +86,6 @@ type Workspace struct {
 	idxModes    indexModes             // for Capture without executable bits or symlinks
 	fpOnce      sync.Once
 	fingerprint string
-
-	stagedMu   sync.Mutex  // guards staged and stagedFile
-	staged     stagedBlobs // the index's blobs, for guessed line endings (filters.go)
-	stagedFile os.FileInfo // the index file staged was read from
 }
 
 // Open finds the repository containing dir and prepares its work tree for
