@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/hook.py: what one Claude Code hook costs.
 
-    bench/hook.py [-a OTHER]... [--bash | --daemon] [--alone] [--attributes] [--settle S] GITGUARD REPO [PAIRS]
+    bench/hook.py [-a OTHER]... [--bash | --daemon] [--alone] [--attributes | --text-auto] [--settle S] GITGUARD REPO [PAIRS]
 
 Replays PAIRS (default 30) tool uses through `GITGUARD hook claude-code` (or,
 when the build has the hook client beside it, `gitguard-hook claude-code`, as
@@ -37,6 +37,8 @@ the steady state of an agent's session rather than beside that walk.
 timing (the one bench/run.sh -a uses: binary, a diff driver, linguist-*, and
 *.txt text eol=lf, a real conversion) and appends CRLF lines, so that the
 file each tool use changes is one git converts; it is removed afterwards.
+--text-auto does the same with `* text=auto` as the .gitattributes: git
+then guesses the file's line endings, looking at the blob staged for it.
 
 --alone times `GITGUARD version` and git status after all the pairs
 instead of after each one: the events follow one another as in an agent's
@@ -119,6 +121,7 @@ def main():
     ap.add_argument("--settle", type=float, default=2.0)
     ap.add_argument("--alone", action="store_true")
     ap.add_argument("--attributes", action="store_true")
+    ap.add_argument("--text-auto", action="store_true")
     ap.add_argument("gitguard")
     ap.add_argument("repo")
     ap.add_argument("pairs", nargs="?", type=int, default=30)
@@ -133,12 +136,17 @@ def main():
     if args.bash and args.daemon:
         sys.exit("--daemon is for Edit: with --bash the hook starts its daemon itself")
     eol = "\n"
-    if args.attributes:
+    if args.attributes and args.text_auto:
+        sys.exit("--attributes and --text-auto each write the .gitattributes: give one")
+    if args.attributes or args.text_auto:
         if os.path.exists(".gitattributes") or not path.endswith(".txt"):
             sys.exit("--attributes wants a repository without a top .gitattributes whose first file is a .txt")
         top = path.split("/")[0]
         with open(".gitattributes", "w") as f:
-            f.write(f"*.png binary\n*.md diff=markdown\n{top}/** linguist-documentation\n*.txt text eol=lf\n")
+            if args.text_auto:
+                f.write("* text=auto\n")
+            else:
+                f.write(f"*.png binary\n*.md diff=markdown\n{top}/** linguist-documentation\n*.txt text eol=lf\n")
         eol = "\r\n"
 
     def time_others(b):
@@ -176,7 +184,7 @@ def main():
         subprocess.run(["git", "checkout", "-q", "--", path])
         for b in builds:
             stop_daemon(b.gitguard)
-        if args.attributes:
+        if args.attributes or args.text_auto:
             os.remove(".gitattributes")
     if args.alone:
         for _ in range(args.pairs):

@@ -175,10 +175,13 @@ func stagedIn(idx *Index) stagedBlobs {
 }
 
 // stagedNow is stagedBlobs for the index file as it is now. It reads only
-// the entries' names (findStaged): a capture asks for one path, and a
-// whole parse of a 100,000-entry index costs more than the rest of the
-// hook. A split index is read whole.
+// the entries' names (findStaged), up to path's when no shared index file
+// says the index may be split: a capture asks for one path, and a whole
+// parse of a 100,000-entry index costs more than the rest of the hook. A
+// split index is read whole.
 func (w *Workspace) stagedNow(path string) (record.Hash, bool) {
+	shared, err := filepath.Glob(filepath.Join(w.repo.GitDir, "sharedindex.*"))
+	unsplit := err == nil && len(shared) == 0
 	f, err := os.Open(filepath.Join(w.repo.GitDir, "index"))
 	if err != nil {
 		return record.ZeroHash, false // none yet, or unreadable: git add would stage nothing else
@@ -193,7 +196,7 @@ func (w *Workspace) stagedNow(path string) (record.Hash, bool) {
 		return record.ZeroHash, false
 	}
 	defer release()
-	h, ok, err := findStaged(data, path)
+	h, ok, err := findStaged(data, path, unsplit)
 	if errors.Is(err, errSplitIndex) {
 		idx, err := w.ReadIndex(context.Background())
 		if err != nil {

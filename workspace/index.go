@@ -220,8 +220,10 @@ func parseEntries(data []byte) (*Index, error) {
 // its stage 0 entry, else its stage 2 ("ours" in a conflict). It decodes
 // only the entries' names, without parseIndex's checksum and copies, and
 // returns errSplitIndex for a split index, whose entries are partly in
-// another file.
-func findStaged(data []byte, path string) (h record.Hash, ok bool, err error) {
+// another file. With unsplit, the caller knows the index is not split (no
+// shared index file exists): the look stops at the first name past path,
+// entries being sorted by name.
+func findStaged(data []byte, path string, unsplit bool) (h record.Hash, ok bool, err error) {
 	bad := badIndex
 	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
 		return h, false, bad("no DIRC header")
@@ -278,6 +280,9 @@ func findStaged(data []byte, path string) (h record.Hash, ok bool, err error) {
 		if !ok && (stage == 0 || stage == 2) && string(cur) == path {
 			copy(h[:], p[40:60])
 			ok = true
+		}
+		if unsplit && string(cur) > path {
+			return h, ok, nil
 		}
 		p = p[off:]
 	}

@@ -104,13 +104,15 @@ func TestFindStaged(t *testing.T) {
 				paths = append(paths, e.Path)
 			}
 			for _, p := range paths {
-				h, ok, err := findStaged(data, p)
-				if err != nil {
-					t.Fatalf("findStaged(%q): %v", p, err)
-				}
-				wantH, wantOK := whole(p)
-				if h != wantH || ok != wantOK {
-					t.Errorf("findStaged(%q) = %s %v, the whole parse finds %s %v", p, h, ok, wantH, wantOK)
+				for _, unsplit := range []bool{false, true} {
+					h, ok, err := findStaged(data, p, unsplit)
+					if err != nil {
+						t.Fatalf("findStaged(%q, %v): %v", p, unsplit, err)
+					}
+					wantH, wantOK := whole(p)
+					if h != wantH || ok != wantOK {
+						t.Errorf("findStaged(%q, %v) = %s %v, the whole parse finds %s %v", p, unsplit, h, ok, wantH, wantOK)
+					}
 				}
 			}
 			var ours string
@@ -119,10 +121,10 @@ func TestFindStaged(t *testing.T) {
 					ours = f[1]
 				}
 			}
-			if h, ok, _ := findStaged(data, "a.txt"); !ok || h.String() != ours {
+			if h, ok, _ := findStaged(data, "a.txt", true); !ok || h.String() != ours {
 				t.Errorf("a.txt, conflicted: %s %v, want its stage 2, %s", h, ok, ours)
 			}
-			if h, ok, _ := findStaged(data, long); !ok || h.String() != blob {
+			if h, ok, _ := findStaged(data, long, false); !ok || h.String() != blob {
 				t.Errorf("a %d-byte path: %s %v, want %s", len(long), h, ok, blob)
 			}
 
@@ -131,7 +133,7 @@ func TestFindStaged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := findStaged(split, "a.txt"); !errors.Is(err, errSplitIndex) {
+			if _, _, err := findStaged(split, "a.txt", false); !errors.Is(err, errSplitIndex) {
 				t.Fatalf("split index: %v, want errSplitIndex", err)
 			}
 			ws := openWS(t, r.Dir)
