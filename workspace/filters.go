@@ -184,7 +184,7 @@ func (w *Workspace) stagedNow(path string) (record.Hash, bool) {
 	unsplit := err == nil && len(shared) == 0
 	f, err := os.Open(filepath.Join(w.repo.GitDir, "index"))
 	if err != nil {
-		return record.ZeroHash, false // none yet, or unreadable: git add would stage nothing else
+		return record.ZeroHash, false // no index yet (or none to read): nothing is staged
 	}
 	defer f.Close()
 	fi, err := f.Stat()
