@@ -140,7 +140,7 @@ def main():
         sys.exit("--attributes and --text-auto each write the .gitattributes: give one")
     if args.attributes or args.text_auto:
         if os.path.exists(".gitattributes") or not path.endswith(".txt"):
-            sys.exit("--attributes wants a repository without a top .gitattributes whose first file is a .txt")
+            sys.exit("--attributes and --text-auto want a repository without a top .gitattributes whose first file is a .txt")
         top = path.split("/")[0]
         with open(".gitattributes", "w") as f:
             if args.text_auto:
