@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"hash/fnv"
 	"strconv"
 	"strings"
 )
@@ -76,6 +77,7 @@ type attrPattern struct {
 type attrFile struct {
 	base  string
 	lines []attrLine
+	sum   uint64 // of the folder and the content: what makes the file's rules
 }
 
 const attrBlank = " \t\r\n"
@@ -83,7 +85,11 @@ const attrBlank = " \t\r\n"
 // parseAttrs parses the content of an attributes file for folder base.
 // macroOK allows "[attr]" lines (top-level and global files).
 func parseAttrs(data []byte, base string, macroOK, fold bool) *attrFile {
-	f := &attrFile{base: base}
+	h := fnv.New64a()
+	h.Write([]byte(base))
+	h.Write([]byte{0})
+	h.Write(data)
+	f := &attrFile{base: base, sum: h.Sum64()}
 	if fold {
 		f.base = foldCase(base)
 	}

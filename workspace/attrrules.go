@@ -1,7 +1,9 @@
 package workspace
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,8 +43,15 @@ type attrRules struct {
 	macros    map[string]*attrLine
 	relevant  map[string]bool // attributes that can decide a conversion
 
-	mu   sync.Mutex
-	dirs map[string]*dirAttrs
+	mu     sync.Mutex
+	dirs   map[string]*dirAttrs
+	stacks map[string]stackSum // by folder (see stackSum)
+}
+
+// stackSum sums up the attribute files that apply to a folder's files.
+type stackSum struct {
+	sum    uint64
+	unsure bool
 }
 
 // dirAttrs is a folder's own .gitattributes.
@@ -100,6 +109,7 @@ func (w *Workspace) newAttrRules(indexed func(dir string) bool) *attrRules {
 		staged:    w.stagedNow,
 		unsureAll: src.unsureAll,
 		dirs:      map[string]*dirAttrs{},
+		stacks:    map[string]stackSum{},
 	}
 	r.base = append(r.base, parseAttrs([]byte(builtinAttrs), "", true, r.fold))
 	for _, f := range []string{src.system, src.global} {
@@ -265,6 +275,34 @@ func (r *attrRules) stack(path string) ([]*attrFile, bool) {
 		files = append(files, r.info)
 	}
 	return files, false
+}
+
+// stackSum sums up the attribute files that apply to path (stack), read
+// once per folder: two files under the same sum get the same attributes
+// when their names are the same. unsure is stack's.
+func (r *attrRules) stackSum(path string) (sum uint64, unsure bool) {
+	dir := ""
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		dir = path[:i]
+	}
+	r.mu.Lock()
+	st, ok := r.stacks[dir]
+	r.mu.Unlock()
+	if ok {
+		return st.sum, st.unsure
+	}
+	files, unsure := r.stack(path)
+	h := fnv.New64a()
+	var b [8]byte
+	for _, f := range files {
+		binary.LittleEndian.PutUint64(b[:], f.sum)
+		h.Write(b[:])
+	}
+	st = stackSum{sum: h.Sum64(), unsure: unsure}
+	r.mu.Lock()
+	r.stacks[dir] = st
+	r.mu.Unlock()
+	return st.sum, st.unsure
 }
 
 // lookup returns every attribute git gives path (a file, relative to the

@@ -3,8 +3,8 @@ package workspace
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
-	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -269,33 +269,34 @@ func (st textStats) binary() bool {
 }
 
 // conversionSignature sums up what decides how git converts the content of
-// path: 0 when nothing converts it. A hash the stat cache keeps is trusted
-// only under the signature it was made with, so that attribute files or
-// core.autocrlf edited since, or another blob staged (which git consults
-// when it guesses line endings), make the file be hashed again. cacheable
-// is false when only git can tell how path converts.
-func (w *Workspace) conversionSignature(rules *attrRules, path string) (sig uint64, cacheable bool) {
-	files, unsure := rules.stack(path)
+// path: the attribute files that apply to it (their content, not their
+// verdict, which would take matching every pattern again: see stackSum),
+// core.ignoreCase, core.autocrlf and core.safecrlf, and, when git guesses
+// its line endings (auto), the blob staged for it. A hash the stat cache
+// keeps is trusted only under the signature it was made with, so that
+// attribute files or core.autocrlf edited since, or another blob staged,
+// make the file be hashed again. cacheable is false when only git can
+// tell how path converts.
+func (w *Workspace) conversionSignature(rules *attrRules, path string, auto bool) (sig uint64, cacheable bool) {
+	sum, unsure := rules.stackSum(path)
 	if unsure {
 		return 0, false
 	}
-	attrs := rules.fill(path, files, true)
-	kind := conversionKind(attrs, w.autocrlf)
-	if kind == convNone {
-		return 0, true
+	var b [9]byte
+	binary.LittleEndian.PutUint64(b[:], sum)
+	for i, on := range []bool{rules.fold, w.autocrlf, w.safecrlf, auto} {
+		if on {
+			b[8] |= 1 << i
+		}
 	}
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%d %t %t", kind, w.autocrlf, w.safecrlf)
-	for _, name := range conversionAttrs {
-		a := attrs[name]
-		fmt.Fprintf(h, "\x00%s %d %s", name, a.kind, a.value)
-	}
-	if kind == convAuto {
+	h.Write(b[:])
+	if auto {
 		if staged, ok := rules.staged(path); ok {
 			h.Write(staged[:])
 		}
 	}
-	return h.Sum64() | 1, true // never 0, which says no conversion
+	return h.Sum64(), true
 }
 
 // crlfToLF drops every CR that comes right before an LF.

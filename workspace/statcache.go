@@ -39,7 +39,9 @@ type cacheEntry struct {
 	hash record.Hash
 	// conv is the conversion the hash was made under (see
 	// conversionSignature): another one makes the file be hashed again.
+	// auto says git guessed the file's line endings then.
 	conv uint64
+	auto bool
 }
 
 // statCache remembers the blob ids of files gitguard hashed itself (untracked
@@ -49,7 +51,7 @@ type cacheEntry struct {
 // later write in the same timestamp tick would otherwise go unnoticed.
 type statCache map[string]cacheEntry
 
-const statCacheMagic = "gitguard-statcache 2\n"
+const statCacheMagic = "gitguard-statcache 3\n"
 
 // racyMargin covers file systems with coarse timestamps (1–2 s on some).
 const racyMargin = 2 * time.Second
@@ -84,6 +86,9 @@ func loadStatCache(stateDir string) statCache {
 		if err := binary.Read(r, binary.LittleEndian, &e.conv); err != nil {
 			return statCache{}
 		}
+		if err := binary.Read(r, binary.LittleEndian, &e.auto); err != nil {
+			return statCache{}
+		}
 		c[string(name)] = e
 	}
 	return c
@@ -112,6 +117,7 @@ func (c statCache) save(stateDir string, start time.Time) error {
 		binary.Write(w, binary.LittleEndian, e.key)
 		w.Write(e.hash[:])
 		binary.Write(w, binary.LittleEndian, e.conv)
+		binary.Write(w, binary.LittleEndian, e.auto)
 	}
 	if err := errors.Join(w.Flush(), tmp.Close()); err != nil {
 		return fmt.Errorf("save stat cache: %w", err)

@@ -428,27 +428,32 @@ const (
 // blob. A file that vanished meanwhile is reported absent.
 func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.FileState, source, error) {
 	key := keyOf(st)
-	conv, cacheable := s.w.conversionSignature(s.attrs, rel)
 	s.mu.Lock()
 	ce, ok := s.cache[rel] // s.cache is never written during the scan
 	s.mu.Unlock()
-	if ok && cacheable && ce.key == key && ce.conv == conv && s.w.db.Reuse(ce.hash) { // freshened: the snapshot names it
-		s.mu.Lock()
-		s.fresh[rel] = ce
-		s.mu.Unlock()
-		return record.FileState{Path: rel, Mode: mode, Hash: ce.hash, Size: st.size}, fromCache, nil
+	if ok && ce.key == key {
+		// Freshened by Reuse: the snapshot names it.
+		if conv, cacheable := s.w.conversionSignature(s.attrs, rel, ce.auto); cacheable && conv == ce.conv && s.w.db.Reuse(ce.hash) {
+			s.mu.Lock()
+			s.fresh[rel] = ce
+			s.mu.Unlock()
+			return record.FileState{Path: rel, Mode: mode, Hash: ce.hash, Size: st.size}, fromCache, nil
+		}
 	}
+	kind, unsure := s.attrs.conversion(rel, s.w.autocrlf)
+	auto := !unsure && kind == convAuto
+	conv, cacheable := s.w.conversionSignature(s.attrs, rel, auto)
 	if mode.IsFile() && st.size <= s.w.maxSize() && s.w.needsGit(s.attrs, rel) {
 		if convert := s.w.inProcess(s.attrs, rel); convert != nil {
 			// Line endings only, converted here when they can be (filters.go).
 			h, ok, err := s.w.db.WriteFileConverted(full, st.size, convert)
 			if err == nil && ok {
-				s.remember(rel, cacheEntry{key: key, hash: h, conv: conv}, cacheable)
+				s.remember(rel, cacheEntry{key: key, hash: h, conv: conv, auto: auto}, cacheable)
 				return record.FileState{Path: rel, Mode: mode, Hash: h, Size: st.size}, fromRead, nil
 			}
 		}
 		if !s.w.keptAsIs(s.attrs, rel) { // else stored as it is, below
-			s.leaveToGit(rel, st, conv, cacheable)
+			s.leaveToGit(rel, st, conv, auto, cacheable)
 			return record.FileState{Path: rel, Mode: mode, Size: st.size}, fromRead, nil
 		}
 	}
@@ -483,7 +488,7 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 		s.mu.Unlock()
 		return record.FileState{Path: rel}, fromRead, nil
 	}
-	s.remember(rel, cacheEntry{key: key, hash: fs.Hash, conv: conv}, cacheable)
+	s.remember(rel, cacheEntry{key: key, hash: fs.Hash, conv: conv, auto: auto}, cacheable)
 	return fs, fromRead, nil
 }
 

@@ -17,7 +17,8 @@ import (
 type convertedFile struct {
 	rel       string
 	key       statKey // its stat data when the walk saw it
-	conv      uint64  // its conversion (conversionSignature)
+	conv      uint64  // its conversion, for the stat cache (see cacheEntry)
+	auto      bool
 	cacheable bool
 }
 
@@ -38,9 +39,9 @@ func indexedAttrDirs(idx *Index) func(dir string) bool {
 
 // leaveToGit queues the file rel for git, which starts hashing it at once
 // (see git.PathHasher) while the walk goes on.
-func (s *scan) leaveToGit(rel string, st *fileStat, conv uint64, cacheable bool) {
+func (s *scan) leaveToGit(rel string, st *fileStat, conv uint64, auto, cacheable bool) {
 	s.mu.Lock()
-	s.converted = append(s.converted, convertedFile{rel: rel, key: keyOf(st), conv: conv, cacheable: cacheable})
+	s.converted = append(s.converted, convertedFile{rel: rel, key: keyOf(st), conv: conv, auto: auto, cacheable: cacheable})
 	s.mu.Unlock()
 	s.hasher.Add(rel)
 }
@@ -81,7 +82,7 @@ func (s *scan) hashConverted(ctx context.Context) (map[string]record.Hash, error
 		// read it afterwards.
 		var st fileStat
 		if c, ok := queued[p]; ok && c.cacheable && lstatPath(s.w.Abs(p), &st) == nil && keyOf(&st) == c.key {
-			s.fresh[p] = cacheEntry{key: c.key, hash: ids[i], conv: c.conv}
+			s.fresh[p] = cacheEntry{key: c.key, hash: ids[i], conv: c.conv, auto: c.auto}
 		}
 	}
 	return out, nil
