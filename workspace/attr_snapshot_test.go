@@ -126,6 +126,16 @@ var attrOracleCases = []oracleCase{
 		r.Write("big.c", big+"int more;\r\n")
 		r.Write("new.c", "int z;\r\n")
 	}},
+	{name: "core.safecrlf=true with CRLF committed", setup: func(t *testing.T, r *gittest.Repo) {
+		// Guessed line endings kept as the staged blob has them: git
+		// neither converts nor refuses, and gitguard needs no git.
+		r.Write("committed.c", "int x;\r\n")
+		r.Commit("crlf files")
+		r.Git("config", "core.safecrlf", "true")
+		r.Write(".gitattributes", "*.c text=auto\n")
+		r.Write("committed.c", "int x;\r\nint y;\r\n")
+		r.Write("binary.c", "\x00bin\r\n")
+	}},
 	{name: "core.safecrlf=true", setup: func(t *testing.T, r *gittest.Repo) {
 		r.Git("config", "core.safecrlf", "true")
 		r.Write(".gitattributes", "*.txt text eol=lf\n")
@@ -322,7 +332,7 @@ func TestCaptureWithAttributes(t *testing.T) {
 // (TestSnapshotLineEndingsInProcess): without a git process for text, eol
 // or text=auto files, what git add stages, stored or not, also where the
 // staged blob has CRLF and git keeps it; git hashes only filtered files
-// (ident here), and every file under core.safecrlf=true.
+// (ident here), and under core.safecrlf=true every file git might refuse.
 func TestCaptureLineEndingsInProcess(t *testing.T) {
 	r := gittest.New(t)
 	base(t, r)
@@ -388,6 +398,8 @@ func TestCaptureLineEndingsInProcess(t *testing.T) {
 	r.Git("config", "core.safecrlf", "true")
 	ws = openWS(t, r.Dir)
 	capture(ws, "lf.txt", 1)
+	capture(ws, "staged-crlf.c", 0) // kept as it is: git would neither convert nor refuse
+	capture(ws, "binary.c", 0)
 	r.Git("fsck", "--strict")
 }
 

@@ -111,33 +111,35 @@ func (w *Workspace) hashConverted(rules *attrRules, path, full string, size int6
 //     looks binary or the blob staged for the path (rules.staged) has CRLF
 //     line endings already, which git then keeps.
 //
-// nil when git must hash it: other conversions, and everything under
-// core.safecrlf=true, where git refuses files whose line endings a
-// checkout would change.
+// nil, or a false from the function, when git must hash it: other
+// conversions, and under core.safecrlf=true, where git refuses files whose
+// line endings a checkout would change, everything but what git neither
+// converts nor checks (guessed line endings of binary-looking content or
+// kept as the staged blob has them).
 func (w *Workspace) inProcess(rules *attrRules, path string) func(data []byte) ([]byte, bool) {
-	if w.safecrlf {
-		return nil
-	}
-	switch c, unsure := rules.conversion(path, w.autocrlf); {
+	c, unsure := rules.conversion(path, w.autocrlf)
+	switch {
 	case unsure:
+		return nil
+	case c == convAuto:
+		return func(data []byte) ([]byte, bool) {
+			if bytes.IndexByte(data, '\r') < 0 {
+				return data, !w.safecrlf
+			}
+			if st := textStatsOf(data); st.binary() {
+				return data, true // a lone CR counts as binary: crlf is not 0 below
+			}
+			if w.stagedCRLF(rules.staged, path) {
+				return data, true // no conversion, and a checkout changes none of its CRLFs
+			}
+			return crlfToLF(data), !w.safecrlf
+		}
+	case w.safecrlf:
 		return nil
 	case c == convEOL:
 		return func(data []byte) ([]byte, bool) { return data, bytes.IndexByte(data, '\r') < 0 }
 	case c == convText:
 		return func(data []byte) ([]byte, bool) { return crlfToLF(data), true }
-	case c == convAuto:
-		return func(data []byte) ([]byte, bool) {
-			if bytes.IndexByte(data, '\r') < 0 {
-				return data, true
-			}
-			if st := textStatsOf(data); st.crlf == 0 || st.binary() {
-				return data, true
-			}
-			if w.stagedCRLF(rules.staged, path) {
-				return data, true
-			}
-			return crlfToLF(data), true // no lone CR, or it would look binary
-		}
 	}
 	return nil
 }
