@@ -250,52 +250,37 @@ func TestSnapshotLineEndingsInProcess(t *testing.T) {
 	r.Write(".gitattributes", "* text=auto\n*.txt text eol=lf\n*.id ident\n")
 	r.Commit("attributes")
 	ws := openWS(t, r.Dir)
+	// snapshot takes a snapshot that must run git wantGit times, and checks
+	// it against git add -A.
+	snapshot := func(what string, wantGit int) {
+		t.Helper()
+		done := gitCalls(t)
+		if _, err := ws.Snapshot(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if calls := done(); len(calls) != wantGit {
+			t.Errorf("snapshot of %s ran git %q, want %d process(es)", what, calls, wantGit)
+		}
+		checkOracle(t, r.Dir)
+	}
 	for i := 0; i < 20; i++ {
 		r.Write(filepath.Join("lf", strings.Repeat("x", i+1)+".txt"), "lf line\n")
 		r.Write(filepath.Join("auto", strings.Repeat("y", i+1)+".c"), "int x;\n")
 	}
-	done := gitCalls(t)
-	if _, err := ws.Snapshot(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if calls := done(); len(calls) != 0 {
-		t.Errorf("snapshot of files without carriage returns ran git %d times: %q", len(calls), calls)
-	}
-	checkOracle(t, r.Dir)
+	snapshot("files without carriage returns", 0)
 
 	for i := 0; i < 20; i++ {
 		r.Write(filepath.Join("lf", strings.Repeat("z", i+1)+".txt"), "crlf line\r\n")
 	}
-	done = gitCalls(t)
-	if _, err := ws.Snapshot(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if calls := done(); len(calls) != 0 {
-		t.Errorf("snapshot of text files with CRLF ran git %d times: %q", len(calls), calls)
-	}
-	checkOracle(t, r.Dir)
+	snapshot("text files with CRLF", 0)
 
 	r.Write("auto/crlf.c", "int y;\r\n")
 	r.Write("auto/binary.c", "\x00int y;\r\n")
 	r.Write("auto/lonecr.c", "int\ry;\r\n")
-	done = gitCalls(t)
-	if _, err := ws.Snapshot(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if calls := done(); len(calls) != 0 {
-		t.Errorf("snapshot of text=auto files with CRLF ran git %d times: %q", len(calls), calls)
-	}
-	checkOracle(t, r.Dir)
+	snapshot("text=auto files with CRLF", 0)
 
 	r.Write("x.id", "$Id$\r\n")
-	done = gitCalls(t)
-	if _, err := ws.Snapshot(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if calls := done(); len(calls) != 1 {
-		t.Errorf("snapshot of one ident file ran %q, want one git hash-object", calls)
-	}
-	checkOracle(t, r.Dir)
+	snapshot("one ident file", 1)
 }
 
 // TestCaptureWithAttributes: a single file's capture, stored or not,

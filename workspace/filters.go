@@ -88,17 +88,38 @@ func (w *Workspace) needsGit(rules *attrRules, path string) bool {
 
 // hashConverted returns the blob id git stages for the regular file path
 // (at full, size bytes), which git converts by rules: worked out in process
-// when only its line endings change (inProcess, keptAsIs), else by git.
+// when it can be (withoutGit), else by git.
 func (w *Workspace) hashConverted(rules *attrRules, path, full string, size int64) (record.Hash, error) {
-	if convert := w.inProcess(rules, path); convert != nil {
-		if h, ok, err := odb.HashFileConverted(full, size, convert); ok || err != nil {
-			return h, err
-		}
-	}
-	if w.keptAsIs(rules, path) {
-		return hashFile(full, size)
+	if h, ok, err := w.withoutGit(rules, path, full, size, false); ok || err != nil {
+		return h, err
 	}
 	return git.HashPath(context.Background(), w.repo.WorkTree, path, false)
+}
+
+// withoutGit stores (with store) or only hashes the regular file path (at
+// full, size bytes), which git converts by rules, when that takes no git:
+// its line endings converted in process (inProcess), or its content kept
+// as it is (keptAsIs). ok is false when git must do it.
+func (w *Workspace) withoutGit(rules *attrRules, path, full string, size int64, store bool) (h record.Hash, ok bool, err error) {
+	if convert := w.inProcess(rules, path); convert != nil {
+		if store {
+			h, ok, err = w.db.WriteFileConverted(full, size, convert)
+		} else {
+			h, ok, err = odb.HashFileConverted(full, size, convert)
+		}
+		if ok || err != nil {
+			return h, ok, err
+		}
+	}
+	if !w.keptAsIs(rules, path) {
+		return record.ZeroHash, false, nil
+	}
+	if store {
+		h, err = w.db.WriteFile(full, size)
+	} else {
+		h, err = hashFile(full, size)
+	}
+	return h, err == nil, err
 }
 
 // inProcess returns how a regular file git converts only in its line

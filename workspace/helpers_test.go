@@ -106,10 +106,23 @@ func oracle(t *testing.T, dir string) (index, worktree string) {
 	}
 	i1 := scratchIndex(t, dir)
 	index = run(i1, "write-tree")
-	i2 := scratchIndex(t, dir)
-	run(i2, "add", "-A")
-	worktree = run(i2, "write-tree")
-	return index, worktree
+	return index, addedTree(t, dir)
+}
+
+// addedTree returns the tree git add -A stages in a copy of the index: the
+// work tree as git records it, a conflicted index resolved to the files as
+// they are.
+func addedTree(t *testing.T, dir string) string {
+	t.Helper()
+	env := []string{"GIT_INDEX_FILE=" + scratchIndex(t, dir)}
+	var out []byte
+	for _, args := range [][]string{{"add", "-A"}, {"write-tree"}} {
+		var err error
+		if out, err = (git.Cmd{Dir: dir, Args: args, Env: env}).Run(context.Background()); err != nil {
+			t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+		}
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // lsTree lists a tree recursively as `git ls-tree -r` prints it.

@@ -226,14 +226,8 @@ func (w *Workspace) storeFile(rel, full string, size int64, mode record.Mode, pl
 		fs.Hash, err = hashFile(full, size)
 	case w.needsGit(rules, rel):
 		// Recorded as git would stage it; see filters.go.
-		if convert := w.inProcess(rules, rel); convert != nil {
-			var ok bool
-			if fs.Hash, ok, err = w.db.WriteFileConverted(full, size, convert); ok || err != nil {
-				break
-			}
-		}
-		if w.keptAsIs(rules, rel) {
-			fs.Hash, err = w.db.WriteFile(full, size)
+		var ok bool
+		if fs.Hash, ok, err = w.withoutGit(rules, rel, full, size, true); ok || err != nil {
 			break
 		}
 		var ids []record.Hash

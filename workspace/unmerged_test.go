@@ -70,17 +70,7 @@ func TestSnapshotUnmerged(t *testing.T) {
 
 	// git write-tree refuses this index; git add -A on a copy of it
 	// resolves every conflict to the file as it is.
-	scratch := scratchIndex(t, r.Dir)
-	for _, args := range [][]string{{"add", "-A"}, {"write-tree"}} {
-		if _, err := (git.Cmd{Dir: r.Dir, Args: args, Env: []string{"GIT_INDEX_FILE=" + scratch}}).Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out, err := git.Cmd{Dir: r.Dir, Args: []string{"write-tree"}, Env: []string{"GIT_INDEX_FILE=" + scratch}}.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantWorktree := strings.TrimSpace(string(out))
+	wantWorktree := addedTree(t, r.Dir)
 	if s.Worktree.String() != wantWorktree {
 		t.Errorf("worktree tree %s, git add -A stages %s:\n%s", s.Worktree, wantWorktree,
 			cmp.Diff(lsTree(t, r.Dir, wantWorktree), lsTree(t, r.Dir, s.Worktree.String())))
@@ -322,16 +312,7 @@ func TestSnapshotUnmergedGuessedLineEndings(t *testing.T) {
 		t.Fatalf("c.c is not a CRLF file with conflict markers:\n%q", r.Read("c.c"))
 	}
 	s := snap(t, r.Dir)
-	scratch := scratchIndex(t, r.Dir)
-	env := []string{"GIT_INDEX_FILE=" + scratch}
-	if _, err := (git.Cmd{Dir: r.Dir, Args: []string{"add", "-A"}, Env: env}).Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	out, err := git.Cmd{Dir: r.Dir, Args: []string{"write-tree"}, Env: env}.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := strings.TrimSpace(string(out)); s.Worktree.String() != want {
+	if want := addedTree(t, r.Dir); s.Worktree.String() != want {
 		t.Errorf("worktree tree %s, git add -A stages %s:\n%s", s.Worktree, want,
 			cmp.Diff(lsTree(t, r.Dir, want), lsTree(t, r.Dir, s.Worktree.String())))
 	}

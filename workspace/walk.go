@@ -443,19 +443,15 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 	kind, unsure := s.attrs.conversion(rel, s.w.autocrlf)
 	auto := !unsure && kind == convAuto
 	conv, cacheable := s.w.conversionSignature(s.attrs, rel, auto)
-	if mode.IsFile() && st.size <= s.w.maxSize() && s.w.needsGit(s.attrs, rel) {
-		if convert := s.w.inProcess(s.attrs, rel); convert != nil {
-			// Line endings only, converted here when they can be (filters.go).
-			h, ok, err := s.w.db.WriteFileConverted(full, st.size, convert)
-			if err == nil && ok {
-				s.remember(rel, cacheEntry{key: key, hash: h, conv: conv, auto: auto}, cacheable)
-				return record.FileState{Path: rel, Mode: mode, Hash: h, Size: st.size}, fromRead, nil
-			}
+	if mode.IsFile() && st.size <= s.w.maxSize() && (kind != convNone || unsure) {
+		// Converted here when it can be (filters.go), else by git in one
+		// process for the whole walk.
+		if h, ok, err := s.w.withoutGit(s.attrs, rel, full, st.size, true); err == nil && ok {
+			s.remember(rel, cacheEntry{key: key, hash: h, conv: conv, auto: auto}, cacheable)
+			return record.FileState{Path: rel, Mode: mode, Hash: h, Size: st.size}, fromRead, nil
 		}
-		if !s.w.keptAsIs(s.attrs, rel) { // else stored as it is, below
-			s.leaveToGit(rel, st, conv, auto, cacheable)
-			return record.FileState{Path: rel, Mode: mode, Size: st.size}, fromRead, nil
-		}
+		s.leaveToGit(rel, st, conv, auto, cacheable)
+		return record.FileState{Path: rel, Mode: mode, Size: st.size}, fromRead, nil
 	}
 	fs, err := s.w.storeFile(rel, full, st.size, mode, st.kind == kindFile, s.attrs)
 	// A file rewritten or replaced while it was read is read again, with
