@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // What agent adapters (package agent and its children) need of a Guard

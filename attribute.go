@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 

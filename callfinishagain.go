@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // finishedAgain decides a finish of a call that is no longer started (err

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Call is a started tool call, as a handle: it remembers the run the call

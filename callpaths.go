@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/ospath"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // ErrOutsideWorkTree is returned for a path argument outside the work tree.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // A call id finds its run without --run: the active run first, then the

@@ -1,6 +1,6 @@
 package gitguard
 
-import "github.com/gitguard/gitguard/patchstore/record"
+import "github.com/gitguard/gitguard/record"
 
 // ChangeLetter is the one-letter kind of c, as `git diff --name-status`
 // prints it: A added, D deleted, T type changed (file and symlink) or mode

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 

@@ -1,6 +1,6 @@
 package gitguard
 
-import "github.com/gitguard/gitguard/patchstore/record"
+import "github.com/gitguard/gitguard/record"
 
 // incoming returns the trees of the commits the git operation in progress
 // brings in (see workspace.OperationCommits): when the user commits a

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // ErrAmbiguous is returned when a checkpoint id matches in several runs.

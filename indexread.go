@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // readRunHead reads run id (the active run when empty) without the records

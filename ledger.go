@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // CallPlan records a planned call in the ledger before anything runs:

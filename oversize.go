@@ -6,7 +6,7 @@ import (
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/internal/ospath"
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // markUnrecoverable turns an applied path whose patch undo cannot revert

@@ -12,7 +12,7 @@ import (
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // peerCall is a call of any run of this work tree whose window overlaps

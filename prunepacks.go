@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // pruneGrace is how recent a pack of gitguard's may be and still be

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Replay says whether a runtime may run a call again after a resume.

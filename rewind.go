@@ -9,7 +9,7 @@ import (
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // RunSummary is one run as a run picker lists it.

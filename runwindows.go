@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // RunWindow is when a run was active, for telling which runs of a work tree

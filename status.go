@@ -9,7 +9,7 @@ import (
 
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // PathStatus is the state of one path the run touched, against the newest

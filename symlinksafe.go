@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // ErrUnsafeLink is returned (wrapped with record.ErrCorrupt) when undo or

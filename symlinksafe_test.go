@@ -8,7 +8,7 @@ import (
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/internal/ospath"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // TestLinkEscapes: a symlink undo may create stays inside the work tree

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/gitrefs"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // ErrDiverged is returned (after the report) by Fetch when a local run and

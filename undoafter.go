@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // IndexNote is a path whose staged state still holds the agent's change

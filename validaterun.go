@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/gitguard/gitguard/patchstore"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // validateRun reads what status reads of run id's newest checkpoint (the

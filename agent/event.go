@@ -2,7 +2,7 @@ package agent
 
 import (
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Kind is what an event asks of gitguard.

@@ -3,7 +3,7 @@ package conflict
 import (
 	"fmt"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // State is the class of one touched path.

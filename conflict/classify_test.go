@@ -3,7 +3,7 @@ package conflict
 import (
 	"testing"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 func st(mode record.Mode, b byte) record.State {

@@ -1,6 +1,6 @@
 package conflict
 
-import "github.com/gitguard/gitguard/patchstore/record"
+import "github.com/gitguard/gitguard/record"
 
 // OversizeLoss says why reverting patch p, with the path holding p's after
 // state, would lose content ("" when it would not). A file over the size

@@ -3,7 +3,7 @@ package conflict
 import (
 	"fmt"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Action is what undo does to one path.

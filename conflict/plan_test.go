@@ -15,7 +15,7 @@ import (
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // blobs is an in-memory object database for plans: content by blob id.

@@ -1,6 +1,6 @@
 package gitrefs
 
-import "github.com/gitguard/gitguard/patchstore/record"
+import "github.com/gitguard/gitguard/record"
 
 const damagedPrefix = Namespace + "damaged/"
 

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // listFiles lists the refs under prefix (a folder: "refs/.../") as git's

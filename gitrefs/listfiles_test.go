@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // gitList is what git for-each-ref says is under prefix.

@@ -3,7 +3,7 @@ package gitrefs
 import (
 	"strings"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Namespace is the prefix of every ref gitguard writes.

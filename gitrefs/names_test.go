@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // FuzzRunRef checks that ParseRunRef(RunRef(id)) == id for every valid id

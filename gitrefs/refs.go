@@ -15,7 +15,7 @@ import (
 	"github.com/gitguard/gitguard/internal/atomicfile"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/repo"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // ErrRefChanged is returned when a checkpoint ref moved between read and

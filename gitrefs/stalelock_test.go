@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // A ref's lock left by a killed writer is broken once nobody can hold it:

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // ErrBadRemote is returned for a remote argument gitguard will not pass to

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 func TestParsePorcelain(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/mcpserver"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 type fixture struct {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/internal/atomicfile"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // activeFile holds the id of the worktree's active run. It lives in the

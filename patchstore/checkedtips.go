@@ -3,7 +3,7 @@ package patchstore
 import (
 	"sync"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // checkedTips remembers the checkpoint commits checkTip passed. A commit

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Reading a run whose newest checkpoints name missing objects (deleted by

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Since format version 2 the calls of a run, and the run index, are fanned

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/gitguard/gitguard/gitrefs"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // RunInfo summarises one run for listings.

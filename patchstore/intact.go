@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // ErrDamaged is returned when a checkpoint names objects the repository

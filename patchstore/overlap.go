@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // WorktreeName names the linked worktree this store writes from (the folder

@@ -3,7 +3,7 @@ package patchstore
 import (
 	"context"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // commitPacked is commit storing the checkpoint's objects (and those the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // ErrUnrepairable is returned by Repair for a damaged run with no intact

@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // The run index (runindex/ in a version 2 checkpoint tree) answers what

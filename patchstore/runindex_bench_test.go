@@ -7,7 +7,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // benchRun records a run of n calls, each patching one of 50 paths, through

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // The order part of the run index (runindex/order/) lists every call of the

@@ -1,6 +1,6 @@
 package patchstore
 
-import "github.com/gitguard/gitguard/patchstore/record"
+import "github.com/gitguard/gitguard/record"
 
 // carrySettings gives a checkpoint the settings its run started with:
 // every checkpoint carries them, so that a call reads them from the tip

@@ -17,7 +17,7 @@ import (
 	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/internal/repo"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // ErrUnknownRun is returned when a run has no ref.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // A run read without VerifyRun (every local command: status, undo, log,

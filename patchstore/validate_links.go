@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // checkCallLinks refuses a call's records in which, at one moment, a path exists

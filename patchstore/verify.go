@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // MaxChainLength bounds the number of checkpoints VerifyRun walks.

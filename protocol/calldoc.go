@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // CallDoc is one call after it was recorded: the result of the call.* ops.

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // CheckpointDoc is a recorded checkpoint: the result of run.start,

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // DiffDoc is the agent's net change per path: the result of diff.

@@ -2,7 +2,7 @@ package protocol
 
 import (
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // GitOperation is the git operation in progress and the paths the index

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Server carries out requests: one at a time with Handle, or a stream of

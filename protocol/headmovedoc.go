@@ -2,7 +2,7 @@ package protocol
 
 import (
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // HeadMove is a call during which the agent committed (HEAD moved), with

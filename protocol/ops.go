@@ -2,7 +2,7 @@ package protocol
 
 import (
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // An op carries out one request and returns its document; an op that

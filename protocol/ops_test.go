@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/protocol"
 )
 

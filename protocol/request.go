@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Request is one request line (docs/PROTOCOL.md, "Requests"). Each op reads

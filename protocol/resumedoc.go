@@ -2,7 +2,7 @@ package protocol
 
 import (
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // ResumeDoc is the recovery facts of a run and the brief for the model:

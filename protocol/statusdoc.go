@@ -2,7 +2,7 @@ package protocol
 
 import (
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // StatusDoc classifies every path the run touched: the result of status.

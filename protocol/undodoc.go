@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // UndoDoc is an undo or redo and its plan, per path: the result of undo

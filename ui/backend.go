@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // errClosed is returned by a backend call made after the view has exited.

@@ -8,7 +8,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // matchesFilter says whether call c touched a path matching f: a

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/internal/gittest"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 func TestOpensNewestFirstAndNavigates(t *testing.T) {

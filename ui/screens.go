@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // confirmLines is the confirmation that replaces the detail pane: what

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard/internal/gittest"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // The worktree tree takes the tree of every folder the walk found as the

@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Capture returns the current state of one path in the work tree: absent,

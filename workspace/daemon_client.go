@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/internal/daemonwire"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // This file is the client side of the watch daemon (daemon_server.go): the

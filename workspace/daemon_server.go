@@ -16,7 +16,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/daemonwire"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // A Daemon owns a Watcher and hands out snapshots of the work tree: to its

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // A run's first checkpoint counts the paths in which the work tree

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // A snapshot taken to be compared with HEAD keeps in memory the index's

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // isNestedRepo reports whether dir is the top of a non-bare repository:

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/internal/atomicfile"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // statKey is the stat data a cached hash is valid for.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // treeNode is a tree computed in memory before it is written.

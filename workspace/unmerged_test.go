@@ -13,7 +13,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // conflictedMerge leaves r in a merge stopped on three kinds of conflict:

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Files whose content git converts (see filters.go) are hashed by git: one

@@ -11,7 +11,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/gitguard/gitguard/internal/gittest"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // watched starts a watcher the way gitguard run does: watches from a

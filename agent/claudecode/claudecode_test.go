@@ -12,7 +12,7 @@ import (
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/agent/claudecode"
 	"github.com/gitguard/gitguard/agent/internal/agenttest"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 func read(r io.Reader) (*agent.Event, error) { return claudecode.Read(r, claudecode.Options{}) }

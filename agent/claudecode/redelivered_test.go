@@ -6,7 +6,7 @@ import (
 
 	"github.com/gitguard/gitguard/agent/claudecode"
 	"github.com/gitguard/gitguard/agent/internal/agenttest"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Events the agent sends again, late or after its session ended: the hook

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gitguard/gitguard/agent/codex"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // TestReplayRecordedSession replays the hook events Codex 0.171 sent in a

@@ -14,7 +14,7 @@ import (
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/agent/gemini"
 	"github.com/gitguard/gitguard/agent/internal/agenttest"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 func read(r io.Reader) (*agent.Event, error) { return gemini.Read(r, gemini.Options{}) }

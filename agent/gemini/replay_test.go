@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gitguard/gitguard/agent/internal/agenttest"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // TestReplayRecordedSession replays the hook events Gemini CLI 0.61 sent in

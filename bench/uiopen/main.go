@@ -22,7 +22,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/ui"
 )
 

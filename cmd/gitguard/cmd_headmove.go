@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // printHeadMoves lists the commits the agent made inside calls, and, after

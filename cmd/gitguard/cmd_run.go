@@ -15,7 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // This is the one place outside internal/git that starts a process: the

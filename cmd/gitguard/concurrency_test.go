@@ -13,7 +13,7 @@ import (
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // exitOf returns the exit code of a gitguardCmd error (0 for nil, -1 when

@@ -18,7 +18,7 @@ import (
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // crashScenario is one gitguard command killed at each crash point it

@@ -9,7 +9,7 @@ import (
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/hooks"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Exit codes, as documented under EXIT STATUS in every command's help.

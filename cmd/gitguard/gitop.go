@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // operationName is the operation as a phrase: "a merge", "a rebase", or,

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // sizeText renders a byte count for people: 104857600 is "100 MiB".

@@ -1,6 +1,6 @@
 package git
 
-import "github.com/gitguard/gitguard/patchstore/record"
+import "github.com/gitguard/gitguard/record"
 
 // Hash is a SHA-1 git object id: the record package's type, named here for
 // the plumbing that reads and writes objects.

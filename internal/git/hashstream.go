@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // PathHasher is one `git hash-object -w --stdin-paths` fed while the caller

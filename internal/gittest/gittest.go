@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Env returns the sealed environment for a test whose home is home.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Type is a git object type.

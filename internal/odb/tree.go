@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // TreeEntry is one entry of a tree object.

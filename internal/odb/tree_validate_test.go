@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // TestDecodeTreeRefuses: tree entries git's fsck and checkout refuse are

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // DiffTrees lists the leaf paths that differ between trees a and b (either

@@ -15,7 +15,7 @@ import (
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 )
 
 // treeRepo commits two states and returns their trees: a base and a second

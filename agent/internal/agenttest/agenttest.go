@@ -18,7 +18,7 @@ import (
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/internal/gittest"
-	"github.com/gitguard/gitguard/patchstore/record"
+	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 
