@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/protocol"
+	"github.com/gitguard/gitguard/record"
 )
 
 // TestOps drives every op through Handle as a runtime would, and checks each

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
@@ -23,7 +22,9 @@ func newMCPCommand(e *env) *cli.Command {
 			"gitguard://resume. The server serves one run: --run RUN, or the run active in\n" +
 			"the work tree when the first request needs one. undo and redo reach only that\n" +
 			"run's calls and only plan unless the model passes confirm: true. Logs go to\n" +
-			"stderr; stdout carries the protocol only.",
+			"stderr; stdout carries the protocol only. A line that is not a JSON-RPC\n" +
+			"message is answered with a JSON-RPC error (-32700 or -32600) and the server\n" +
+			"goes on; at the end of stdin every request read is answered before it exits.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "serve run `ID` (default: the active run)"},
 		},
@@ -31,7 +32,7 @@ func newMCPCommand(e *env) *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			return runMCP(c.Context, e, record.RunID(c.String("run")), &mcp.IOTransport{Reader: readCloser{e.stdin}, Writer: writeCloser{e.stdout}})
+			return runMCP(c.Context, e, record.RunID(c.String("run")), mcpserver.Stdio(e.stdin, e.stdout))
 		},
 	}
 }
@@ -49,14 +50,3 @@ func runMCP(ctx context.Context, e *env, run record.RunID, t mcp.Transport) erro
 func init() {
 	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newMCPCommand(e)} })
 }
-
-// readCloser and writeCloser give the command's streams the Close the
-// transport wants; closing them is the process's business, not the
-// server's.
-type readCloser struct{ io.Reader }
-
-func (readCloser) Close() error { return nil }
-
-type writeCloser struct{ io.Writer }
-
-func (writeCloser) Close() error { return nil }
