@@ -12,9 +12,6 @@ import (
 // MaxChainLength bounds the number of checkpoints VerifyRun walks.
 const MaxChainLength = 1 << 20
 
-// MaxTreeDepth bounds how deep a snapshot tree may nest.
-const MaxTreeDepth = 256
-
 // VerifyError says which checkpoint of which run failed verification and
 // why. It wraps ErrCorrupt and the underlying cause.
 type VerifyError struct {
@@ -40,9 +37,10 @@ func (e *VerifyError) Unwrap() []error { return []error{record.ErrCorrupt, e.Err
 // and Prev link agree with the chain and the commit's parents; the root tree
 // holds only gitguard's entries and they agree with the record; every entry
 // of the work-tree and index trees has a safe name (see ValidatePath), no
-// tree nests deeper than MaxTreeDepth; every object a tree or record names
+// tree nests deeper than record.MaxTreeDepth; every object a tree or record names
 // exists; no recorded path runs through a symlink of the checkpoint's work
-// tree; text fields hold no terminal control characters.
+// tree. Text fields may hold any text a local run may record (control
+// characters included): text output escapes them (record.Printable).
 //
 // It returns nil or a *VerifyError wrapping ErrCorrupt. It only reads and is
 // safe for concurrent use. The objects must already be in the repository;
@@ -133,7 +131,6 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 			return err
 		}
 	}
-	texts := []string{cp.Kind, cp.StepID, cp.Label, string(cp.CallID), cp.Head.Ref, cp.MessagesRef, cp.ApprovalsRef, cp.TraceRef, cp.Worktree}
 	for _, o := range cp.Oversize {
 		if o.Size < 0 {
 			return fmt.Errorf("%w: oversize %s has a negative size", errHostile, o.Path)
@@ -142,16 +139,8 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 			return err
 		}
 	}
-	for _, sk := range cp.Skipped {
-		texts = append(texts, sk.Path, sk.Reason)
-	}
-	if cp.Unmerged != nil {
-		texts = append(texts, cp.Unmerged.Names()...)
-	}
 	for id, call := range r.Calls {
 		l := &call.Ledger
-		texts = append(texts, l.ToolName, l.Input, l.Result, l.Compensation, l.ResultRef, l.UncertainReason)
-		texts = append(texts, l.SideEffects...)
 		for _, p := range l.Paths {
 			if err := v.noSymlinkPrefix(cp.WorktreeTree, p); err != nil {
 				return fmt.Errorf("call %s: %w", id, err)
@@ -184,11 +173,6 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 			}
 		}
 	}
-	for _, t := range texts {
-		if err := safeText(t); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -207,8 +191,8 @@ func (v *verifier) tree(h record.Hash, top, prefix string, depth int) error {
 	if v.trees[h] {
 		return nil
 	}
-	if depth > MaxTreeDepth {
-		return fmt.Errorf("%w: %s/%s nests deeper than %d folders", errHostile, top, prefix, MaxTreeDepth)
+	if depth > record.MaxTreeDepth {
+		return fmt.Errorf("%w: %s/%s nests deeper than %d folders", errHostile, top, prefix, record.MaxTreeDepth)
 	}
 	entries, err := v.s.db.ReadTree(h)
 	if err != nil {
@@ -282,17 +266,6 @@ func cut(p string) (first, rest string, more bool) {
 		}
 	}
 	return p, "", false
-}
-
-// safeText refuses control characters other than tab and newline, which a
-// terminal could interpret when the text is printed.
-func safeText(s string) error {
-	for _, r := range s {
-		if (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return fmt.Errorf("%w: text %q holds a control character", errHostile, s)
-		}
-	}
-	return nil
 }
 
 // checkParents checks a checkpoint commit's parents: exactly the previous

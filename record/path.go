@@ -16,6 +16,11 @@ var ErrBadPath = errors.New("unsafe path")
 // MaxPathLen bounds recorded paths.
 const MaxPathLen = 4096
 
+// MaxTreeDepth bounds how deep a snapshot tree may nest. A path n folders
+// deep has at least 2n bytes, so no path within MaxPathLen nests deeper:
+// whatever the recorder records, a reader of a fetched run accepts.
+const MaxTreeDepth = MaxPathLen / 2
+
 // ValidatePath checks a slash-separated repository path for safety.
 //
 // It accepts every name git accepts in a tree and JSON carries as it is:

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -105,4 +106,40 @@ func octal(b *strings.Builder, c byte) {
 	b.WriteByte('0' + c>>6)
 	b.WriteByte('0' + c>>3&7)
 	b.WriteByte('0' + c&7)
+}
+
+// Printable returns recorded text (a label, a tool's name or input, a
+// result, a reason) as a line of text output shows it: control characters
+// (newlines and tabs included), invisible format characters and bytes that
+// are not UTF-8 are written as escapes (\n, \t, \x1b, \u202e, \xff), so that
+// text from an agent or a fetched run can neither drive the terminal nor
+// break a line or a column. Other text is returned as it is. JSON output
+// carries the text as recorded instead.
+func Printable(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || r == utf8.RuneError || unsafeRune(r) }) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

@@ -70,3 +70,27 @@ func TestQuotePathAsGit(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"plain label", "plain label"},
+		{"naïve café", "naïve café"},
+		{`C:\dir`, `C:\dir`},
+		{"hi\x1b[2J", `hi\x1b[2J`},
+		{"two\nlines\r\n", `two\nlines\r\n`},
+		{"a\tb", `a\tb`},
+		{"bell\a del\x7f", `bell\x07 del\x7f`},
+		{"c1 \u009b31m", `c1 \u009b31m`},
+		{"rtl \u202eevil", `rtl \u202eevil`},
+		{"bad \xff byte", `bad \xff byte`},
+		{"", ""},
+	} {
+		if got := Printable(c.in); got != c.want {
+			t.Errorf("Printable(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if strings.ContainsFunc(Printable(c.in), func(r rune) bool { return r < 0x20 || r == 0x7f || unsafeRune(r) }) {
+			t.Errorf("Printable(%q) holds a control character", c.in)
+		}
+	}
+}

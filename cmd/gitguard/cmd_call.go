@@ -217,15 +217,15 @@ func (e *env) printCall(run *gitguard.Run, callID record.CallID) error {
 	e.printf("%s\n", run.Commit)
 	switch c.Ledger.Status {
 	case record.StatusPlanned, record.StatusApproved, record.StatusDenied:
-		e.say("call %s (%s) %s in run %s at %s", callID, c.Ledger.ToolName, c.Ledger.Status, run.ID, run.Checkpoint.ID)
+		e.say("call %s (%s) %s in run %s at %s", callID, record.Printable(c.Ledger.ToolName), c.Ledger.Status, run.ID, run.Checkpoint.ID)
 	case record.StatusStarted:
 		scope := "the whole workspace"
 		if n := len(c.Ledger.Paths); n > 0 {
 			scope = fmt.Sprintf("%d path(s)", n)
 		}
-		e.say("call %s (%s) started in run %s at %s; captured %s", callID, c.Ledger.ToolName, run.ID, run.Checkpoint.ID, scope)
+		e.say("call %s (%s) started in run %s at %s; captured %s", callID, record.Printable(c.Ledger.ToolName), run.ID, run.Checkpoint.ID, scope)
 	default:
-		e.say("call %s (%s) %s in run %s at %s; %d path(s) changed", callID, c.Ledger.ToolName, c.Ledger.Status,
+		e.say("call %s (%s) %s in run %s at %s; %d path(s) changed", callID, record.Printable(c.Ledger.ToolName), c.Ledger.Status,
 			run.ID, run.Checkpoint.ID, len(c.Patches))
 		for _, p := range c.Patches {
 			e.say("  %s %s", protocol.PatchLetter(p), record.QuotePath(p.Path))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -76,9 +77,9 @@ func runLedger(ctx context.Context, e *env, runID record.RunID, limit int, isDef
 		}
 		effects := "-"
 		if len(l.SideEffects) > 0 {
-			effects = fmt.Sprint(l.SideEffects)
+			effects = printableList(l.SideEffects)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", l.CallID, l.ToolName, status, ts(l.StartedAt), ts(l.FinishedAt),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", l.CallID, record.Printable(l.ToolName), status, ts(l.StartedAt), ts(l.FinishedAt),
 			dash(string(l.Idempotency)), gitguard.ReplayVerdict(l), l.Patches, effects)
 	}
 	return tw.Flush()
@@ -218,11 +219,11 @@ func runCompensate(ctx context.Context, e *env, runID record.RunID, since string
 		if comp == "" {
 			comp = "none recorded: ask the user"
 		}
-		e.printf("- %s (%s) %s", l.ToolName, l.CallID, l.Status)
+		e.printf("- %s (%s) %s", record.Printable(l.ToolName), l.CallID, l.Status)
 		if len(l.SideEffects) > 0 {
-			e.printf("; effects: %v", l.SideEffects)
+			e.printf("; effects: %s", printableList(l.SideEffects))
 		}
-		e.printf("; compensation: %s\n", comp)
+		e.printf("; compensation: %s\n", record.Printable(comp))
 	}
 	return nil
 }
@@ -231,4 +232,13 @@ func init() {
 	commandSets = append(commandSets, func(e *env) []*cli.Command {
 		return []*cli.Command{newLedgerCommand(e), newResumeCommand(e), newCompensateCommand(e), newWrapCommand(e)}
 	})
+}
+
+// printableList shows recorded texts as a list, each made printable.
+func printableList(texts []string) string {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = record.Printable(t)
+	}
+	return "[" + strings.Join(out, " ") + "]"
 }

@@ -134,12 +134,12 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 	fmt.Fprintln(tw, "RUN\tID\tCOMMIT\tCREATED\tKIND\tSTEP\tCHANGED\tLABEL")
 	for _, en := range all {
 		cp := en.Checkpoint
-		label := cp.Label
+		label := record.Printable(cp.Label)
 		if cp.CallID != "" && label == "" {
 			label = "call " + string(cp.CallID)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", cp.RunID, cp.ID, en.Commit.Short(),
-			cp.CreatedAt.UTC().Format(time.RFC3339), cp.Kind, dash(cp.StepID), cp.ChangedPaths, label)
+			cp.CreatedAt.UTC().Format(time.RFC3339), cp.Kind, dash(record.Printable(cp.StepID)), cp.ChangedPaths, label)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -218,7 +218,7 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 	tw := tabwriter.NewWriter(e.text(), 0, 4, 1, ' ', 0)
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+			fmt.Fprintf(tw, "%s:\t%s\n", k, record.Printable(v))
 		}
 	}
 	row("checkpoint", cp.ID+" of run "+string(cp.RunID))
