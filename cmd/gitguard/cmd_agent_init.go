@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -46,7 +44,7 @@ func newInitAgentCommand(e *env, s *agentSpec) *cli.Command {
 	flags := []cli.Flag{jsonFlag,
 		&cli.BoolFlag{Name: "write", Usage: "merge the hooks into the agent's settings file in the work tree"},
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "with --write, print the merged settings and write nothing"},
-		&cli.StringFlag{Name: "command", Usage: "the hook `CMD` (default: \"gitguard-hook " + s.name + "\" on Linux when gitguard-hook is installed beside gitguard, else \"" + s.defaultCommand + "\")"},
+		&cli.StringFlag{Name: "command", Usage: "the hook `CMD` (default: \"gitguard-hook " + s.name + "\" on Linux when gitguard-hook is installed beside gitguard, else \"" + s.defaultCommand + "\"; by absolute path where PATH does not find that program); a command whose program cannot be found is refused (exit 1)"},
 		&cli.BoolFlag{Name: "fail-closed", Usage: "make the hook block a tool use it cannot record"},
 		&cli.BoolFlag{Name: "mcp", Usage: "also register 'gitguard mcp' as an MCP server of the agent"},
 	}
@@ -71,7 +69,7 @@ func newInitAgentCommand(e *env, s *agentSpec) *cli.Command {
 				user: s.hasUser && c.Bool("user"), dryRun: c.Bool("dry-run"), mcp: c.Bool("mcp"),
 				command: strings.TrimSpace(c.String("command"))}
 			if !c.IsSet("command") {
-				o.command = defaultHookCommand(s)
+				o.command = hookCommandFor(s, e.getenv)
 			}
 			if o.command == "" {
 				return usagef("--command must not be empty")
@@ -120,47 +118,42 @@ type jsonInitFile struct {
 	Added   []string `json:"added"`
 }
 
-// defaultHookCommand is the hook command init installs for s: the small
-// hook client (cmd/gitguard-hook) when it was installed beside this
-// program, as `go install ./cmd/...` does, else `gitguard hook AGENT`. The
-// client only hands events to a watch daemon, which runs on Linux alone:
-// elsewhere it would start gitguard for every event, one program more.
-func defaultHookCommand(s *agentSpec) string {
-	if runtime.GOOS != "linux" {
-		return s.defaultCommand
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return s.defaultCommand
-	}
-	if fi, err := os.Stat(filepath.Join(filepath.Dir(self), "gitguard-hook")); err != nil || !fi.Mode().IsRegular() {
-		return s.defaultCommand
-	}
-	return "gitguard-hook " + s.name
-}
-
 // mcpCommand is the MCP server command beside a hook command: the same
 // program, "mcp" instead of "hook AGENT ...", or gitguard beside the hook
 // client gitguard-hook.
 func mcpCommand(hook string) string {
-	if i := strings.Index(hook, " hook "); i > 0 {
-		return hook[:i] + " mcp"
+	prog, ok := commandProgram(hook)
+	switch {
+	case !ok:
+		return "gitguard mcp"
+	case filepath.Base(prog) == "gitguard-hook":
+		prog = strings.TrimSuffix(prog, "gitguard-hook") + "gitguard"
+	case !strings.Contains(hook, " hook "):
+		return "gitguard mcp"
 	}
-	if i := strings.Index(hook, "gitguard-hook "); i >= 0 {
-		return hook[:i] + "gitguard mcp"
-	}
-	return "gitguard mcp"
+	return shellQuote(prog) + " mcp"
 }
 
 func runInitAgent(ctx context.Context, e *env, s *agentSpec, o initAgentOptions) error {
 	ao := agent.InitOptions{Command: o.command, Local: o.local, MCP: o.mcp, MCPCommand: mcpCommand(o.command)}
+	// A command the agent cannot run leaves it unguarded without a word:
+	// never write one; print one only saying so.
+	unrunnable := checkCommand(o.command, e.getenv)
+	if unrunnable == nil && o.mcp {
+		unrunnable = checkCommand(ao.MCPCommand, e.getenv)
+	}
 	if !o.write {
 		out, err := s.fragment(ao)
 		if err != nil {
 			return err
 		}
-		_, err = e.stdout.Write(out)
-		return err
+		if _, err = e.stdout.Write(out); err != nil {
+			return err
+		}
+		return unrunnable
+	}
+	if unrunnable != nil {
+		return unrunnable
 	}
 	if o.user {
 		home := e.getenv("HOME")

@@ -102,6 +102,8 @@ func classify(err error) failure {
 		return failure{err, "gitguard records and writes only paths inside the work tree, never through a symlinked folder", exitUsage}
 	case errors.Is(err, gitguard.ErrNothingToUndo):
 		return failure{err, "see what the agent changed with 'gitguard status' and the calls with 'gitguard ledger'", exitUsage}
+	case errors.Is(err, errHookUnresolved):
+		return failure{err, "put the program on that PATH, or pass --command with its absolute path; nothing was written", exitFound}
 	case errors.Is(err, gitguard.ErrUsage):
 		return failure{err, "see 'gitguard COMMAND --help'", exitUsage}
 	// Git integration: config, hooks, push/fetch, prune.
