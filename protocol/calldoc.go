@@ -19,30 +19,32 @@ type CallDoc struct {
 
 // CallRecord is a call's ledger entry.
 type CallRecord struct {
-	CallID          record.CallID   `json:"call_id"`
-	Step            string          `json:"step,omitempty"`
-	Tool            string          `json:"tool"`
-	InputHash       string          `json:"input_hash,omitempty"`
-	Input           string          `json:"input,omitempty"`
-	Status          string          `json:"status"`
-	Idempotency     string          `json:"idempotency,omitempty"`
-	ReplayPolicy    string          `json:"replay_policy,omitempty"`
-	SideEffects     []string        `json:"side_effects,omitempty"`
-	Compensation    string          `json:"compensation,omitempty"`
-	ApprovedBy      string          `json:"approved_by,omitempty"`
-	Decision        string          `json:"decision,omitempty"`
-	DecisionReason  string          `json:"decision_reason,omitempty"`
-	PlannedAt       *time.Time      `json:"planned_at,omitempty"`
-	StartedAt       *time.Time      `json:"started_at,omitempty"`
-	FinishedAt      *time.Time      `json:"finished_at,omitempty"`
-	Result          string          `json:"result,omitempty"`
-	ResultRef       string          `json:"result_ref,omitempty"`
-	ExitCode        *int            `json:"exit_code,omitempty"`
-	Paths           []string        `json:"paths,omitempty"`
-	Globs           []string        `json:"globs,omitempty"`
-	Patches         int             `json:"patches"`
-	Undoes          []record.CallID `json:"undoes,omitempty"`
-	UncertainReason string          `json:"uncertain_reason,omitempty"`
+	CallID         record.CallID   `json:"call_id"`
+	Step           string          `json:"step,omitempty"`
+	Tool           string          `json:"tool"`
+	InputHash      string          `json:"input_hash,omitempty"`
+	Input          string          `json:"input,omitempty"`
+	Status         string          `json:"status"`
+	Idempotency    string          `json:"idempotency,omitempty"`
+	ReplayPolicy   string          `json:"replay_policy,omitempty"`
+	SideEffects    []string        `json:"side_effects,omitempty"`
+	Compensation   string          `json:"compensation,omitempty"`
+	ApprovedBy     string          `json:"approved_by,omitempty"`
+	Decision       string          `json:"decision,omitempty"`
+	DecisionReason string          `json:"decision_reason,omitempty"`
+	PlannedAt      *time.Time      `json:"planned_at,omitempty"`
+	StartedAt      *time.Time      `json:"started_at,omitempty"`
+	FinishedAt     *time.Time      `json:"finished_at,omitempty"`
+	Result         string          `json:"result,omitempty"`
+	ResultRef      string          `json:"result_ref,omitempty"`
+	ExitCode       *int            `json:"exit_code,omitempty"`
+	Paths          []string        `json:"paths,omitempty"`
+	Globs          []string        `json:"globs,omitempty"`
+	Patches        int             `json:"patches"`
+	Undoes         []record.CallID `json:"undoes,omitempty"`
+	// UndoneBy is the undo call that reverted this call, while in effect.
+	UndoneBy        record.CallID `json:"undone_by,omitempty"`
+	UncertainReason string        `json:"uncertain_reason,omitempty"`
 }
 
 // Patch is one file patch a call recorded.
@@ -77,7 +79,7 @@ func NewCallRecord(c *gitguard.RecordedCall) CallRecord {
 		Status: string(l.Status), Idempotency: string(l.Idempotency), ReplayPolicy: string(l.ReplayPolicy),
 		SideEffects: l.SideEffects, Compensation: l.Compensation, PlannedAt: l.PlannedAt, StartedAt: l.StartedAt,
 		FinishedAt: l.FinishedAt, Result: l.Result, ResultRef: l.ResultRef, ExitCode: l.ExitCode,
-		Paths: l.Paths, Globs: l.Globs, Patches: len(c.Patches), Undoes: l.Undoes, UncertainReason: l.UncertainReason,
+		Paths: l.Paths, Globs: l.Globs, Patches: len(c.Patches), Undoes: l.Undoes, UndoneBy: l.UndoneBy, UncertainReason: l.UncertainReason,
 	}
 	if a := l.Approval; a != nil {
 		out.ApprovedBy, out.Decision, out.DecisionReason = a.By, a.Decision, a.Reason
