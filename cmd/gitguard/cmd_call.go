@@ -7,8 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/protocol"
+	"github.com/gitguard/gitguard/record"
 )
 
 func newCallCommand(e *env) *cli.Command {
@@ -235,10 +235,4 @@ func (e *env) printCall(run *gitguard.Run, callID record.CallID) error {
 		e.say("warning: %s not recorded: %s", record.QuotePath(sk.Path), sk.Reason)
 	}
 	return nil
-}
-
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command {
-		return []*cli.Command{newCallCommand(e), newStatusCommand(e), newDiffCommand(e)}
-	})
 }

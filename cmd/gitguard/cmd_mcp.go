@@ -46,10 +46,6 @@ func runMCP(ctx context.Context, e *env, run record.RunID, t mcp.Transport) erro
 	return err
 }
 
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newMCPCommand(e)} })
-}
-
 // readCloser and writeCloser give the command's streams the Close the
 // transport wants; closing them is the process's business, not the
 // server's.

@@ -6,8 +6,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/protocol"
+	"github.com/gitguard/gitguard/record"
 )
 
 // "gitguard serve --stdio" speaks the JSON-lines protocol of package
@@ -18,10 +18,6 @@ import (
 type serveOptions struct {
 	stdio bool
 	run   record.RunID
-}
-
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newServeCommand(e)} })
 }
 
 func newServeCommand(e *env) *cli.Command {

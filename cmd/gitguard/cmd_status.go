@@ -9,8 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/protocol"
+	"github.com/gitguard/gitguard/record"
 )
 
 type statusOptions struct {

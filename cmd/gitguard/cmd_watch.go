@@ -17,10 +17,6 @@ import (
 // This file starts the one other process gitguard starts itself: a
 // detached watch daemon (gitguard watch --detach).
 
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newWatchCommand(e)} })
-}
-
 // defaultIdle is how long a detached daemon waits for a request before it
 // stops by itself.
 const defaultIdle = 30 * time.Minute
