@@ -103,7 +103,7 @@ func (g *Guard) headConfig(ctx context.Context) (*config.Config, error) {
 // useSettings snapshots with s from now on: a run's recorded settings,
 // or, for nil (a new run, or one recorded before runs kept their
 // settings), the configuration read at Open.
-func (g *Guard) useSettings(ctx context.Context, s *record.Settings) error {
+func (g *Guard) useSettings(_ context.Context, s *record.Settings) error {
 	if s == nil {
 		s = &g.settings
 	}
