@@ -8,7 +8,6 @@ import (
 
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/internal/repo"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
 )
@@ -104,7 +103,7 @@ func (g *Guard) headConfig(ctx context.Context) (*config.Config, error) {
 // useSettings snapshots with s from now on: a run's recorded settings,
 // or, for nil (a new run, or one recorded before runs kept their
 // settings), the configuration read at Open.
-func (g *Guard) useSettings(ctx context.Context, s *record.Settings) error {
+func (g *Guard) useSettings(_ context.Context, s *record.Settings) error {
 	if s == nil {
 		s = &g.settings
 	}
@@ -118,7 +117,7 @@ func (g *Guard) useSettings(ctx context.Context, s *record.Settings) error {
 		// does: asking it would only make it reopen and refuse.
 		o.UseDaemon = false
 	}
-	ws, err := workspace.Open(repo.WithHandle(ctx, g.h), g.repo.WorkTree, o)
+	ws, err := workspace.OpenRepo(g.h, o)
 	if err != nil {
 		return fmt.Errorf("snapshot settings: %w", err)
 	}

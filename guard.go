@@ -96,15 +96,7 @@ func OpenRecords(ctx context.Context, dir string, opts Options) (*Guard, error) 
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
-	top := h.WorkTree
-	if h.Bare() {
-		top = h.GitDir
-	}
-	ctx = repo.WithHandle(ctx, h)
-	if g.store, err = patchstore.Open(ctx, top, patchstore.Options{Getenv: opts.Getenv, Now: opts.Now}); err != nil {
-		g.Close()
-		return nil, err
-	}
+	g.store = patchstore.OpenRepo(h, patchstore.Options{Getenv: opts.Getenv, Now: opts.Now})
 	g.store.SetLogger(g.log)
 	g.refs = g.store.Refs()
 	return g, nil
@@ -127,19 +119,15 @@ func (g *Guard) open(ctx context.Context, opts Options) error {
 	g.wopts = wopts
 	// The workspace and the store share this Guard's discovery of the
 	// repository and its object database.
-	ctx = repo.WithHandle(ctx, g.h)
-	dir := g.repo.WorkTree
 	var err error
-	if g.ws, err = workspace.Open(ctx, dir, wopts); err != nil {
+	if g.ws, err = workspace.OpenRepo(g.h, wopts); err != nil {
 		return err
 	}
 	// Protection settings: flags, git config, HEAD's .gitguard.toml.
 	if err := g.loadSettings(ctx); err != nil {
 		return err
 	}
-	if g.store, err = patchstore.Open(ctx, dir, patchstore.Options{Getenv: opts.Getenv, Now: opts.Now}); err != nil {
-		return err
-	}
+	g.store = patchstore.OpenRepo(g.h, patchstore.Options{Getenv: opts.Getenv, Now: opts.Now})
 	g.store.SetLogger(g.log)
 	g.refs = g.store.Refs()
 	return nil

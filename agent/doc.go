@@ -5,7 +5,11 @@
 // knows the agent's settings file. This package holds what they share:
 // Handle records an Event through the root gitguard API (a session is a
 // run, a tool use is a call), Pairing gives call ids to agents that send
-// none, and the helpers that turn an agent's ids into gitguard's.
+// none, and the helpers that turn an agent's ids into gitguard's. The
+// session policy is in one file, session.go: which call id a tool use
+// without one gets, when a session's run continues or ends (another
+// session's run with it), and the files hooks keep under
+// .git/gitguard/agents/.
 //
 // Invariants:
 //   - A hook never writes the work tree, HEAD, the index or any user ref; its

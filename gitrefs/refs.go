@@ -14,7 +14,6 @@ import (
 
 	"github.com/gitguard/gitguard/internal/atomicfile"
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/internal/repo"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -41,15 +40,16 @@ type Store struct {
 // lets it find the repository without starting git when the environment
 // does not steer git elsewhere; nil always asks git.
 func Open(ctx context.Context, dir string, getenv func(string) string) (*Store, error) {
-	if h, ok := repo.FromContext(ctx, dir); ok {
-		return &Store{repo: h.Repo}, nil
-	}
 	r, _, err := git.OpenAllowBare(ctx, dir, getenv)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{repo: r}, nil
+	return New(r), nil
 }
+
+// New returns a Store for the repository r found already: for the packages
+// of this module that opened it.
+func New(r *git.Repo) *Store { return &Store{repo: r} }
 
 // Read returns the object ref points at, or record.ZeroHash when it does not exist.
 func (s *Store) Read(ctx context.Context, ref string) (record.Hash, error) {

@@ -57,15 +57,21 @@ type Options struct {
 
 // Open returns the Store of the repository containing dir.
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
-	refs, err := gitrefs.Open(ctx, dir, opts.Getenv)
-	if err != nil {
-		return nil, err
-	}
 	h, err := repo.Open(ctx, dir, opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{h: h, db: h.DB, refs: refs, clock: opts.Now}, nil
+	return open(h, opts), nil
+}
+
+// OpenRepo returns the Store of the repository h, from h's discovery of it
+// and sharing its object database: for the packages of this module that
+// opened the repository already. Closing the Store leaves h open.
+func OpenRepo(h *repo.Handle, opts Options) *Store { return open(h.Share(), opts) }
+
+// open returns the Store of h, which the Store then owns.
+func open(h *repo.Handle, opts Options) *Store {
+	return &Store{h: h, db: h.DB, refs: gitrefs.New(h.Repo), clock: opts.Now}
 }
 
 // Close releases the store's share of the object database.

@@ -38,6 +38,10 @@ type DaemonStatus struct {
 	LastWalk string    `json:"last_walk,omitempty"`
 }
 
+// ErrDaemonRefused wraps the reason a daemon gave for not answering an op
+// registered with Daemon.Handle (daemonwire.Ask is the client side).
+var ErrDaemonRefused = daemonwire.ErrRefused
+
 type daemonRequest struct {
 	V           int      `json:"v"`
 	Op          string   `json:"op"` // snapshot, status, stop

@@ -52,12 +52,11 @@ type Daemon struct {
 
 	inflight sync.WaitGroup // requests being answered; Serve waits for them
 
-	opsMu    sync.Mutex
-	handlers map[string]*registeredOp // what Handle registered (daemon_ops.go)
+	ops *daemonwire.Ops // what Handle registered
 
-	requests, watched, walks, ops atomic.Int64
-	started                       time.Time
-	lastWalk                      atomic.Value // string: why the last walk was needed
+	requests, watched, walks atomic.Int64
+	started                  time.Time
+	lastWalk                 atomic.Value // string: why the last walk was needed
 }
 
 // ErrDaemonRunning is returned by Daemon.Listen when another daemon already
@@ -73,12 +72,24 @@ const maxSocketPath = 107
 // its own (the user changed .gitguard.toml or git config meanwhile).
 // Call Listen and Serve to answer other processes too, and Close at the end.
 func (w *Workspace) NewDaemon(reopen func() (*Workspace, error)) *Daemon {
-	d := &Daemon{w: w, origin: w, log: w.log, workTree: w.repo.WorkTree, reopen: reopen, stopped: make(chan struct{}), started: time.Now()}
+	d := &Daemon{w: w, origin: w, log: w.log, workTree: w.repo.WorkTree, reopen: reopen, stopped: make(chan struct{}), started: time.Now(),
+		ops: daemonwire.NewOps(ownOps...)}
 	d.lastWalk.Store("")
 	d.last.Store(time.Now().UnixNano())
 	w.daemon.Store(d)
 	return d
 }
+
+// ownOps are the requests the daemon answers itself; any other op is
+// answered by what Handle registered.
+var ownOps = []string{"snapshot", "status", "stop", "times"}
+
+// Handle makes the daemon answer op with h besides snapshots: an agent
+// hook hands its event to the daemon, which records it in its running
+// process. Requests for an op are answered one at a time, and each counts
+// as activity for the idle timer. Register before Serve. It panics when op
+// is one of the daemon's own ops (snapshot, status, stop, times).
+func (d *Daemon) Handle(op string, h daemonwire.OpHandler) { d.ops.Handle(op, h) }
 
 // Snapshot returns the work tree as of now, from the watcher when it can
 // vouch for every change, else from a full walk that arms a new watcher.
@@ -327,7 +338,7 @@ func (d *Daemon) Close() error {
 // Status reports the daemon's counters.
 func (d *Daemon) Status() DaemonStatus {
 	return DaemonStatus{PID: os.Getpid(), WorkTree: d.workTree, Since: d.started,
-		Requests: d.requests.Load(), Watched: d.watched.Load(), Walks: d.walks.Load(), Ops: d.ops.Load(),
+		Requests: d.requests.Load(), Watched: d.watched.Load(), Walks: d.walks.Load(), Ops: d.ops.Answered(),
 		LastWalk: d.lastWalk.Load().(string)}
 }
 
@@ -362,8 +373,11 @@ func (d *Daemon) answer(ctx context.Context, req daemonRequest) daemonAnswer {
 		return d.answerTimes(ctx, req)
 	case "snapshot":
 	default:
-		if ans, ok := d.answerOp(ctx, req); ok {
-			return ans
+		d.last.Store(time.Now().UnixNano())
+		ans, ok := d.ops.Answer(ctx, daemonwire.OpRequest{V: req.V, Op: req.Op, WorkTree: req.WorkTree, Payload: req.Payload}, d.workTree, d.log)
+		d.last.Store(time.Now().UnixNano())
+		if ok {
+			return daemonAnswer{Error: ans.Error, Payload: ans.Payload}
 		}
 		return daemonAnswer{Error: fmt.Sprintf("unknown op %q", req.Op)}
 	}

@@ -102,8 +102,36 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.Bare() {
+	w, err := open(h, opts)
+	if err != nil {
 		h.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// OpenRepo prepares the work tree of the repository h for snapshots,
+// from h's discovery of it and sharing its object database: for the
+// packages of this module that opened the repository already. Closing the
+// Workspace leaves h open. It returns the errors Open returns.
+func OpenRepo(h *repo.Handle, opts Options) (*Workspace, error) {
+	for _, g := range opts.Exclude {
+		if !validGlob(g) {
+			return nil, fmt.Errorf("exclude pattern %q: %w", g, ErrBadGlob)
+		}
+	}
+	own := h.Share()
+	w, err := open(own, opts)
+	if err != nil {
+		own.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// open prepares the work tree of h, which the Workspace then owns.
+func open(h *repo.Handle, opts Options) (*Workspace, error) {
+	if h.Bare() {
 		return nil, fmt.Errorf("%s: %w", h.GitDir, git.ErrBare)
 	}
 	if opts.MaxFileSize == 0 {

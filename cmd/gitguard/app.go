@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -83,11 +82,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 var errInterrupted = errors.New("interrupted")
 
-func init() {
-	// -v is --verbose here, as in git; the version is --version only.
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
-}
-
 // newApp builds the app with every command ready to run.
 func newApp(e *env) *cli.App { return newAppFor(e, nil) }
 
@@ -117,6 +111,17 @@ func newAppFor(e *env, args []string) *cli.App {
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log progress to stderr"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
 			excludeFlag, maxFileSizeFlag,
+			// urfave's own --version would be -v too, which is --verbose
+			// here, as in git: the app has a flag of its own (HideVersion).
+			&cli.BoolFlag{Name: "version", Usage: "print the version"},
+		},
+		HideVersion: true,
+		Action: func(c *cli.Context) error {
+			if c.Bool("version") {
+				_, err := io.WriteString(c.App.Writer, versionLine()+"\n")
+				return err
+			}
+			return cli.ShowAppHelp(c)
 		},
 		Before: func(c *cli.Context) error {
 			if err := e.settings.parse(c); err != nil {
@@ -141,19 +146,8 @@ func newAppFor(e *env, args []string) *cli.App {
 			}
 			return nil
 		},
-		Commands: []*cli.Command{
-			newSnapshotCommand(e),
-			newStartCommand(e),
-			newFinishCommand(e),
-			newLogCommand(e),
-			newShowCommand(e),
-			newRunsCommand(e),
-		},
+		Commands: commands(e),
 	}
-	app.Commands = append(app.Commands, extraCommands(e)...)
-	sort.SliceStable(app.Commands, func(i, j int) bool {
-		return commandRank(app.Commands[i].Name) < commandRank(app.Commands[j].Name)
-	})
 	only := invokedCommand(app, args)
 	for _, c := range app.Commands {
 		withCommonHelp(c)
@@ -164,31 +158,40 @@ func newAppFor(e *env, args []string) *cli.App {
 	return app
 }
 
-// commandSets lets each command file register its commands from init, so
-// adding a command does not mean editing this file.
-var commandSets []func(*env) []*cli.Command
-
-func extraCommands(e *env) []*cli.Command {
-	var out []*cli.Command
-	for _, f := range commandSets {
-		out = append(out, f(e)...)
+// commands is every command, in the order of help: the run, its calls and
+// what to do with them, then git integration. Each is built in the file
+// named after it (cmd_<name>.go).
+func commands(e *env) []*cli.Command {
+	return []*cli.Command{
+		newStartCommand(e),
+		newSnapshotCommand(e),
+		newFinishCommand(e),
+		newLogCommand(e),
+		newShowCommand(e),
+		newRunsCommand(e),
+		newCallCommand(e),
+		newStatusCommand(e),
+		newDiffCommand(e),
+		newUndoCommand(e),
+		newRedoCommand(e),
+		newUICommand(e),
+		newLedgerCommand(e),
+		newResumeCommand(e),
+		newCompensateCommand(e),
+		newRunCommand(e),
+		newInitCommand(e),
+		newHookCommand(e),
+		newMCPCommand(e),
+		newServeCommand(e),
+		newCheckCommand(e),
+		newPushCommand(e),
+		newFetchCommand(e),
+		newPruneCommand(e),
+		newFsckCommand(e),
+		newWatchCommand(e),
+		newCompletionCommand(e),
+		newVersionCommand(e),
 	}
-	return out
-}
-
-// commandOrder is the order of commands in help: the run, its calls and
-// what to do with them, then git integration.
-var commandOrder = []string{"start", "snapshot", "finish", "log", "show", "runs", "call", "status", "diff",
-	"undo", "redo", "ui", "ledger", "resume", "compensate", "run", "init", "hook", "mcp", "serve", "check", "push", "fetch",
-	"prune", "fsck", "watch", "completion", "version"}
-
-func commandRank(name string) int {
-	for i, n := range commandOrder {
-		if n == name {
-			return i
-		}
-	}
-	return len(commandOrder)
 }
 
 // exitFoundMeaning says what exit status 1 means for the commands that

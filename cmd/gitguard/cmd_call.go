@@ -236,9 +236,3 @@ func (e *env) printCall(run *gitguard.Run, callID record.CallID) error {
 	}
 	return nil
 }
-
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command {
-		return []*cli.Command{newCallCommand(e), newStatusCommand(e), newDiffCommand(e)}
-	})
-}

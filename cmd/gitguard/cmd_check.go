@@ -109,7 +109,3 @@ func runCheck(ctx context.Context, e *env, runID record.RunID, staged bool) erro
 	}
 	return nil
 }
-
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newCheckCommand(e)} })
-}

@@ -4,10 +4,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newCompletionCommand(e)} })
-}
-
 func newCompletionCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "completion",

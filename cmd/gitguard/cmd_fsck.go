@@ -10,10 +10,6 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newFsckCommand(e)} })
-}
-
 func newFsckCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "fsck",

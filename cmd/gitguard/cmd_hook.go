@@ -8,12 +8,6 @@ import (
 	"github.com/gitguard/gitguard/hooks"
 )
 
-func init() {
-	hookSubcommands = append(hookSubcommands,
-		func(e *env) *cli.Command { return newGitHookCommands(e)[0] },
-		func(e *env) *cli.Command { return newGitHookCommands(e)[1] })
-}
-
 type hookOptions struct {
 	uninstall bool
 	force     bool
@@ -132,4 +126,20 @@ type jsonHook struct {
 	Saved   string `json:"saved,omitempty"`
 	Backup  string `json:"backup,omitempty"`
 	DryRun  bool   `json:"dry_run,omitempty"`
+}
+
+func newHookCommand(e *env) *cli.Command {
+	c := &cli.Command{
+		Name:      "hook",
+		Usage:     "agent hook adapters and the git pre-commit hook",
+		UsageText: "gitguard hook install|uninstall | gitguard hook AGENT < EVENT.json",
+		Description: "install/uninstall manage the git pre-commit hook that runs 'gitguard check --staged';\n" +
+			"the agent adapters (claude-code, codex, gemini, opencode) turn an agent's hook events\n" +
+			"into recorded calls; set them up with 'gitguard init AGENT --write'.",
+	}
+	c.Subcommands = newGitHookCommands(e)
+	for _, s := range agentSpecs {
+		c.Subcommands = append(c.Subcommands, newHookAgentCommand(e, s))
+	}
+	return c
 }

@@ -46,7 +46,3 @@ func runMCP(ctx context.Context, e *env, run record.RunID, t mcp.Transport) erro
 	}
 	return err
 }
-
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newMCPCommand(e)} })
-}

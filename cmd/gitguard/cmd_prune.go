@@ -13,10 +13,6 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newPruneCommand(e)} })
-}
-
 type pruneOptions struct {
 	runs      []record.RunID
 	keep      *int

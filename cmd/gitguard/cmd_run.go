@@ -29,7 +29,7 @@ type wrapOptions struct {
 	argv              []string
 }
 
-func newWrapCommand(e *env) *cli.Command {
+func newRunCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run an agent (aider, a script) as one recorded call",

@@ -20,10 +20,6 @@ type serveOptions struct {
 	run   record.RunID
 }
 
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newServeCommand(e)} })
-}
-
 func newServeCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "serve",

@@ -81,9 +81,3 @@ func runUI(ctx context.Context, e *env, o uiOptions) error {
 }
 
 var errNoTerminal = usagef("gitguard ui needs a terminal; in scripts use 'gitguard ledger', 'diff' and 'undo --dry-run'")
-
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command {
-		return []*cli.Command{newUICommand(e)}
-	})
-}

@@ -80,8 +80,3 @@ func newVersionCommand(e *env) *cli.Command {
 		},
 	}
 }
-
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newVersionCommand(e)} })
-	cli.VersionPrinter = func(c *cli.Context) { _, _ = c.App.Writer.Write([]byte(versionLine() + "\n")) }
-}

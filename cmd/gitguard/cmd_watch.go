@@ -5,21 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/hookserve"
 )
-
-// This file starts the one other process gitguard starts itself: a
-// detached watch daemon (gitguard watch --detach).
-
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newWatchCommand(e)} })
-}
 
 // defaultIdle is how long a detached daemon waits for a request before it
 // stops by itself.
@@ -120,40 +112,12 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 	return d.Serve(ctx, o.idle) // nil when interrupted: stopping is what was asked
 }
 
-// servedDaemon is the watch daemon this process serves, with the pack
-// merges it runs between hook events.
-type servedDaemon struct {
-	*gitguard.Daemon
-	merges *idleMerger
-}
-
-// Close stops serving and waits for a pack merge under way.
-func (d *servedDaemon) Close() error {
-	err := d.Daemon.Close()
-	d.merges.stop()
-	return err
-}
-
-// serveDaemon makes g's watch daemon, binds its socket and arms its
-// watcher in the background, so that the first client is served from it
-// rather than after a walk; the caller runs Serve and closes it. It returns
-// gitguard.ErrDaemonRunning when another process serves the work tree.
-func serveDaemon(ctx context.Context, e *env, g *gitguard.Guard) (*servedDaemon, error) {
-	reopen := func() (*gitguard.Guard, error) {
-		return e.openAt(context.WithoutCancel(ctx), g.WorkTree())
-	}
-	d := &servedDaemon{Daemon: g.NewDaemon(reopen)}
-	d.merges = serveHooks(ctx, d.Daemon, e, g.WorkTree())
-	if err := d.Listen(); err != nil {
-		d.Close()
-		return nil, err
-	}
-	go func() {
-		if _, err := d.Snapshot(ctx); err != nil && ctx.Err() == nil {
-			e.log.Info("watch daemon: first snapshot", "err", err)
-		}
-	}()
-	return d, nil
+// serveDaemon makes g's watch daemon, recording agent hook events too,
+// binds its socket and arms its watcher in the background; the caller runs
+// Serve and closes it. It returns gitguard.ErrDaemonRunning when another
+// process serves the work tree.
+func serveDaemon(ctx context.Context, e *env, g *gitguard.Guard) (*hookserve.Daemon, error) {
+	return hookserve.NewDaemon(ctx, g, e.hookServing())
 }
 
 func runWatchStatus(ctx context.Context, e *env, stop bool) error {
@@ -211,57 +175,11 @@ func (e *env) printDaemon(st gitguard.DaemonStatus, text string) error {
 	return nil
 }
 
-// spawnDaemon starts `gitguard watch` for g's work tree in the background,
-// in a session of its own (a terminal's signals and the end of the agent's
-// hook do not reach it), logging to .git/gitguard/watch/daemon.log, and
-// returns once it answers. A daemon already serving is left as it is.
+// spawnDaemon starts `gitguard watch` for g's work tree in the background
+// and returns once it answers (see hookserve.StartDaemon). A daemon
+// already serving is left as it is.
 func spawnDaemon(ctx context.Context, g *gitguard.Guard, idle time.Duration) (gitguard.DaemonStatus, error) {
-	if st, err := g.WatchStatus(ctx, false); err == nil {
-		return st, nil
-	}
-	if err := g.WatchAvailable(); err != nil {
-		return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
-	}
 	// The name gitguard was started by (git-guard under git, a test's
 	// stand-in), else the file it runs from.
-	self, err := exec.LookPath(os.Args[0])
-	if err != nil {
-		if self, err = os.Executable(); err != nil {
-			return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
-		}
-	}
-	logDir := filepath.Dir(g.WatchSocket())
-	if err := os.MkdirAll(logDir, 0o700); err != nil {
-		return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
-	}
-	logFile, err := os.OpenFile(filepath.Join(logDir, "daemon.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
-	}
-	defer logFile.Close()
-	cmd := exec.Command(self, "-C", g.WorkTree(), "watch", "--idle", idle.String())
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = detachedAttr()
-	if err := cmd.Start(); err != nil {
-		return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: %w", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if st, err := g.WatchStatus(ctx, false); err == nil {
-			return st, nil
-		}
-		select {
-		case err := <-exited:
-			// Another daemon won the race for the lock: use that one.
-			if st, serr := g.WatchStatus(ctx, false); serr == nil {
-				return st, nil
-			}
-			return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: it exited (%w); see %s", err, logFile.Name())
-		case <-ctx.Done():
-			return gitguard.DaemonStatus{}, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return gitguard.DaemonStatus{}, fmt.Errorf("start watch daemon: no answer after 10s; see %s", logFile.Name())
+	return hookserve.StartDaemon(ctx, g, hookserve.StartOptions{Program: os.Args[0], Idle: idle})
 }

@@ -16,10 +16,3 @@ var childSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 // process attached to the console, the command included, and Windows has
 // no other signal to pass on.
 func forwardSignal(*os.Process, os.Signal, bool) {}
-
-// detachedAttr starts a process without a console and in a process group
-// of its own, so the console's Ctrl-C and its closing do not reach it.
-func detachedAttr() *syscall.SysProcAttr {
-	const detachedProcess = 0x00000008 // DETACHED_PROCESS
-	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP | detachedProcess, HideWindow: true}
-}

@@ -1,7 +1,7 @@
 // Package hookwire is what an agent hook process and the work tree's
 // watch daemon say to each other when the hook hands its event over: the
 // request, the answer, and the environment both must share. The daemon's
-// side is cmd/gitguard's serveHooks; the hook's is `gitguard hook AGENT`
+// side is package hookserve; the hook's is `gitguard hook AGENT`
 // and the smaller cmd/gitguard-hook, which imports nothing else of
 // gitguard's but this and package daemonwire.
 package hookwire

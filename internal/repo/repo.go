@@ -35,18 +35,9 @@ var (
 
 // Open finds the repository containing dir (see git.Open; getenv nil means
 // always ask git) and opens its object database, or shares the one already
-// open in this process.
-//
-// When ctx carries a handle (WithHandle) for the repository whose top is
-// dir, Open shares it instead of finding the repository again: one gitguard
-// Guard opens its workspace, store and refs from one discovery.
+// open in this process. A caller that holds a handle already passes it on
+// (Share) rather than finding the repository again.
 func Open(ctx context.Context, dir string, getenv func(string) string) (*Handle, error) {
-	if h, ok := FromContext(ctx, dir); ok {
-		mu.Lock()
-		defer mu.Unlock()
-		dbs[h.CommonDir].refs++
-		return &Handle{Repo: h.Repo, Config: h.Config, DB: h.DB}, nil
-	}
 	r, cfg, err := git.OpenAllowBare(ctx, dir, getenv)
 	if err != nil {
 		return nil, err
@@ -85,22 +76,16 @@ func (h *Handle) Close() error {
 	return err
 }
 
-type ctxKey struct{}
-
-// WithHandle returns a context under which Open (and FromContext) reuse h
-// for h's repository instead of finding it again.
-func WithHandle(ctx context.Context, h *Handle) context.Context {
-	return context.WithValue(ctx, ctxKey{}, h)
-}
-
-// FromContext returns the handle ctx carries when dir is its work tree (or
-// its git dir, for a bare repository).
-func FromContext(ctx context.Context, dir string) (*Handle, bool) {
-	h, ok := ctx.Value(ctxKey{}).(*Handle)
-	if !ok || (dir != h.WorkTree && dir != h.GitDir) {
-		return nil, false
-	}
-	return h, true
+// Share returns another handle on h's repository from h's discovery: the
+// same location, configuration and object database, with a share of its
+// own to Close. One gitguard Guard opens its workspace, store and refs
+// from one discovery this way. h must not be closed yet. It is safe for
+// concurrent use.
+func (h *Handle) Share() *Handle {
+	mu.Lock()
+	defer mu.Unlock()
+	dbs[h.CommonDir].refs++
+	return &Handle{Repo: h.Repo, Config: h.Config, DB: h.DB}
 }
 
 // StateDir is gitguard's private folder for this worktree: inside its git

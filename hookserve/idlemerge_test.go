@@ -1,4 +1,4 @@
-package main
+package hookserve
 
 import (
 	"sync/atomic"

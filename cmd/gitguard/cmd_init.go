@@ -223,7 +223,3 @@ func runInitAgent(ctx context.Context, e *env, s *agentSpec, o initAgentOptions)
 	}
 	return nil
 }
-
-func init() {
-	commandSets = append(commandSets, func(e *env) []*cli.Command { return []*cli.Command{newInitCommand(e)} })
-}

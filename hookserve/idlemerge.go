@@ -1,14 +1,14 @@
-package main
+package hookserve
 
 import (
 	"sync"
 	"time"
 )
 
-// mergeIdle is how long a watch daemon waits after the last hook event it
-// recorded before it merges gitguard's packs: an agent's next tool use
-// usually follows within it when the agent does not wait on a model.
-const mergeIdle = 300 * time.Millisecond
+// DefaultMergeIdle is how long a watch daemon waits after the last hook
+// event it recorded before it merges gitguard's packs: an agent's next tool
+// use usually follows within it when the agent does not wait on a model.
+const DefaultMergeIdle = 300 * time.Millisecond
 
 // idleMerger runs merge once no poke came for delay: a call's start and
 // finish each write a pack and leave merging them to commands nobody waits

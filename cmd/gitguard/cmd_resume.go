@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/protocol"
+	"github.com/gitguard/gitguard/record"
+	"github.com/urfave/cli/v2"
+)
+
+func newResumeCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "resume",
+		Usage:     "verify the run and print the recovery brief for the model",
+		UsageText: "gitguard resume [--run RUN] [--dry-run]",
+		Description: "Loads the newest checkpoint of the run, verifies its objects and records, classifies\n" +
+			"every path the agent touched against the work tree, marks every call found started\n" +
+			"(its process is gone) uncertain, and prints a brief for the model: what succeeded\n" +
+			"and is applied, what failed, what must not be replayed, what someone else changed.\n" +
+			"--json gives the same facts for a runtime, with a replay verdict per call.",
+		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report without marking started calls uncertain"}},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			wantJSON(c, e)
+			return runResume(c.Context, e, record.RunID(c.String("run")), c.Bool("dry-run"))
+		},
+	}
+}
+
+func runResume(ctx context.Context, e *env, runID record.RunID, dry bool) error {
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	r, err := g.Resume(ctx, runID, gitguard.ResumeOptions{DryRun: dry})
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(protocol.NewResumeDoc(r))
+	}
+	e.printf("%s", r.Brief())
+	return nil
+}

@@ -1,0 +1,223 @@
+package hookserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/internal/hookwire"
+)
+
+// Agent is an agent adapter as the daemon knows it: the name a hook hands
+// its events over with and how to read them.
+type Agent struct {
+	// Name is the adapter's name, as in `gitguard hook NAME`: "claude-code".
+	Name string
+	// Read reads one hook event; workspaceTools are more tools to record
+	// as whole-workspace calls.
+	Read func(r io.Reader, workspaceTools []string) (*agent.Event, error)
+}
+
+// Outcome turns what recording an event came to into what the hook prints
+// on stderr and the status it exits with, as the hook's own process would
+// have: failClosed says the hook was asked to block the tool use on a
+// failure. agentName is Agent.Name.
+type Outcome func(agentName string, failClosed bool, res agent.Result, err error) Answer
+
+// Options configure NewDaemon. Open is required.
+type Options struct {
+	// Open opens the repository containing dir as the daemon's process
+	// does (gitguard.Open with its options): the daemon reopens its work
+	// tree with it when the configuration changed, and merges packs.
+	Open func(ctx context.Context, dir string) (*gitguard.Guard, error)
+	// OpenHook opens the repository containing dir as a hook's own
+	// process would, to record its events; nil means Open.
+	OpenHook func(ctx context.Context, dir string) (*gitguard.Guard, error)
+	// Agents are the adapters whose events the daemon records; an event
+	// of another agent is refused.
+	Agents []Agent
+	// Getenv is the daemon's environment as git sees it, to tell without
+	// git which work tree an event is for (gitguard.WorkTreeOf); nil
+	// refuses every event.
+	Getenv func(string) string
+	// Outcome turns a recorded event into the hook's stderr and exit
+	// status; nil means DefaultOutcome.
+	Outcome Outcome
+	// MergeIdle is how long after the last event gitguard's packs are
+	// merged; 0 means DefaultMergeIdle.
+	MergeIdle time.Duration
+	// Log receives Info records; nil discards.
+	Log *slog.Logger
+}
+
+// Validate returns an error when o lacks what NewDaemon needs.
+func (o *Options) Validate() error {
+	if o.Open == nil {
+		return errors.New("hookserve: Options.Open is required")
+	}
+	if o.MergeIdle < 0 {
+		return fmt.Errorf("hookserve: negative MergeIdle %s", o.MergeIdle)
+	}
+	return nil
+}
+
+// Daemon is a work tree's watch daemon that also records the agent hook
+// events hooks hand it (HandOff). Serve it, and Close it when done.
+type Daemon struct {
+	*gitguard.Daemon
+	merges *idleMerger
+}
+
+// Close stops serving and waits for a pack merge under way.
+func (d *Daemon) Close() error {
+	err := d.Daemon.Close()
+	d.merges.stop()
+	return err
+}
+
+// NewDaemon makes g's watch daemon, makes it record agent hook events,
+// binds its socket and arms its watcher in the background, so that the
+// first client is served from it rather than after a walk. The caller runs
+// Serve and closes it. It returns gitguard.ErrDaemonRunning when another
+// process serves the work tree, and gitguard.ErrNoWatcher (wrapped) where
+// the platform or the file system offers no watcher. ctx bounds the
+// daemon's background work, not the Guard: g stays the caller's.
+func NewDaemon(ctx context.Context, g *gitguard.Guard, o Options) (*Daemon, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Outcome == nil {
+		o.Outcome = DefaultOutcome
+	}
+	if o.MergeIdle == 0 {
+		o.MergeIdle = DefaultMergeIdle
+	}
+	if o.OpenHook == nil {
+		o.OpenHook = o.Open
+	}
+	workTree := g.WorkTree()
+	reopen := func() (*gitguard.Guard, error) {
+		return o.Open(context.WithoutCancel(ctx), workTree)
+	}
+	d := &Daemon{Daemon: g.NewDaemon(reopen)}
+	s := &server{o: o, workTree: workTree}
+	d.merges = newIdleMerger(o.MergeIdle, func() { s.mergePacks(ctx) })
+	s.merges = d.merges
+	d.Handle(hookwire.Op, s.answer)
+	if err := d.Listen(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	go func() {
+		if _, err := d.Snapshot(ctx); err != nil && ctx.Err() == nil {
+			o.Log.Info("watch daemon: first snapshot", "err", err)
+		}
+	}()
+	return d, nil
+}
+
+// server records the hook events of one work tree's daemon.
+type server struct {
+	o        Options
+	workTree string
+	merges   *idleMerger
+}
+
+// mergePacks merges the packs the events wrote, once they pause.
+func (s *server) mergePacks(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	g, err := s.o.Open(context.WithoutCancel(ctx), s.workTree)
+	if err != nil {
+		s.o.Log.Info("watch daemon: open to merge packs", "err", err)
+		return
+	}
+	defer g.Close()
+	if err := g.MergePacks(); err != nil {
+		s.o.Log.Info("watch daemon: merge packs", "err", err)
+	}
+}
+
+// answer records the hook event of one request, as `gitguard hook NAME`
+// would in a process of its own started with the daemon's environment,
+// or refuses it.
+func (s *server) answer(ctx context.Context, payload json.RawMessage) (json.RawMessage, error) {
+	defer s.merges.poke()
+	var req hookwire.Request
+	if err := json.Unmarshal(payload, &req); err != nil {
+		return nil, fmt.Errorf("hook request: %w", err)
+	}
+	if req.Env != hookwire.EnvKey() {
+		return nil, errors.New("the hook's environment differs from the daemon's")
+	}
+	i := slices.IndexFunc(s.o.Agents, func(a Agent) bool { return a.Name == req.Agent })
+	if i < 0 {
+		return nil, fmt.Errorf("no agent %q", req.Agent)
+	}
+	a := s.o.Agents[i]
+	ev, err := s.takes(a, req)
+	if err != nil {
+		return nil, err
+	}
+	// The daemon runs already: the hook starts none.
+	res, err := agent.Handle(ctx, ev, agent.Options{Open: s.o.OpenHook, Dir: req.Dir, Log: s.o.Log})
+	ans := s.o.Outcome(a.Name, req.FailClosed, res, err)
+	return json.Marshal(hookwire.Answer{Stderr: ans.Stderr, Exit: ans.Exit})
+}
+
+// takes reads the event of req and returns it when the daemon records it,
+// else why it leaves it to the hook. It records a tool use's start or end
+// in its own work tree; a session's start or end, an event with a warning
+// or one it cannot read has its messages, and a session's end the
+// daemon's own stop, in the hook's process. A small hook client
+// (cmd/gitguard-hook) hands every event over and leaves this check to the
+// daemon.
+func (s *server) takes(a Agent, req hookwire.Request) (*agent.Event, error) {
+	ev, err := a.Read(bytes.NewReader(req.Event), req.WorkspaceTools)
+	if err != nil || ev.Warning != "" || (ev.Kind != agent.Pre && ev.Kind != agent.Post) {
+		return nil, errors.New("not a tool use's start or end")
+	}
+	dir := req.Dir
+	if dir == "" {
+		dir = ev.Cwd
+	}
+	if !filepath.IsAbs(dir) {
+		return nil, errors.New("the event names no absolute folder")
+	}
+	if top, ok := gitguard.WorkTreeOf(dir, s.o.Getenv); !ok || top != s.workTree {
+		return nil, errors.New("the event is for another work tree")
+	}
+	return ev, nil
+}
+
+// DefaultOutcome is the Outcome of a daemon given none: each warning on a
+// line of its own, and a failure as a warning (exit 0), or, failing
+// closed, as the reason the tool use is blocked (exit 2).
+func DefaultOutcome(_ string, failClosed bool, res agent.Result, err error) Answer {
+	var b bytes.Buffer
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&b, "gitguard: warning: %s\n", w)
+	}
+	if err == nil {
+		return Answer{Stderr: b.String()}
+	}
+	if failClosed {
+		fmt.Fprintf(&b, "gitguard: %v; the tool use is blocked because gitguard fails closed\n", err)
+		return Answer{Stderr: b.String(), Exit: 2}
+	}
+	fmt.Fprintf(&b, "gitguard: warning: %v; this tool use is not protected by gitguard\n", err)
+	return Answer{Stderr: b.String()}
+}
