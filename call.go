@@ -148,7 +148,7 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 	switch {
 	case o.ledgerOnly:
 	case len(o.Paths) > 0:
-		if before, err = g.capture(o.Paths); err != nil {
+		if before, err = g.maker().Capture(o.Paths); err != nil {
 			return nil, err
 		}
 	default:
@@ -191,7 +191,7 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 			c.Ledger.BeforeTree = snap.Worktree
 		default:
 			c.Before = before
-			wt, over, err := g.overlayStates(tip.Checkpoint.WorktreeTree, before)
+			wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, before)
 			if err != nil {
 				return nil, err
 			}
@@ -295,10 +295,10 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		if snap, err = g.ws.Snapshot(ctx); err != nil {
 			return nil, err
 		}
-		if patches, err = g.treePatches(ctx, callID, c.Ledger, run, snap); err != nil {
+		if patches, err = g.maker().Tree(ctx, callID, c.Ledger, run, snap); err != nil {
 			return nil, err
 		}
-		if patches, others, err = g.attribute(ctx, record.CallRef{Run: id, Call: callID}, &c.Ledger, patches); err != nil {
+		if patches, others, err = g.attributor().Attribute(ctx, record.CallRef{Run: id, Call: callID}, &c.Ledger, patches); err != nil {
 			return nil, err
 		}
 	}
@@ -338,7 +338,7 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		case snap != nil:
 			cp = snapshotCheckpoint(snap, record.KindCallFinish)
 		default:
-			wt, over, err := g.overlayStates(tip.Checkpoint.WorktreeTree, after)
+			wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, after)
 			if err != nil {
 				return nil, err
 			}

@@ -80,7 +80,7 @@ func (g *Guard) headConfigState(ctx context.Context) (record.State, error) {
 	if err != nil {
 		return record.State{}, fmt.Errorf("read HEAD's %s: %w", config.FileName, err)
 	}
-	return state(fs), nil
+	return fs.State(), nil
 }
 
 // headConfig parses HEAD's .gitguard.toml; nil when there is none. Only a
@@ -171,7 +171,7 @@ func (g *Guard) ConfigNotice(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
-	now := state(cur)
+	now := cur.State()
 	if cur.Mode == record.ModeTree {
 		now = record.State{}
 	}

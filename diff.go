@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -87,11 +88,11 @@ func (g *Guard) netPatch(path string, np NetPatch) ([]byte, error) {
 	if np.Oversize {
 		return patchstore.OversizePatch(path, np.Before, np.After), nil
 	}
-	a, err := readState(g.db, np.Before)
+	a, err := filepatch.ReadState(g.db, np.Before)
 	if err != nil {
 		return nil, err
 	}
-	b, err := readState(g.db, np.After)
+	b, err := filepatch.ReadState(g.db, np.After)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/fault"
+	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/internal/repo"
@@ -229,7 +230,7 @@ func snapshotCheckpoint(snap *workspace.Snapshot, kind string) *record.Checkpoin
 	}
 	for _, o := range snap.Oversize {
 		if why := record.RecordablePath(o.Path); why != "" {
-			snap.Skipped = append(snap.Skipped, unrecordable(o.Path, why))
+			snap.Skipped = append(snap.Skipped, filepatch.Unrecordable(o.Path, why))
 			continue
 		}
 		cp.Oversize = append(cp.Oversize, record.FileState{Path: o.Path, Mode: o.Mode, Hash: o.Hash, Size: o.Size})

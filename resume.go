@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gitguard/gitguard/conflict"
+	"github.com/gitguard/gitguard/internal/attribution"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
@@ -218,197 +218,6 @@ func (g *Guard) verifyObjects(run *patchstore.Run) error {
 	return nil
 }
 
-// Brief renders the recovery brief for the model: specific, one fact per
-// sentence, ending with what to do next.
-func (r *Resume) Brief() string {
-	var b strings.Builder
-	cp := r.Checkpoint.Checkpoint
-	fmt.Fprintf(&b, "Resumed from checkpoint %s of run %s.", cp.ID, r.Run)
-	if r.LastStep != "" {
-		fmt.Fprintf(&b, " Completed through %s.", r.LastStep)
-	}
-	b.WriteString("\n")
-	name := func(c ResumeCall) string {
-		s := fmt.Sprintf("%s (%s)", c.Entry.ToolName, c.Entry.CallID)
-		if c.Entry.Input != "" {
-			s += fmt.Sprintf(" `%s`", oneLine(c.Entry.Input, 120))
-		}
-		return s
-	}
-	byID := make(map[record.CallID]*record.LedgerEntry, len(r.Calls))
-	for i := range r.Calls {
-		byID[r.Calls[i].Entry.CallID] = &r.Calls[i].Entry
-	}
-	for _, c := range r.Calls {
-		e := c.Entry
-		if e.ToolName == ToolUndo || e.ToolName == ToolRedo {
-			if line := undoLine(e, byID); line != "" {
-				fmt.Fprintf(&b, "- %s\n", line)
-			}
-			continue
-		}
-		var s string
-		switch e.Status {
-		case record.StatusSucceeded:
-			s = fmt.Sprintf("%s succeeded", name(c))
-			if e.Result != "" {
-				s += ": " + oneLine(e.Result, 200)
-			}
-		case record.StatusFailed:
-			s = fmt.Sprintf("%s failed", name(c))
-			if e.Result != "" {
-				s += ": " + oneLine(e.Result, 200)
-			}
-		case record.StatusUncertain:
-			s = fmt.Sprintf("%s is uncertain (it may or may not have happened)", name(c))
-			if e.ChangesThrough > 0 && e.Patches > 0 {
-				s += fmt.Sprintf("; its process stopped without recording its end, and what changed from its start to %s is attributed to it", record.CheckpointID(e.ChangesThrough))
-			}
-		case record.StatusPlanned:
-			s = fmt.Sprintf("%s was planned but not started", name(c))
-		case record.StatusApproved:
-			s = fmt.Sprintf("%s was approved but not started", name(c))
-		case record.StatusDenied:
-			s = fmt.Sprintf("%s was denied", name(c))
-			if e.Approval != nil && e.Approval.Reason != "" {
-				s += ": " + oneLine(e.Approval.Reason, 200)
-			}
-		default:
-			s = fmt.Sprintf("%s is %s", name(c), e.Status)
-		}
-		if e.UndoneBy != "" {
-			s += fmt.Sprintf("; its file changes were undone by %s and are gone", e.UndoneBy)
-		} else if len(c.Applied) > 0 {
-			s += fmt.Sprintf(" and is applied to %s", quotedList(c.Applied))
-		}
-		if len(c.Absent) > 0 && e.UndoneBy == "" {
-			s += fmt.Sprintf("; its change to %s is not in place", quotedList(c.Absent))
-		}
-		switch c.Replay {
-		case ReplayForbidden:
-			idem := string(e.Idempotency)
-			if idem == "" {
-				idem = "not idempotent"
-			}
-			switch e.Status {
-			case record.StatusDenied:
-				s += " — do not run it."
-			default:
-				s += fmt.Sprintf(" and %s: do not replay it; ask the user.", idem)
-			}
-		case ReplayCheckFirst:
-			if e.Status == record.StatusSucceeded {
-				s += " — do not repeat it."
-			} else {
-				s += " — check the current state before running it again."
-			}
-		default:
-			switch {
-			case e.UndoneBy != "":
-				s += " — do that work again only if it is still wanted."
-			case e.Status == record.StatusSucceeded:
-				s += " — do not repeat it."
-			default:
-				s += " — it may be run again."
-			}
-		}
-		if e.Compensation != "" && (e.Status == record.StatusSucceeded || e.Status == record.StatusUncertain) {
-			s += fmt.Sprintf(" Its recorded compensation: %s.", oneLine(e.Compensation, 200))
-		}
-		fmt.Fprintf(&b, "- %s\n", s)
-	}
-	for _, m := range r.HeadMoves {
-		fmt.Fprintf(&b, "- %s\n", m.Sentence())
-	}
-	if r.Git.InProgress() {
-		fmt.Fprintf(&b, "- %s\n", r.Git.Sentence())
-	}
-	for _, p := range r.Paths {
-		switch {
-		case p.State == conflict.Conflicted && p.LastUndo != "" && p.UndoneBy == "":
-			fmt.Fprintf(&b, "- %s was changed by someone else after %s, and %s left it as it is (conflicted); keep those changes.\n", record.QuotePath(p.Path), p.Call, p.LastUndo)
-		case p.State == conflict.Conflicted:
-			fmt.Fprintf(&b, "- %s was changed by someone else after %s (conflicted); keep those changes.\n", record.QuotePath(p.Path), p.Call)
-		case p.State == conflict.Merged:
-			fmt.Fprintf(&b, "- %s holds someone else's changes; %s took out only the edit of %s (merged).\n", record.QuotePath(p.Path), p.UndoneBy, p.Call)
-		}
-	}
-	r.parallelLines(&b)
-	if n := len(r.Unrecorded); n > 0 {
-		var ps []string
-		for i, c := range r.Unrecorded {
-			if i == 10 {
-				ps = append(ps, fmt.Sprintf("and %d more", n-10))
-				break
-			}
-			ps = append(ps, record.QuotePath(c.Path))
-		}
-		since := r.Since
-		if since == "" {
-			since = cp.ID
-		}
-		fmt.Fprintf(&b, "- Changed outside any recorded call since %s: %s.\n", since, strings.Join(ps, ", "))
-	}
-	if bu := r.Budget; !bu.IsZero() {
-		var parts []string
-		if bu.Tokens != nil {
-			parts = append(parts, fmt.Sprintf("%d tokens", *bu.Tokens))
-		}
-		if bu.USD != nil {
-			parts = append(parts, fmt.Sprintf("$%.2f", *bu.USD))
-		}
-		if bu.Steps != nil {
-			parts = append(parts, fmt.Sprintf("%d steps", *bu.Steps))
-		}
-		fmt.Fprintf(&b, "Budget left at the checkpoint: %s.\n", strings.Join(parts, ", "))
-	}
-	if cp.MessagesRef != "" || cp.TraceRef != "" {
-		fmt.Fprintf(&b, "Conversation: %s. Trace: %s.\n", dashIfEmpty(cp.MessagesRef), dashIfEmpty(cp.TraceRef))
-	}
-	b.WriteString("Plan the next step from these observations.\n")
-	return b.String()
-}
-
-// undoLine is the brief's line for an undo or redo call: what it did for
-// the user, or nothing when it changed no file.
-func undoLine(e record.LedgerEntry, byID map[record.CallID]*record.LedgerEntry) string {
-	targets := record.JoinCallIDs(e.Undoes, ", ")
-	switch {
-	case e.Status == record.StatusStarted || e.Status == record.StatusUncertain:
-		return fmt.Sprintf("%s was taking out the file changes of %s for the user and did not finish; gitguard undo finishes it.", e.CallID, targets)
-	case e.Patches == 0:
-		return "" // it changed no file: nothing to tell
-	case e.ToolName == ToolRedo:
-		var agent []record.CallID
-		for _, u := range e.Undoes {
-			if ue := byID[u]; ue != nil {
-				agent = append(agent, ue.Undoes...)
-			}
-		}
-		return fmt.Sprintf("%s undid %s: the file changes of %s are in effect again.", e.CallID, targets, record.JoinCallIDs(agent, ", "))
-	case e.UndoneBy != "":
-		return fmt.Sprintf("%s took out the file changes of %s, and %s put them back.", e.CallID, targets, e.UndoneBy)
-	}
-	return fmt.Sprintf("%s took out the file changes of %s for the user.", e.CallID, targets)
-}
-
-// oneLine folds text to one line (newlines and tabs become spaces) and
-// cuts it to at most n characters, so that each fact stays one bullet.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-func dashIfEmpty(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // Compensation is a call whose external effects gitguard cannot revert.
 type Compensation struct {
 	Entry record.LedgerEntry
@@ -437,4 +246,46 @@ func (g *Guard) Compensations(ctx context.Context, runID record.RunID, since *pa
 		out = append(out, Compensation{Entry: e})
 	}
 	return run.ID, out, nil
+}
+
+// markKilled marks the calls of run found started uncertain (their
+// process is gone) and records what changed in their windows as theirs,
+// in one checkpoint: a snapshot when some window ended only now, a ledger
+// change otherwise.
+func (g *Guard) markKilled(ctx context.Context, run *patchstore.Run, stale []record.CallID) (*patchstore.Run, error) {
+	// Attribution compares the killed calls with every other call of the
+	// run: a rare path, so it reads them all.
+	if err := g.store.LoadAll(run); err != nil {
+		return nil, err
+	}
+	changes, snap, err := g.attributor().KilledChanges(ctx, run, stale)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// Marking them uncertain matters more: what they changed then
+		// shows as changed outside any call, not as nobody's loss.
+		g.log.Warn("changes of calls found started not attributed to them", "err", err)
+		changes, snap = nil, nil
+	}
+	return g.store.Commit(ctx, run.ID, func(tip *patchstore.Run) (*record.Checkpoint, error) {
+		seq := nextSeq(tip)
+		for _, cid := range stale {
+			c := tip.Calls[cid]
+			if c == nil || c.Ledger.Status != record.StatusStarted {
+				continue
+			}
+			c.Touch()
+			c.Ledger.Status = record.StatusUncertain
+			c.Ledger.UncertainReason = "found started at resume: the process running it stopped before recording its end"
+			attribution.AttributeKilled(c, changes[cid], seq)
+		}
+		label := "resume: started calls marked uncertain"
+		if snap != nil {
+			cp := snapshotCheckpoint(snap, record.KindSnapshot)
+			cp.Label, cp.StepID = label, tip.Checkpoint.StepID
+			return cp, nil
+		}
+		return &record.Checkpoint{Kind: record.KindLedger, Label: label, StepID: tip.Checkpoint.StepID}, nil
+	})
 }

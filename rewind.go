@@ -97,7 +97,7 @@ func (g *Guard) InspectCall(ctx context.Context, c *patchstore.Call, o InspectOp
 		if err != nil {
 			return nil, fmt.Errorf("inspect %s: %w", p, err)
 		}
-		cp.Current = state(cur)
+		cp.Current = cur.State()
 		if cur.Mode == record.ModeTree {
 			cp.Current = record.State{}
 			cp.State = conflict.Conflicted

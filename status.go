@@ -191,7 +191,7 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 		if err != nil {
 			return nil, err
 		}
-		now := conflict.Current{State: state(cur), IsDir: cur.Mode == record.ModeTree}
+		now := conflict.Current{State: cur.State(), IsDir: cur.Mode == record.ModeTree}
 		if now.IsDir {
 			now.State = record.State{}
 		}

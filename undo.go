@@ -11,6 +11,7 @@ import (
 	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/internal/safewrite"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
@@ -150,7 +151,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 			writes++
 		}
 	}
-	if err := g.checkPlannedWrites(items); err != nil {
+	if err := g.writer().CheckPlanned(plannedWrites(items)); err != nil {
 		return nil, err
 	}
 	// An undo that would change nothing records nothing: the result says
@@ -199,14 +200,14 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 		if err != nil {
 			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
 		}
-		if st := state(now); st != it.Current || (now.Mode == record.ModeTree) {
+		if st := now.State(); st != it.Current || (now.Mode == record.ModeTree) {
 			if it.Action != ActionConflict {
 				res.Conflicts++
 			}
 			it.Action, it.Reason = ActionConflict, "changed while undo ran; left as it is (run undo again)"
 			continue
 		}
-		if err := g.writeState(ctx, it.Path, it.Target, it.Content); err != nil {
+		if err := g.writer().Write(ctx, it.Path, it.Target, it.Content); err != nil {
 			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
 		}
 		it.Written = true
@@ -526,7 +527,7 @@ func (g *Guard) planPath(ctx context.Context, path string, patches []*record.Fil
 		return UndoItem{Plan: conflict.Plan{Path: path}}, err
 	}
 	// Content over the size limit is not read: nothing could merge it.
-	cur := conflict.Current{State: state(curFS), IsDir: curFS.Mode == record.ModeTree, Oversize: over}
+	cur := conflict.Current{State: curFS.State(), IsDir: curFS.Mode == record.ModeTree, Oversize: over}
 	if cur.State.Exists() && !cur.IsDir && !over && cur.State.Mode != record.ModeGitlink {
 		// The current content in the form the records use (converted, for
 		// paths git converts), so merges compare like with like.
@@ -551,4 +552,26 @@ func (g *Guard) planSources(ctx context.Context) conflict.Sources {
 			return git.MergeFile(ctx, filepath.Join(g.ws.StateDir(), "tmp"), cur, base, other, labels)
 		},
 	}
+}
+
+// ErrUnsafeLink is returned (wrapped with record.ErrCorrupt) when undo or
+// redo would create a symlink that points outside the work tree or into a
+// .git folder, or write a file through a symlink it creates. Nothing has
+// been written when it is returned from planning.
+var ErrUnsafeLink = safewrite.ErrUnsafeLink
+
+// writer writes recorded states into the work tree, refusing unsafe links.
+func (g *Guard) writer() *safewrite.Writer {
+	return &safewrite.Writer{DB: g.db, WS: g.ws, WorkTree: g.repo.WorkTree}
+}
+
+// plannedWrites are the writes of a plan, for the link checks.
+func plannedWrites(items []UndoItem) []safewrite.Planned {
+	var out []safewrite.Planned
+	for _, it := range items {
+		if it.Writes() {
+			out = append(out, safewrite.Planned{Path: it.Path, Target: it.Target, Content: it.Content})
+		}
+	}
+	return out
 }

@@ -17,13 +17,6 @@ import (
 // Names git allows and JSON carries (newline, tab, backslash, a leading
 // dash) are recorded as they are and quoted in text output.
 
-// unrecordable is the skipped entry of path p, which the records cannot
-// carry for reason why. The path is shown, not carried: bytes that are not
-// UTF-8 become U+FFFD.
-func unrecordable(p, why string) record.Skipped {
-	return record.Skipped{Path: strings.ToValidUTF8(p, "\uFFFD"), Reason: why}
-}
-
 // callSkipped is what a whole-workspace call's finish snapshot could not
 // record (nil for other calls).
 func callSkipped(snap *workspace.Snapshot) []record.Skipped {

@@ -9,8 +9,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/record"
+	"github.com/gitguard/gitguard/brief"
 	"github.com/gitguard/gitguard/protocol"
+	"github.com/gitguard/gitguard/record"
 )
 
 func newLedgerCommand(e *env) *cli.Command {
@@ -144,7 +145,7 @@ func runResume(ctx context.Context, e *env, runID record.RunID, dry bool) error 
 	if e.json {
 		return e.printJSON(protocol.NewResumeDoc(r))
 	}
-	e.printf("%s", r.Brief())
+	e.printf("%s", brief.Text(r))
 	return nil
 }
 

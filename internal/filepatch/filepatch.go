@@ -1,0 +1,209 @@
+package filepatch
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/record"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+// Maker builds the file patches of calls from recorded states. It writes
+// patch blobs and captured file contents to the object database and never
+// a ref; it is as safe for concurrent use as its parts.
+type Maker struct {
+	DB    *odb.DB
+	WS    *workspace.Workspace // nil for a Maker that captures nothing
+	Store *patchstore.Store    // its clock stamps the patches
+}
+
+// Capture records the current state of each path, storing blobs.
+func (m *Maker) Capture(paths []string) ([]record.PathState, error) {
+	out := make([]record.PathState, 0, len(paths))
+	for _, p := range paths {
+		fs, oversize, err := m.WS.Capture(p, true)
+		if err != nil {
+			return nil, err
+		}
+		if fs.Mode == record.ModeTree {
+			fs.Mode, fs.Hash = record.ModeNone, record.ZeroHash // a folder is no file
+		}
+		out = append(out, record.PathState{Path: p, State: record.State{Mode: fs.Mode, Hash: fs.Hash}, Oversize: oversize})
+	}
+	return out, nil
+}
+
+// Overlay writes captured states over a base work tree; oversize files are
+// left out, as a full snapshot leaves them out, and returned apart.
+func (m *Maker) Overlay(base record.Hash, states []record.PathState) (record.Hash, []record.FileState, error) {
+	var fs []record.FileState
+	var over []record.FileState
+	for _, s := range states {
+		if s.Oversize {
+			over = append(over, record.FileState{Path: s.Path, Mode: s.Mode, Hash: s.Hash})
+			fs = append(fs, record.FileState{Path: s.Path})
+			continue
+		}
+		fs = append(fs, record.FileState{Path: s.Path, Mode: s.Mode, Hash: s.Hash})
+	}
+	h, err := m.DB.Overlay(base, fs)
+	return h, over, err
+}
+
+// Make builds the FilePatch of one path and stores its patch blob.
+func (m *Maker) Make(callID record.CallID, path string, before, after record.State, oversize bool) (record.FilePatch, error) {
+	fp := record.FilePatch{
+		Path: path, BeforeHash: before.Hash, AfterHash: after.Hash, BeforeMode: before.Mode, AfterMode: after.Mode,
+		ToolCallID: callID, CreatedAt: m.Store.Time(), Oversize: oversize,
+	}
+	var text []byte
+	if oversize {
+		text = patchstore.OversizePatch(path, before, after)
+		fp.Binary = true
+	} else {
+		a, err := ReadState(m.DB, before)
+		if err != nil {
+			return fp, err
+		}
+		b, err := ReadState(m.DB, after)
+		if err != nil {
+			return fp, err
+		}
+		text, fp.Binary = patchstore.FormatPatch(path, before, after, a, b)
+	}
+	h, err := m.DB.Write(odb.TypeBlob, text)
+	if err != nil {
+		return fp, err
+	}
+	fp.PatchRef = h
+	return fp, nil
+}
+
+// ReadState reads the content a state names: nil for an absent file or a
+// gitlink, which have none.
+func ReadState(db *odb.DB, st record.State) ([]byte, error) {
+	if !st.Exists() || st.Mode == record.ModeGitlink {
+		return nil, nil
+	}
+	return db.ReadAs(st.Hash, odb.TypeBlob)
+}
+
+// Tree diffs a whole-workspace call's start snapshot against snap.
+func (m *Maker) Tree(ctx context.Context, callID record.CallID, e record.LedgerEntry, run *patchstore.Run, snap *workspace.Snapshot) ([]record.FilePatch, error) {
+	changes, err := m.DB.DiffTrees(e.BeforeTree, snap.Worktree)
+	if err != nil {
+		return nil, err
+	}
+	// Files over the size limit are absent from both trees; bring them back
+	// by hash so that growing past the limit is not mistaken for a delete.
+	startOver, err := m.OversizeAt(ctx, run, e.StartSeq)
+	if err != nil {
+		return nil, err
+	}
+	nowOver := map[string]record.State{}
+	for _, o := range snap.Oversize {
+		nowOver[o.Path] = record.State{Mode: o.Mode, Hash: o.Hash}
+	}
+	byPath := map[string]*record.Change{}
+	for i := range changes {
+		byPath[changes[i].Path] = &changes[i]
+	}
+	type pair struct {
+		before, after record.State
+		oversize      bool
+	}
+	all := map[string]*pair{}
+	for _, c := range changes {
+		all[c.Path] = &pair{before: c.Before.State(), after: c.After.State()}
+	}
+	for p, st := range startOver {
+		x := all[p]
+		if x == nil {
+			if ch, ok := byPath[p]; ok {
+				x = &pair{after: ch.After.State()}
+			} else {
+				x = &pair{}
+				if cur, err := m.DB.Lookup(snap.Worktree, p); err == nil {
+					x.after = cur.State()
+				}
+			}
+			all[p] = x
+		}
+		x.before, x.oversize = st, true
+	}
+	for p, st := range nowOver {
+		x := all[p]
+		if x == nil {
+			x = &pair{}
+			if prev, err := m.DB.Lookup(e.BeforeTree, p); err == nil {
+				x.before = prev.State()
+			}
+			if b, ok := startOver[p]; ok {
+				x.before = b
+			}
+			all[p] = x
+		}
+		x.after, x.oversize = st, true
+	}
+	// A path the snapshot could not read is missing from its tree: that is
+	// no evidence the call deleted it, so it gets no patch.
+	skipped := map[string]bool{}
+	for _, sk := range snap.Skipped {
+		skipped[sk.Path] = true
+	}
+	paths := make([]string, 0, len(all))
+	for p, x := range all {
+		if x.before == x.after || skipped[p] {
+			continue
+		}
+		if why := record.RecordablePath(p); why != "" {
+			snap.Skipped = append(snap.Skipped, Unrecordable(p, why))
+			continue
+		}
+		if len(e.Globs) > 0 && !workspace.MatchAny(e.Globs, p) {
+			continue
+		}
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := make([]record.FilePatch, 0, len(paths))
+	for _, p := range paths {
+		x := all[p]
+		fp, err := m.Make(callID, p, x.before, x.after, x.oversize)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fp)
+	}
+	return out, nil
+}
+
+// OversizeAt returns the oversize files recorded in checkpoint seq of run.
+func (m *Maker) OversizeAt(ctx context.Context, run *patchstore.Run, seq int) (map[string]record.State, error) {
+	out := map[string]record.State{}
+	if seq == 0 {
+		return out, nil
+	}
+	en, err := m.Store.CheckpointAt(ctx, run.ID, seq)
+	if errors.Is(err, patchstore.ErrUnknownCheckpoint) {
+		return out, nil // pruned: nothing was recorded by hash only then
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range en.Checkpoint.Oversize {
+		out[o.Path] = record.State{Mode: o.Mode, Hash: o.Hash}
+	}
+	return out, nil
+}
+
+// Unrecordable is the skipped entry of path p, which the records cannot
+// carry for reason why. The path is shown, not carried: bytes that are not
+// UTF-8 become U+FFFD.
+func Unrecordable(p, why string) record.Skipped {
+	return record.Skipped{Path: strings.ToValidUTF8(p, "\uFFFD"), Reason: why}
+}
