@@ -123,7 +123,12 @@ func (g *Guard) now() time.Time { return g.store.Time() }
 // returns once that record is durable: the tool may run after it returns.
 // A call planned or approved earlier keeps its plan; starting a call twice
 // or starting a denied call returns ErrCallState.
-func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions) (*patchstore.Run, error) {
+func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions) (*Run, error) {
+	return runOf(g.callStart(ctx, runID, o))
+}
+
+// callStart is CallStart with the store's run.
+func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions) (*patchstore.Run, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
@@ -240,11 +245,11 @@ func applyCallOptions(e *record.LedgerEntry, o CallOptions) {
 // paths their after states, for a whole-workspace call every path that
 // differs between the snapshots at start and now (narrowed by its globs).
 // Renames are recorded as a delete and a create.
-func (g *Guard) CallFinish(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions) (*patchstore.Run, error) {
+func (g *Guard) CallFinish(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions) (*Run, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
-	return g.callFinish(ctx, runID, callID, o, nil, nil)
+	return runOf(g.callFinish(ctx, runID, callID, o, nil, nil))
 }
 
 // callFinish is CallFinish with an extra change applied in the same

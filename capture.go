@@ -13,7 +13,12 @@ import (
 // CaptureBefore adds paths to a started call, recording their current
 // state as the call's before state. An agent runtime calls it just before
 // writing a file the call did not declare at start.
-func (g *Guard) CaptureBefore(ctx context.Context, runID record.RunID, callID record.CallID, paths ...string) (*patchstore.Run, error) {
+func (g *Guard) CaptureBefore(ctx context.Context, runID record.RunID, callID record.CallID, paths ...string) (*Run, error) {
+	return runOf(g.captureBefore(ctx, runID, callID, paths...))
+}
+
+// captureBefore is CaptureBefore with the store's run.
+func (g *Guard) captureBefore(ctx context.Context, runID record.RunID, callID record.CallID, paths ...string) (*patchstore.Run, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
@@ -104,7 +109,12 @@ func startedCall(tip *patchstore.Run, callID record.CallID) (*patchstore.Call, e
 // CaptureAfter records the after state of paths of a started call now,
 // making their patches durable before the call finishes. CallFinish
 // captures every declared path again, so calling it is optional.
-func (g *Guard) CaptureAfter(ctx context.Context, runID record.RunID, callID record.CallID, paths ...string) (*patchstore.Run, error) {
+func (g *Guard) CaptureAfter(ctx context.Context, runID record.RunID, callID record.CallID, paths ...string) (*Run, error) {
+	return runOf(g.captureAfter(ctx, runID, callID, paths...))
+}
+
+// captureAfter is CaptureAfter with the store's run.
+func (g *Guard) captureAfter(ctx context.Context, runID record.RunID, callID record.CallID, paths ...string) (*patchstore.Run, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}

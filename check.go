@@ -19,7 +19,7 @@ type Drift struct {
 // CheckReport is the result of Check.
 type CheckReport struct {
 	Run        record.RunID // empty when no run is active: nothing to check
-	Checkpoint patchstore.Entry
+	Checkpoint record.Entry
 	Staged     bool
 	Drift      []Drift
 	// Git is the merge, rebase or other operation in progress; with Staged,
@@ -45,7 +45,7 @@ func (g *Guard) Check(ctx context.Context, runID record.RunID, staged bool) (*Ch
 	if err := g.useRunSettings(ctx, run.Checkpoint); err != nil {
 		return nil, err
 	}
-	rep := &CheckReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}, Staged: staged}
+	rep := &CheckReport{Run: id, Checkpoint: record.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}, Staged: staged}
 	var changes []record.Change
 	if staged {
 		if rep.Git, err = g.markedOperation(ctx); err == nil {
@@ -149,7 +149,7 @@ func (g *Guard) derivedFrom(ctx context.Context, head, recorded, staged record.S
 
 // coveringCall names a started call whose capture includes path.
 func coveringCall(run *patchstore.Run, path string) record.CallID {
-	for _, c := range OrderedCalls(run) {
+	for _, c := range orderedCalls(run.Calls) {
 		if c.Ledger.Status != record.StatusStarted {
 			continue
 		}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -21,19 +20,19 @@ var ErrAmbiguous = errors.New("checkpoint id is ambiguous")
 //
 // The run the checkpoint belongs to is validated as every command reading
 // a run validates it (its newest checkpoint's records, see validateRun).
-func (g *Guard) ResolveCheckpoint(ctx context.Context, run record.RunID, spec string) (patchstore.Entry, error) {
+func (g *Guard) ResolveCheckpoint(ctx context.Context, run record.RunID, spec string) (record.Entry, error) {
 	en, err := g.resolveCheckpoint(ctx, run, spec)
 	if err != nil {
 		return en, err
 	}
 	if err := g.validateRun(ctx, en.Checkpoint.RunID); err != nil {
-		return patchstore.Entry{}, err
+		return record.Entry{}, err
 	}
 	return en, nil
 }
 
-func (g *Guard) resolveCheckpoint(ctx context.Context, run record.RunID, spec string) (patchstore.Entry, error) {
-	var none patchstore.Entry
+func (g *Guard) resolveCheckpoint(ctx context.Context, run record.RunID, spec string) (record.Entry, error) {
+	var none record.Entry
 	if r, rest, ok := strings.Cut(spec, "/"); ok {
 		id, err := record.ParseRunID(r)
 		if err != nil {
@@ -57,7 +56,7 @@ func (g *Guard) resolveCheckpoint(ctx context.Context, run record.RunID, spec st
 				}
 			}
 		}
-		var found []patchstore.Entry
+		var found []record.Entry
 		for _, r := range runs {
 			hist, err := g.store.History(ctx, r, 0)
 			if err != nil {
@@ -101,7 +100,7 @@ func (g *Guard) resolveCheckpoint(ctx context.Context, run record.RunID, spec st
 	if run != "" && cp.RunID != run {
 		return none, fmt.Errorf("checkpoint %q is in run %s, not %s: %w", spec, cp.RunID, run, ErrUnknownCheckpoint)
 	}
-	return patchstore.Entry{Commit: h, Checkpoint: cp}, nil
+	return record.Entry{Commit: h, Checkpoint: cp}, nil
 }
 
 func parseSeq(s string) (int, bool) {

@@ -14,7 +14,7 @@ import (
 // DiffOptions choose which of the agent's changes to show.
 type DiffOptions struct {
 	Call  record.CallID     // one call's patch
-	Since *patchstore.Entry // every patch recorded after this checkpoint
+	Since *record.Entry // every patch recorded after this checkpoint
 	Globs []string          // only paths matching these
 }
 
@@ -102,7 +102,7 @@ func (g *Guard) netPatch(path string, np NetPatch) ([]byte, error) {
 
 // selectCalls picks calls oldest first: one by id, those finished after a
 // checkpoint, or all.
-func selectCalls(run *patchstore.Run, call record.CallID, since *patchstore.Entry) ([]*patchstore.Call, error) {
+func selectCalls(run *patchstore.Run, call record.CallID, since *record.Entry) ([]*patchstore.Call, error) {
 	if call != "" {
 		c := run.Calls[call]
 		if c == nil {
@@ -110,7 +110,7 @@ func selectCalls(run *patchstore.Run, call record.CallID, since *patchstore.Entr
 		}
 		return []*patchstore.Call{c}, nil
 	}
-	all := OrderedCalls(run)
+	all := orderedCalls(run.Calls)
 	if since == nil {
 		return all, nil
 	}
@@ -129,9 +129,10 @@ func selectCalls(run *patchstore.Run, call record.CallID, since *patchstore.Entr
 // patchesByPath groups the calls' patches by path (oldest first within a
 // path, as the calls are ordered) and returns the paths sorted; with globs,
 // only matching paths.
-func patchesByPath(calls []*patchstore.Call, globs []string) (map[string][]*record.FilePatch, []string) {
+func patchesByPath[C recorded](calls []C, globs []string) (map[string][]*record.FilePatch, []string) {
 	byPath := map[string][]*record.FilePatch{}
-	for _, c := range calls {
+	for _, rc := range calls {
+		c := rc.Record()
 		for i := range c.Patches {
 			p := &c.Patches[i]
 			if len(globs) > 0 && !workspace.MatchAny(globs, p.Path) {

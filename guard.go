@@ -242,8 +242,16 @@ func snapshotCheckpoint(snap *workspace.Snapshot, kind string) *record.Checkpoin
 }
 
 // Snapshot records a checkpoint of the whole workspace in run id (the
-// active run when id is empty, a new active run when there is none).
-func (g *Guard) Snapshot(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, *workspace.Snapshot, error) {
+// active run when id is empty, a new active run when there is none). walked
+// reports whether it walked the work tree itself: false when starting the
+// run recorded the snapshot.
+func (g *Guard) Snapshot(ctx context.Context, id record.RunID, opts CheckpointOptions) (run *Run, walked bool, err error) {
+	r, snap, err := g.snapshot(ctx, id, opts)
+	return newRun(r), snap != nil, err
+}
+
+// snapshot is Snapshot with the store's run and the snapshot taken.
+func (g *Guard) snapshot(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, *workspace.Snapshot, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, nil, err
 	}
@@ -292,7 +300,12 @@ func (g *Guard) runExists(ctx context.Context, id record.RunID) bool {
 // StartRun starts run id (a new id when empty), records its first
 // checkpoint and makes it the worktree's active run. Starting a run that
 // exists continues it. It returns ErrRunActive if another run is active.
-func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
+func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*Run, error) {
+	return runOf(g.startRun(ctx, id, opts))
+}
+
+// startRun is StartRun with the store's run.
+func (g *Guard) startRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
@@ -349,7 +362,12 @@ func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOp
 
 // FinishRun records a last checkpoint of run id (the active run when empty),
 // marks it finished and clears the active run.
-func (g *Guard) FinishRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
+func (g *Guard) FinishRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*Run, error) {
+	return runOf(g.finishRun(ctx, id, opts))
+}
+
+// finishRun is FinishRun with the store's run.
+func (g *Guard) finishRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -83,8 +82,8 @@ func refName(ref string) string {
 // HeadMoves lists the calls of run during which HEAD moved, oldest first,
 // with the commits the agent made. It reads commits with git and writes
 // nothing; commits gone from the repository are listed by id only.
-func (g *Guard) HeadMoves(ctx context.Context, run *patchstore.Run) []HeadMove {
-	return g.headMovesOf(ctx, OrderedCalls(run))
+func (g *Guard) HeadMoves(ctx context.Context, run *Run) []HeadMove {
+	return headMovesOf(ctx, g, orderedCalls(run.Calls))
 }
 
 // Sentence says what happened to HEAD in the call, for the resume brief.
@@ -104,9 +103,10 @@ func shortOrUnborn(h record.Hash) string {
 	return h.Short()
 }
 
-func (g *Guard) headMovesOf(ctx context.Context, calls []*patchstore.Call) []HeadMove {
+func headMovesOf[C recorded](ctx context.Context, g *Guard, calls []C) []HeadMove {
 	var out []HeadMove
-	for _, c := range calls {
+	for _, rc := range calls {
+		c := rc.Record()
 		h := c.Ledger.Head
 		if !h.Moved() {
 			continue

@@ -13,17 +13,9 @@ import (
 	"github.com/gitguard/gitguard/workspace"
 )
 
-// The types the API returns, named here so that a caller needs no other
-// package of gitguard's than this one and the record types.
+// The types the API returns that a caller may keep are defined here or in
+// record, so that a caller needs no other package of gitguard's.
 type (
-	// Run is the state of a run as of one checkpoint.
-	Run = patchstore.Run
-	// RecordedCall is everything recorded about one tool call.
-	RecordedCall = patchstore.Call
-	// Entry is one checkpoint of a run's history.
-	Entry = patchstore.Entry
-	// RunInfo summarises one run for listings.
-	RunInfo = patchstore.RunInfo
 	// Snapshot is a recorded state of the workspace.
 	Snapshot = workspace.Snapshot
 	// Daemon is a watch daemon serving snapshots of one work tree.
@@ -39,6 +31,57 @@ type (
 	// PushResult is what happened to one run ref in a push.
 	PushResult = gitrefs.PushResult
 )
+
+// Run is the state of a run as of one checkpoint: its record and the
+// records of the calls read with it. The calls are the store's, not
+// copies: a Run is for reading.
+type Run struct {
+	ID         record.RunID
+	Commit     record.Hash // the checkpoint commit; zero for a run not yet created
+	Checkpoint *record.Checkpoint
+	// Calls holds every call of the run, or, for a run read with the
+	// records of some calls only (ReadRunCalls), the named calls that exist.
+	Calls map[record.CallID]*record.Call
+	// Damage is set when the run's newer checkpoints name missing objects
+	// and this is its newest intact one.
+	Damage *record.Damage
+}
+
+// Exists reports whether the run has at least one checkpoint.
+func (r *Run) Exists() bool { return !r.Commit.IsZero() }
+
+// SortedCalls returns the calls ordered by when they were first recorded.
+func (r *Run) SortedCalls() []*record.Call {
+	out := make([]*record.Call, 0, len(r.Calls))
+	for _, c := range r.Calls {
+		out = append(out, c)
+	}
+	record.SortCalls(out)
+	return out
+}
+
+// newRun is the API's view of a run the store read.
+func newRun(r *patchstore.Run) *Run {
+	if r == nil {
+		return nil
+	}
+	out := &Run{ID: r.ID, Commit: r.Commit, Checkpoint: r.Checkpoint, Damage: r.Damage, Calls: make(map[record.CallID]*record.Call, len(r.Calls))}
+	for id, c := range r.Calls {
+		out.Calls[id] = &c.Call
+	}
+	return out
+}
+
+// recordOf is the record of a call the store read; nil for none.
+func recordOf(c *patchstore.Call) *record.Call {
+	if c == nil {
+		return nil
+	}
+	return &c.Call
+}
+
+// runOf is newRun for a store's or a use case's results.
+func runOf(r *patchstore.Run, err error) (*Run, error) { return newRun(r), err }
 
 // The classes of a path the agent touched (see conflict.State).
 const (
@@ -83,7 +126,7 @@ var (
 )
 
 // ListRuns returns every run in the repository, newest activity first.
-func (g *Guard) ListRuns(ctx context.Context) ([]RunInfo, error) { return g.store.ListRuns(ctx) }
+func (g *Guard) ListRuns(ctx context.Context) ([]record.RunInfo, error) { return g.store.ListRuns(ctx) }
 
 // History returns the checkpoints of a run, newest first; at most limit
 // when limit > 0.
@@ -91,7 +134,7 @@ func (g *Guard) ListRuns(ctx context.Context) ([]RunInfo, error) { return g.stor
 // The run is validated as every command reading a run validates it (its
 // newest checkpoint's records, see validateRun), and each checkpoint
 // listed as the chain is followed.
-func (g *Guard) History(ctx context.Context, id record.RunID, limit int) ([]Entry, error) {
+func (g *Guard) History(ctx context.Context, id record.RunID, limit int) ([]record.Entry, error) {
 	if err := g.validateRun(ctx, id); err != nil {
 		return nil, err
 	}
@@ -102,9 +145,9 @@ func (g *Guard) History(ctx context.Context, id record.RunID, limit int) ([]Entr
 // calls only, or of every call when none is named.
 func (g *Guard) ReadRun(ctx context.Context, id record.RunID, calls ...record.CallID) (*Run, error) {
 	if len(calls) == 0 {
-		return g.store.ReadRun(ctx, id)
+		return runOf(g.store.ReadRun(ctx, id))
 	}
-	return g.store.ReadRunCalls(ctx, id, calls...)
+	return runOf(g.store.ReadRunCalls(ctx, id, calls...))
 }
 
 // CountRunRefs counts the run refs in the repository.

@@ -32,7 +32,7 @@ func (f *fixture) finish(run record.RunID, id record.CallID) *gitguard.Run {
 }
 
 // patchPaths lists a call's own patches as "path" or "path shared with R/C".
-func patchPaths(c *gitguard.RecordedCall) []string {
+func patchPaths(c *record.Call) []string {
 	var out []string
 	for _, p := range c.Patches {
 		s := p.Path
@@ -48,7 +48,7 @@ func patchPaths(c *gitguard.RecordedCall) []string {
 	return out
 }
 
-func otherPaths(c *gitguard.RecordedCall) []string {
+func otherPaths(c *record.Call) []string {
 	var out []string
 	for _, p := range c.Others {
 		out = append(out, p.Path+" owned by "+p.OwnedBy.String())
@@ -56,7 +56,7 @@ func otherPaths(c *gitguard.RecordedCall) []string {
 	return out
 }
 
-func (f *fixture) readCall(run record.RunID, id record.CallID) *gitguard.RecordedCall {
+func (f *fixture) readCall(run record.RunID, id record.CallID) *record.Call {
 	f.t.Helper()
 	r, err := f.g.ReadRun(f.ctx, run, id)
 	if err != nil {

@@ -68,7 +68,7 @@ type ResumeCall struct {
 // Resume is the recovery state of a run.
 type Resume struct {
 	Run        record.RunID
-	Checkpoint patchstore.Entry
+	Checkpoint record.Entry
 	LastStep   string
 	Calls      []ResumeCall
 	Paths      []PathStatus
@@ -138,7 +138,7 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	if err := g.verifyObjects(run); err != nil {
 		return nil, err
 	}
-	r := &Resume{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
+	r := &Resume{Run: id, Checkpoint: record.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
 		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget,
 		HeadMoves: status.HeadMoves, Git: status.Git}
 	if err := g.resumeParallel(ctx, r, status); err != nil {
@@ -226,7 +226,7 @@ type Compensation struct {
 // Compensations lists the succeeded or uncertain non-idempotent calls
 // finished after checkpoint since (all when nil), with their recorded
 // compensation. Undo reverts files only; these effects stay.
-func (g *Guard) Compensations(ctx context.Context, runID record.RunID, since *patchstore.Entry) (record.RunID, []Compensation, error) {
+func (g *Guard) Compensations(ctx context.Context, runID record.RunID, since *record.Entry) (record.RunID, []Compensation, error) {
 	run, calls, err := g.Ledger(ctx, runID)
 	if err != nil {
 		return "", nil, err

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -72,7 +71,7 @@ type InspectOptions struct {
 
 // CallInspection describes one call for an interactive view.
 type CallInspection struct {
-	Call    *patchstore.Call
+	Call    *record.Call
 	Patches []CallPatch // sorted by path
 	Plan    []UndoItem  // with InspectOptions.Plan
 	Added   int         // over all paths
@@ -86,9 +85,9 @@ type CallInspection struct {
 // of the run. It writes nothing but merge scratch files under the state
 // folder (as Undo with DryRun does). It returns record.ErrCorrupt when
 // a patch blob is missing.
-func (g *Guard) InspectCall(ctx context.Context, c *patchstore.Call, o InspectOptions) (*CallInspection, error) {
+func (g *Guard) InspectCall(ctx context.Context, c *record.Call, o InspectOptions) (*CallInspection, error) {
 	in := &CallInspection{Call: c}
-	byPath, paths := patchesByPath([]*patchstore.Call{c}, nil)
+	byPath, paths := patchesByPath([]*record.Call{c}, nil)
 	for _, p := range paths {
 		fps := byPath[p]
 		fp := fps[len(fps)-1]
@@ -117,7 +116,7 @@ func (g *Guard) InspectCall(ctx context.Context, c *patchstore.Call, o InspectOp
 		in.Patches = append(in.Patches, cp)
 	}
 	if o.Plan && len(paths) > 0 {
-		items, err := g.plan(ctx, []*patchstore.Call{c}, UndoOptions{Call: c.Ledger.CallID, Markers: o.Markers})
+		items, err := planCalls(ctx, g, []*record.Call{c}, UndoOptions{Call: c.Ledger.CallID, Markers: o.Markers})
 		if err != nil {
 			return nil, fmt.Errorf("plan undo of %s: %w", c.Ledger.CallID, err)
 		}

@@ -11,7 +11,7 @@ import (
 // RunWindow is when a run was active, for telling which runs of a work tree
 // ran at once.
 type RunWindow struct {
-	RunInfo
+	record.RunInfo
 	// Start is when the run's first checkpoint was recorded; End when its
 	// newest was, or zero while the run is not finished (it is active).
 	Start, End time.Time

@@ -53,7 +53,7 @@ type StatusOptions struct {
 // StatusReport is the result of Status.
 type StatusReport struct {
 	Run        record.RunID
-	Checkpoint patchstore.Entry
+	Checkpoint record.Entry
 	Paths      []PathStatus
 	Unrecorded []record.Change
 	// Others are the changes the run's shell calls saw made meanwhile by
@@ -76,7 +76,7 @@ type StatusReport struct {
 
 // callOrder sorts calls oldest first: by the checkpoint that finished them,
 // unfinished ones last, by start.
-func callOrder(c *patchstore.Call) (int, int) {
+func callOrder(c *record.Call) (int, int) {
 	f := c.Ledger.FinishSeq
 	if f == 0 {
 		f = math.MaxInt
@@ -84,30 +84,37 @@ func callOrder(c *patchstore.Call) (int, int) {
 	return f, c.Ledger.StartSeq
 }
 
-// OrderedCalls returns the run's calls oldest first (see callOrder).
-func OrderedCalls(run *patchstore.Run) []*patchstore.Call {
-	calls := make([]*patchstore.Call, 0, len(run.Calls))
-	for _, c := range run.Calls {
+// OrderedCalls returns the run's calls oldest first: by the checkpoint that
+// finished them, unfinished ones last, by start.
+func OrderedCalls(run *Run) []*record.Call { return orderedCalls(run.Calls) }
+
+// recorded is a call's record, or a type that embeds it (the store's call).
+type recorded interface{ Record() *record.Call }
+
+// orderedCalls returns the calls oldest first (see callOrder).
+func orderedCalls[C recorded](m map[record.CallID]C) []C {
+	calls := make([]C, 0, len(m))
+	for _, c := range m {
 		calls = append(calls, c)
 	}
 	sort.Slice(calls, func(i, j int) bool {
-		fi, si := callOrder(calls[i])
-		fj, sj := callOrder(calls[j])
+		fi, si := callOrder(calls[i].Record())
+		fj, sj := callOrder(calls[j].Record())
 		if fi != fj {
 			return fi < fj
 		}
 		if si != sj {
 			return si < sj
 		}
-		return calls[i].Ledger.CallID < calls[j].Ledger.CallID
+		return calls[i].Record().Ledger.CallID < calls[j].Record().Ledger.CallID
 	})
 	return calls
 }
 
 // newerCall reports whether a finished after b.
 func newerCall(a, b *patchstore.Call) bool {
-	fa, sa := callOrder(a)
-	fb, sb := callOrder(b)
+	fa, sa := callOrder(&a.Call)
+	fb, sb := callOrder(&b.Call)
 	return fa > fb || (fa == fb && sa > sb)
 }
 
@@ -156,10 +163,10 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 		if touched, err = g.loadStatusCalls(run); err != nil {
 			return nil, err
 		}
-		calls = OrderedCalls(run)
+		calls = orderedCalls(run.Calls)
 	}
-	rep := &StatusReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
-		HeadMoves: g.headMovesOf(ctx, calls)}
+	rep := &StatusReport{Run: id, Checkpoint: record.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
+		HeadMoves: headMovesOf(ctx, g, calls)}
 	var agent, undos []*patchstore.Call
 	for _, c := range calls {
 		if isUndoCall(c) && o.Call == "" {

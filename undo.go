@@ -44,7 +44,7 @@ const (
 // newest call with file changes that is still in effect is undone.
 type UndoOptions struct {
 	Call     record.CallID
-	To       *patchstore.Entry // revert every patch recorded after this checkpoint
+	To       *record.Entry // revert every patch recorded after this checkpoint
 	WholeRun bool
 	Globs    []string // only paths matching these
 	DryRun   bool
@@ -129,7 +129,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	if err != nil {
 		return nil, err
 	}
-	res := &UndoResult{Run: id, DryRun: o.DryRun, Passed: passed, Items: items, HeadMoves: g.headMovesOf(ctx, targets)}
+	res := &UndoResult{Run: id, DryRun: o.DryRun, Passed: passed, Items: items, HeadMoves: headMovesOf(ctx, g, targets)}
 	for _, c := range targets {
 		res.Undone = append(res.Undone, c.Ledger.CallID)
 	}
@@ -290,7 +290,7 @@ func undoTargets(run *patchstore.Run, o UndoOptions, redo bool) ([]*patchstore.C
 			return c.Ledger.ToolName == ToolUndo && c.Ledger.UndoneBy == "" && c.Ledger.Status.Finished() && len(c.Patches) > 0
 		}
 	}
-	all := OrderedCalls(run)
+	all := orderedCalls(run.Calls)
 	var out []*patchstore.Call
 	switch {
 	case o.Call != "":
@@ -373,7 +373,7 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		items, err := g.plan(ctx, targets, o)
+		items, err := planCalls(ctx, g, targets, o)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -385,7 +385,7 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 	if err := g.loadOpenCalls(run); err != nil {
 		return nil, nil, nil, err
 	}
-	all := OrderedCalls(run)
+	all := orderedCalls(run.Calls)
 	// An undo killed midway is finished first: running undo again is how
 	// it completes (its start recorded what redo restores).
 	for i := len(all) - 1; i >= 0; i-- {
@@ -403,7 +403,7 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 			}
 		}
 		if len(targets) > 0 {
-			items, err := g.plan(ctx, targets, o)
+			items, err := planCalls(ctx, g, targets, o)
 			return targets, items, nil, err
 		}
 	}
@@ -423,7 +423,7 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 		if c == nil || len(c.Patches) == 0 || c.Ledger.UndoneBy != "" || isUndoCall(c) {
 			return true, nil
 		}
-		items, err := g.plan(ctx, []*patchstore.Call{c}, o)
+		items, err := planCalls(ctx, g, []*patchstore.Call{c}, o)
 		if err != nil {
 			return false, err
 		}
@@ -476,7 +476,7 @@ func (g *Guard) resumableUndo(run *patchstore.Run, targets []record.CallID, redo
 	if redo {
 		tool = ToolRedo
 	}
-	for _, c := range OrderedCalls(run) {
+	for _, c := range orderedCalls(run.Calls) {
 		if c.Ledger.ToolName == tool && c.Ledger.Status == record.StatusStarted &&
 			record.JoinCallIDs(c.Ledger.Undoes, "\x00") == want {
 			return c.Ledger.CallID, nil
@@ -500,8 +500,8 @@ func (g *Guard) newCallID(run *patchstore.Run, prefix string) (record.CallID, er
 	}
 }
 
-// plan computes, per path, what undoing the targets' patches gives.
-func (g *Guard) plan(ctx context.Context, targets []*patchstore.Call, o UndoOptions) ([]UndoItem, error) {
+// planCalls computes, per path, what undoing the targets' patches gives.
+func planCalls[C recorded](ctx context.Context, g *Guard, targets []C, o UndoOptions) ([]UndoItem, error) {
 	byPath, paths := patchesByPath(targets, o.Globs)
 	items := make([]UndoItem, 0, len(paths))
 	for _, p := range paths {

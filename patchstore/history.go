@@ -9,14 +9,12 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-// RunInfo summarises one run for listings.
-type RunInfo struct {
-	ID          record.RunID
-	Tip         record.Hash
-	Checkpoints int
-	Last        *record.Checkpoint
-	Finished    bool
-}
+// RunInfo and Entry are the record types of listings; the store's code
+// names them short.
+type (
+	RunInfo = record.RunInfo
+	Entry   = record.Entry
+)
 
 // ListRuns returns every run in the repository, newest activity first.
 func (s *Store) ListRuns(ctx context.Context) ([]RunInfo, error) {
@@ -58,11 +56,6 @@ func (s *Store) ReadRecord(commit record.Hash) (*record.Checkpoint, error) {
 	return nil, fmt.Errorf("%w: commit %s is not a gitguard checkpoint (no checkpoint.json)", record.ErrCorrupt, commit.Short())
 }
 
-// Entry is one checkpoint of a run's history.
-type Entry struct {
-	Commit     record.Hash
-	Checkpoint *record.Checkpoint
-}
 
 // History returns the checkpoints of run id, newest first, following each
 // record's Prev link. It stops after limit entries when limit > 0.

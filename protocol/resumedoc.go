@@ -49,7 +49,7 @@ func NewResumeDoc(r *gitguard.Resume) ResumeDoc {
 		LastStep: r.LastStep, Calls: []ResumeCall{}, Paths: []PathStatus{}, Unrecorded: []Change{}, Brief: brief.Text(r),
 		AgentCommits: NewHeadMoves(r.HeadMoves), Since: r.Since, Git: NewGitOperation(r.Git)}
 	for _, c := range r.Calls {
-		out.Calls = append(out.Calls, ResumeCall{CallRecord: NewCallRecord(&gitguard.RecordedCall{Ledger: c.Entry}), Replay: string(c.Replay),
+		out.Calls = append(out.Calls, ResumeCall{CallRecord: NewCallRecord(&record.Call{Ledger: c.Entry}), Replay: string(c.Replay),
 			Applied: nonNil(c.Applied), Reapplyable: nonNil(c.Absent), Conflicted: nonNil(c.Changed), MarkedUncertain: c.MarkedUncertain})
 	}
 	for _, p := range r.Paths {

@@ -86,7 +86,7 @@ func runLedger(ctx context.Context, e *env, runID record.RunID, limit int, isDef
 }
 
 // ledgerCalls is Guard.Ledger, or Guard.LedgerCallsPage with a limit.
-func ledgerCalls(ctx context.Context, g *gitguard.Guard, runID record.RunID, limit int) (*gitguard.Run, []*gitguard.RecordedCall, bool, error) {
+func ledgerCalls(ctx context.Context, g *gitguard.Guard, runID record.RunID, limit int) (*gitguard.Run, []*record.Call, bool, error) {
 	if limit == 0 {
 		run, calls, err := g.Ledger(ctx, runID)
 		return run, calls, false, err
@@ -185,7 +185,7 @@ func runCompensate(ctx context.Context, e *env, runID record.RunID, since string
 		return err
 	}
 	defer g.Close()
-	var sinceEntry *gitguard.Entry
+	var sinceEntry *record.Entry
 	if since != "" {
 		id, err := g.ResolveRun(ctx, runID, false)
 		if err != nil {
@@ -204,7 +204,7 @@ func runCompensate(ctx context.Context, e *env, runID record.RunID, since string
 	if e.json {
 		out := jsonCompensate{Version: jsonVersion, Run: id, Note: compensateNote, Calls: []protocol.CallRecord{}}
 		for _, c := range comps {
-			out.Calls = append(out.Calls, protocol.NewCallRecord(&gitguard.RecordedCall{Ledger: c.Entry}))
+			out.Calls = append(out.Calls, protocol.NewCallRecord(&record.Call{Ledger: c.Entry}))
 		}
 		return e.printJSON(out)
 	}
