@@ -13,9 +13,9 @@ import (
 
 // DiffOptions choose which of the agent's changes to show.
 type DiffOptions struct {
-	Call  record.CallID     // one call's patch
+	Call  record.CallID // one call's patch
 	Since *record.Entry // every patch recorded after this checkpoint
-	Globs []string          // only paths matching these
+	Globs []string      // only paths matching these
 }
 
 // NetPatch is the agent's net change to one path over the chosen calls:

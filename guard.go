@@ -28,7 +28,7 @@ var ErrNoRun = errors.New("no active run")
 // Options configures Open. The zero value is valid.
 type Options struct {
 	// Workspace tunes snapshots (ignore globs, size limit, workers).
-	Workspace workspace.Options
+	Workspace WorkspaceOptions
 	// Logger receives Debug and Info records; nil discards.
 	Logger *slog.Logger
 	// Now stamps records; nil means time.Now.
@@ -120,7 +120,7 @@ func (g *Guard) needWorkTree() error {
 }
 
 func (g *Guard) open(ctx context.Context, opts Options) error {
-	wopts := opts.Workspace
+	wopts := opts.Workspace.options()
 	wopts.Getenv = opts.Getenv
 	if wopts.Logger == nil {
 		wopts.Logger = opts.Logger

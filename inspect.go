@@ -3,8 +3,8 @@ package gitguard
 import (
 	"context"
 	"fmt"
+	"time"
 
-	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -16,20 +16,8 @@ import (
 // The types the API returns that a caller may keep are defined here or in
 // record, so that a caller needs no other package of gitguard's.
 type (
-	// Snapshot is a recorded state of the workspace.
-	Snapshot = workspace.Snapshot
 	// Daemon is a watch daemon serving snapshots of one work tree.
 	Daemon = workspace.Daemon
-	// DaemonStatus is what a watch daemon reports of itself.
-	DaemonStatus = workspace.DaemonStatus
-	// WorkspaceOptions tune snapshots (see Options).
-	WorkspaceOptions = workspace.Options
-	// Progress reports how far a snapshot's walk of the work tree has come.
-	Progress = workspace.Progress
-	// PushOptions tune Push.
-	PushOptions = gitrefs.PushOptions
-	// PushResult is what happened to one run ref in a push.
-	PushResult = gitrefs.PushResult
 )
 
 // Run is the state of a run as of one checkpoint: its record and the
@@ -83,19 +71,16 @@ func recordOf(c *patchstore.Call) *record.Call {
 // runOf is newRun for a store's or a use case's results.
 func runOf(r *patchstore.Run, err error) (*Run, error) { return newRun(r), err }
 
-// The classes of a path the agent touched (see conflict.State).
+// The classes of a path the agent touched (see record.Class).
 const (
-	Applied     = conflict.Applied
-	Reapplyable = conflict.Reapplyable
-	Conflicted  = conflict.Conflicted
-	Merged      = conflict.Merged
+	Applied     = record.Applied
+	Reapplyable = record.Reapplyable
+	Conflicted  = record.Conflicted
+	Merged      = record.Merged
 	// Unrecoverable: the agent's change is in place and undo cannot
 	// revert it (content over the size limit, recorded by hash only).
-	Unrecoverable = conflict.Irrecoverable
+	Unrecoverable = record.Irrecoverable
 )
-
-// PushRejected is the status of a run ref the remote refused.
-const PushRejected = gitrefs.PushRejected
 
 // The errors callers tell apart (the CLI maps them to exit codes), from
 // the packages that return them.
@@ -208,7 +193,20 @@ func (g *Guard) WatchStatus(ctx context.Context, stop bool) (DaemonStatus, error
 	if err := g.needWorkTree(); err != nil {
 		return DaemonStatus{}, err
 	}
-	return g.ws.DaemonStatus(ctx, stop)
+	st, err := g.ws.DaemonStatus(ctx, stop)
+	return DaemonStatus(st), err
+}
+
+// DaemonStatus is what a watch daemon reports of itself.
+type DaemonStatus struct {
+	PID      int       `json:"pid"`
+	WorkTree string    `json:"worktree"`
+	Since    time.Time `json:"since"`
+	Requests int64     `json:"requests"`
+	Watched  int64     `json:"watched"` // answered from the watcher
+	Walks    int64     `json:"walks"`   // answered by walking the tree
+	Ops      int64     `json:"ops"`     // other requests answered (agent hook events)
+	LastWalk string    `json:"last_walk,omitempty"`
 }
 
 // WatchSocket is the file name of the work tree's daemon socket.

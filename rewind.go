@@ -50,7 +50,7 @@ type CallPatch struct {
 	Path string
 	// State is the call's own patch against the file now: applied,
 	// reapplyable or conflicted.
-	State    conflict.State
+	State    record.Class
 	Current  record.State
 	Before   record.State
 	After    record.State

@@ -16,7 +16,7 @@ import (
 // patch for it.
 type PathStatus struct {
 	Path     string
-	State    conflict.State
+	State    record.Class
 	Call     record.CallID
 	Tool     string
 	Before   record.State

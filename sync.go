@@ -181,6 +181,40 @@ type FetchReport struct {
 }
 
 // Push sends every run of this repository to remote (see gitrefs.Store.Push).
-func (g *Guard) Push(ctx context.Context, remote string, opts gitrefs.PushOptions) ([]gitrefs.PushResult, error) {
-	return g.refs.Push(ctx, remote, opts)
+func (g *Guard) Push(ctx context.Context, remote string, opts PushOptions) ([]PushResult, error) {
+	res, err := g.refs.Push(ctx, remote, gitrefs.PushOptions{Force: opts.Force, DryRun: opts.DryRun})
+	out := make([]PushResult, len(res))
+	for i, r := range res {
+		out[i] = PushResult{Ref: r.Ref, Status: PushStatus(r.Status), Summary: r.Summary}
+	}
+	return out, err
 }
+
+// PushOptions tune Push.
+type PushOptions struct {
+	// Force overwrites remote run refs that are not ancestors of the local ones.
+	Force bool
+	// DryRun asks git what it would push, sending nothing.
+	DryRun bool
+}
+
+// PushResult is what happened to one run ref in a push.
+type PushResult struct {
+	Ref     string // local and remote name, e.g. refs/agent-checkpoints/runs/x
+	Status  PushStatus
+	Summary string // git's summary, e.g. "[rejected] (non-fast-forward)"
+}
+
+// PushStatus is what happened to one ref in a push: "new", "updated",
+// "forced", "up-to-date", "rejected" or "deleted".
+type PushStatus string
+
+// The push statuses.
+const (
+	PushNew      = PushStatus(gitrefs.PushNew)
+	PushUpdated  = PushStatus(gitrefs.PushUpdated)
+	PushForced   = PushStatus(gitrefs.PushForced)
+	PushUpToDate = PushStatus(gitrefs.PushUpToDate)
+	PushRejected = PushStatus(gitrefs.PushRejected) // the remote refused it
+	PushDeleted  = PushStatus(gitrefs.PushDeleted)
+)

@@ -25,19 +25,16 @@ const (
 	ToolRedo = "gitguard-redo"
 )
 
-// UndoAction is what undo does to one path.
-type UndoAction = conflict.Action
-
 // The actions of an undo plan.
 const (
-	ActionRestore       = conflict.Restore       // write the before content and mode
-	ActionDelete        = conflict.Delete        // the agent created it
-	ActionRecreate      = conflict.Recreate      // the agent deleted it
-	ActionMerge         = conflict.Merge         // take the agent's hunks out, keep the user's
-	ActionConflict      = conflict.Conflict      // overlapping edits: left as it is (or markers)
-	ActionSkip          = conflict.Skip          // already as before
-	ActionUnrecoverable = conflict.Unrecoverable // before content was recorded by hash only
-	ActionShared        = conflict.Shared        // another session's call may have made it: left alone
+	ActionRestore       = record.ActionRestore       // write the before content and mode
+	ActionDelete        = record.ActionDelete        // the agent created it
+	ActionRecreate      = record.ActionRecreate      // the agent deleted it
+	ActionMerge         = record.ActionMerge         // take the agent's hunks out, keep the user's
+	ActionConflict      = record.ActionConflict      // overlapping edits: left as it is (or markers)
+	ActionSkip          = record.ActionSkip          // already as before
+	ActionUnrecoverable = record.ActionUnrecoverable // before content was recorded by hash only
+	ActionShared        = record.ActionShared        // another session's call may have made it: left alone
 )
 
 // UndoOptions choose what to undo. With none of Call, To and WholeRun, the
@@ -59,7 +56,7 @@ type UndoOptions struct {
 
 // UndoItem is one path of an undo plan, and whether undo wrote it.
 type UndoItem struct {
-	conflict.Plan
+	record.Plan
 	Written bool // the file was changed (conflict markers included)
 }
 
@@ -524,7 +521,7 @@ func (g *Guard) planPath(ctx context.Context, path string, patches []*record.Fil
 	}
 	curFS, over, err := g.ws.Capture(path, false)
 	if err != nil {
-		return UndoItem{Plan: conflict.Plan{Path: path}}, err
+		return UndoItem{Plan: record.Plan{Path: path}}, err
 	}
 	// Content over the size limit is not read: nothing could merge it.
 	cur := conflict.Current{State: curFS.State(), IsDir: curFS.Mode == record.ModeTree, Oversize: over}
@@ -533,10 +530,10 @@ func (g *Guard) planPath(ctx context.Context, path string, patches []*record.Fil
 		// paths git converts), so merges compare like with like.
 		stored, _, err := g.ws.Capture(path, true)
 		if err != nil {
-			return UndoItem{Plan: conflict.Plan{Path: path}}, err
+			return UndoItem{Plan: record.Plan{Path: path}}, err
 		}
 		if cur.Content, err = g.db.ReadAs(stored.Hash, odb.TypeBlob); err != nil {
-			return UndoItem{Plan: conflict.Plan{Path: path}}, fmt.Errorf("read %s: %w", path, err)
+			return UndoItem{Plan: record.Plan{Path: path}}, fmt.Errorf("read %s: %w", path, err)
 		}
 	}
 	pl, err := conflict.PlanPath(path, patches, cur, markers, g.planSources(ctx))

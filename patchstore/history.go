@@ -56,7 +56,6 @@ func (s *Store) ReadRecord(commit record.Hash) (*record.Checkpoint, error) {
 	return nil, fmt.Errorf("%w: commit %s is not a gitguard checkpoint (no checkpoint.json)", record.ErrCorrupt, commit.Short())
 }
 
-
 // History returns the checkpoints of run id, newest first, following each
 // record's Prev link. It stops after limit entries when limit > 0.
 func (s *Store) History(ctx context.Context, id record.RunID, limit int) ([]Entry, error) {

@@ -19,7 +19,6 @@ import (
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // Env is a repository with files committed and the user state (invariant
@@ -63,7 +62,7 @@ func (e *Env) CheckUserState() {
 
 // Open opens the repository the way the hook does, without a watch daemon.
 func (e *Env) Open(ctx context.Context, dir string) (*gitguard.Guard, error) {
-	return gitguard.Open(ctx, dir, gitguard.Options{Workspace: workspace.Options{UseDaemon: false}})
+	return gitguard.Open(ctx, dir, gitguard.Options{Workspace: gitguard.WorkspaceOptions{UseDaemon: false}})
 }
 
 // Reader is an adapter's Read with its options bound.
