@@ -141,7 +141,7 @@ func (g *Guard) newestCalls(ctx context.Context, runID record.RunID, n int) (*pa
 	}
 	var ids []record.CallID
 	more := false
-	err = g.callsNewestFirst(run, func(p patchstore.Posting) (bool, error) {
+	err = g.reader().NewestFirst(run, func(p patchstore.Posting) (bool, error) {
 		if len(ids) == n {
 			more = true
 			return false, nil

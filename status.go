@@ -160,7 +160,7 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 		calls = []*patchstore.Call{c}
 	} else {
 		var err error
-		if touched, err = g.loadStatusCalls(run); err != nil {
+		if touched, err = g.reader().StatusCalls(run); err != nil {
 			return nil, err
 		}
 		calls = orderedCalls(run.Calls)
@@ -245,7 +245,7 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 			return nil, err
 		}
 		if touched == nil {
-			if touched, err = g.pathIndex(run); err != nil {
+			if touched, err = g.reader().PathIndex(run); err != nil {
 				return nil, err
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/internal/safewrite"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
@@ -21,8 +22,8 @@ var ErrNothingToUndo = errors.New("nothing to undo")
 
 // Tool names of the calls undo and redo record.
 const (
-	ToolUndo = "gitguard-undo"
-	ToolRedo = "gitguard-redo"
+	ToolUndo = runread.ToolUndo
+	ToolRedo = runread.ToolRedo
 )
 
 // The actions of an undo plan.
@@ -339,9 +340,9 @@ func (g *Guard) loadTargetCandidates(run *patchstore.Run, o UndoOptions, redo bo
 		if redo {
 			return p.Patch && !p.Undone && p.Tool == ToolUndo
 		}
-		return inEffect(p)
+		return runread.InEffect(p)
 	}
-	return g.callsNewestFirst(run, func(p patchstore.Posting) (bool, error) {
+	return g.reader().NewestFirst(run, func(p patchstore.Posting) (bool, error) {
 		if o.To != nil && p.Finish != 0 && p.Finish <= o.To.Checkpoint.Seq {
 			return false, nil
 		}
@@ -379,7 +380,7 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 		}
 		return targets, items, nil, nil
 	}
-	if err := g.loadOpenCalls(run); err != nil {
+	if err := g.reader().OpenCalls(run); err != nil {
 		return nil, nil, nil, err
 	}
 	all := orderedCalls(run.Calls)
@@ -409,8 +410,8 @@ func (g *Guard) pickTargets(ctx context.Context, run *patchstore.Run, o UndoOpti
 		picked  *patchstore.Call
 		planned []UndoItem
 	)
-	err := g.callsNewestFirst(run, func(p patchstore.Posting) (bool, error) {
-		if !inEffect(p) {
+	err := g.reader().NewestFirst(run, func(p patchstore.Posting) (bool, error) {
+		if !runread.InEffect(p) {
 			return true, nil
 		}
 		if err := g.store.LoadIndexed(run, p.Call); err != nil {
@@ -465,7 +466,7 @@ type PassedCall struct {
 // interrupted: running undo again finishes it, so its before states (the
 // state before the first attempt) are what redo restores.
 func (g *Guard) resumableUndo(run *patchstore.Run, targets []record.CallID, redo bool) (record.CallID, error) {
-	if err := g.loadOpenCalls(run); err != nil {
+	if err := g.reader().OpenCalls(run); err != nil {
 		return "", err
 	}
 	want := record.JoinCallIDs(targets, "\x00")

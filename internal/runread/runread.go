@@ -1,0 +1,123 @@
+// Package runread reads what commands need of a run's calls through its
+// run index (patchstore's paths and ledger index), so that what a command
+// costs follows what it looks at, not the run's length; or, for tests,
+// from every call's records, to compare the two.
+//
+// Invariants: it reads only; the calls it loads into a run are the ones
+// the index names, or all of them when the records cannot tell.
+package runread
+
+import (
+	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/record"
+)
+
+// Reader reads a run's calls from one store. It is as safe for concurrent
+// use as the store.
+type Reader struct {
+	Store *patchstore.Store
+	// Full reads every call and derives from the records what would
+	// otherwise come from the run index: what tests compare the index with.
+	Full bool
+}
+
+// PathIndex returns the run's path index (see patchstore.PathIndex).
+func (r *Reader) PathIndex(run *patchstore.Run) (map[string][]patchstore.Posting, error) {
+	if r.Full {
+		if err := r.Store.LoadAll(run); err != nil {
+			return nil, err
+		}
+		return patchstore.ScanPostings(run), nil
+	}
+	return r.Store.PathIndex(run)
+}
+
+// The tool names of the calls undo and redo record.
+const (
+	ToolUndo = "gitguard-undo"
+	ToolRedo = "gitguard-redo"
+)
+
+// IsUndoTool reports whether tool is undo's or redo's.
+func IsUndoTool(tool string) bool { return tool == ToolUndo || tool == ToolRedo }
+
+// StatusCalls reads the calls Status looks at: per path, the newest
+// call (not an undo) that patched it, the newest undo that patched it and
+// the newest undo that planned it; the calls that saw others change a path;
+// and the calls during which HEAD moved. It returns the path index.
+func (r *Reader) StatusCalls(run *patchstore.Run) (map[string][]patchstore.Posting, error) {
+	idx, err := r.PathIndex(run)
+	if err != nil {
+		return nil, err
+	}
+	need := map[record.CallID]bool{}
+	for _, list := range idx {
+		var agent, undoPatch, undoPlan record.CallID
+		for _, p := range list { // oldest first: the last match is the newest
+			undo := IsUndoTool(p.Tool)
+			switch {
+			case p.Patch && !undo:
+				agent = p.Call
+			case p.Patch && undo:
+				undoPatch = p.Call
+			}
+			if p.Listed && undo {
+				undoPlan = p.Call
+			}
+			if p.Other && !undo {
+				need[p.Call] = true
+			}
+		}
+		for _, id := range []record.CallID{agent, undoPatch, undoPlan} {
+			if id != "" {
+				need[id] = true
+			}
+		}
+	}
+	heads, err := r.Store.HeadMoveCalls(run)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range heads {
+		need[id] = true
+	}
+	ids := make([]record.CallID, 0, len(need))
+	for id := range need {
+		ids = append(ids, id)
+	}
+	return idx, r.Store.LoadIndexed(run, ids...)
+}
+
+// OpenCalls reads the calls of run that are started and not finished:
+// those the checkpoint lists as open, or every call when it does not say.
+func (r *Reader) OpenCalls(run *patchstore.Run) error {
+	if !run.Exists() {
+		return nil
+	}
+	if !run.Checkpoint.OpenKnown {
+		return r.Store.LoadAll(run)
+	}
+	return r.Store.LoadCalls(run, run.Checkpoint.Open...)
+}
+
+// NewestFirst calls visit with a posting of every call of run, newest
+// first, until visit returns false (see patchstore.CallsNewestFirst).
+func (r *Reader) NewestFirst(run *patchstore.Run, visit func(patchstore.Posting) (bool, error)) error {
+	if r.Full {
+		if err := r.Store.LoadAll(run); err != nil {
+			return err
+		}
+		order := patchstore.ScanOrder(run)
+		for i := len(order) - 1; i >= 0; i-- {
+			if more, err := visit(order[i]); err != nil || !more {
+				return err
+			}
+		}
+		return nil
+	}
+	return r.Store.CallsNewestFirst(run, visit)
+}
+
+// InEffect reports whether a call is one undo can take back: an agent
+// call with patches that no undo took out.
+func InEffect(p patchstore.Posting) bool { return p.Patch && !p.Undone && !IsUndoTool(p.Tool) }
