@@ -118,7 +118,7 @@ func (g *Guard) derivedFrom(ctx context.Context, head, recorded, staged record.S
 		(head.Exists() && !head.Mode.IsFile()) {
 		return false, nil
 	}
-	src := g.planSources(ctx)
+	src := g.planner().Sources(ctx)
 	load := func(st record.State) ([]byte, error) {
 		if !st.Exists() {
 			return nil, nil
@@ -149,7 +149,7 @@ func (g *Guard) derivedFrom(ctx context.Context, head, recorded, staged record.S
 
 // coveringCall names a started call whose capture includes path.
 func coveringCall(run *patchstore.Run, path string) record.CallID {
-	for _, c := range orderedCalls(run.Calls) {
+	for _, c := range record.OrderedCalls(run.Calls) {
 		if c.Ledger.Status != record.StatusStarted {
 			continue
 		}

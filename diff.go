@@ -3,12 +3,11 @@ package gitguard
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/gitguard/gitguard/internal/filepatch"
+	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // DiffOptions choose which of the agent's changes to show.
@@ -53,7 +52,7 @@ func (g *Guard) Diff(ctx context.Context, runID record.RunID, o DiffOptions) ([]
 	if err != nil {
 		return nil, err
 	}
-	byPath, paths := patchesByPath(calls, o.Globs)
+	byPath, paths := undoplan.PatchesByPath(calls, o.Globs)
 	var out []NetPatch
 	for _, p := range paths {
 		ps := byPath[p]
@@ -110,7 +109,7 @@ func selectCalls(run *patchstore.Run, call record.CallID, since *record.Entry) (
 		}
 		return []*patchstore.Call{c}, nil
 	}
-	all := orderedCalls(run.Calls)
+	all := record.OrderedCalls(run.Calls)
 	if since == nil {
 		return all, nil
 	}
@@ -124,29 +123,6 @@ func selectCalls(run *patchstore.Run, call record.CallID, since *record.Entry) (
 		}
 	}
 	return out, nil
-}
-
-// patchesByPath groups the calls' patches by path (oldest first within a
-// path, as the calls are ordered) and returns the paths sorted; with globs,
-// only matching paths.
-func patchesByPath[C recorded](calls []C, globs []string) (map[string][]*record.FilePatch, []string) {
-	byPath := map[string][]*record.FilePatch{}
-	for _, rc := range calls {
-		c := rc.Record()
-		for i := range c.Patches {
-			p := &c.Patches[i]
-			if len(globs) > 0 && !workspace.MatchAny(globs, p.Path) {
-				continue
-			}
-			byPath[p.Path] = append(byPath[p.Path], p)
-		}
-	}
-	paths := make([]string, 0, len(byPath))
-	for p := range byPath {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	return byPath, paths
 }
 
 // readRun reads run id, or the active run when id is empty.

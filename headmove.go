@@ -83,7 +83,7 @@ func refName(ref string) string {
 // with the commits the agent made. It reads commits with git and writes
 // nothing; commits gone from the repository are listed by id only.
 func (g *Guard) HeadMoves(ctx context.Context, run *Run) []HeadMove {
-	return headMovesOf(ctx, g, orderedCalls(run.Calls))
+	return headMovesOf(ctx, g, record.OrderedCalls(run.Calls))
 }
 
 // Sentence says what happened to HEAD in the call, for the resume brief.
@@ -103,7 +103,7 @@ func shortOrUnborn(h record.Hash) string {
 	return h.Short()
 }
 
-func headMovesOf[C recorded](ctx context.Context, g *Guard, calls []C) []HeadMove {
+func headMovesOf[C record.Recorded](ctx context.Context, g *Guard, calls []C) []HeadMove {
 	var out []HeadMove
 	for _, rc := range calls {
 		c := rc.Record()

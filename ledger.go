@@ -83,7 +83,7 @@ func (g *Guard) Ledger(ctx context.Context, runID record.RunID) (*Run, []*record
 		return nil, nil, err
 	}
 	r := newRun(run)
-	return r, orderedCalls(r.Calls), nil
+	return r, record.OrderedCalls(r.Calls), nil
 }
 
 // LedgerEntries returns the run's ledger entries oldest first (see

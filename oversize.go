@@ -37,28 +37,6 @@ func (g *Guard) unreadableHere(run *patchstore.Run, fp *record.FilePatch) (ps Pa
 		Reason: fmt.Sprintf("cannot be looked at on this system: %v", err)}, true
 }
 
-// refusedHere plans a path this system cannot hold (on Windows: a
-// backslash, a ':' or a device name in it; see ospath.CheckName) as a
-// conflict left as it is, with the reason, without looking at the file:
-// the name would reach another file. Every other path is planned as usual.
-func refusedHere(path string, patches []*record.FilePatch) (record.Plan, bool) {
-	return refusedOn(ospath.Host(), path, patches)
-}
-
-// refusedOn is refusedHere on a system of flavor fl.
-func refusedOn(fl ospath.Flavor, path string, patches []*record.FilePatch) (record.Plan, bool) {
-	err := fl.CheckName(path)
-	if err == nil || len(patches) == 0 {
-		return record.Plan{}, false
-	}
-	pl := record.Plan{Path: path, State: conflict.Conflicted, Action: conflict.Conflict,
-		Reason: fmt.Sprintf("this system cannot hold the name (%v); left as it is", err)}
-	for i := len(patches) - 1; i >= 0; i-- {
-		pl.Calls = append(pl.Calls, patches[i].ToolCallID)
-	}
-	return pl, true
-}
-
 // MaxFileSize is the size limit in bytes: files larger are recorded by
 // hash, size and mode only, and undo reports them unrecoverable.
 func (g *Guard) MaxFileSize() int64 { return g.ws.MaxFileSize() }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -87,7 +88,7 @@ type CallInspection struct {
 // a patch blob is missing.
 func (g *Guard) InspectCall(ctx context.Context, c *record.Call, o InspectOptions) (*CallInspection, error) {
 	in := &CallInspection{Call: c}
-	byPath, paths := patchesByPath([]*record.Call{c}, nil)
+	byPath, paths := undoplan.PatchesByPath([]*record.Call{c}, nil)
 	for _, p := range paths {
 		fps := byPath[p]
 		fp := fps[len(fps)-1]
@@ -116,10 +117,11 @@ func (g *Guard) InspectCall(ctx context.Context, c *record.Call, o InspectOption
 		in.Patches = append(in.Patches, cp)
 	}
 	if o.Plan && len(paths) > 0 {
-		items, err := planCalls(ctx, g, []*record.Call{c}, UndoOptions{Call: c.Ledger.CallID, Markers: o.Markers})
+		plans, err := undoplan.Calls(ctx, g.planner(), []*record.Call{c}, undoplan.Selection{Call: c.Ledger.CallID, Markers: o.Markers})
 		if err != nil {
 			return nil, fmt.Errorf("plan undo of %s: %w", c.Ledger.CallID, err)
 		}
+		items := undoItems(plans)
 		in.Plan = items
 	}
 	return in, nil

@@ -3,11 +3,11 @@ package gitguard
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 
 	"github.com/gitguard/gitguard/conflict"
+	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
@@ -74,47 +74,14 @@ type StatusReport struct {
 	MaxFileSize int64
 }
 
-// callOrder sorts calls oldest first: by the checkpoint that finished them,
-// unfinished ones last, by start.
-func callOrder(c *record.Call) (int, int) {
-	f := c.Ledger.FinishSeq
-	if f == 0 {
-		f = math.MaxInt
-	}
-	return f, c.Ledger.StartSeq
-}
-
 // OrderedCalls returns the run's calls oldest first: by the checkpoint that
 // finished them, unfinished ones last, by start.
-func OrderedCalls(run *Run) []*record.Call { return orderedCalls(run.Calls) }
-
-// recorded is a call's record, or a type that embeds it (the store's call).
-type recorded interface{ Record() *record.Call }
-
-// orderedCalls returns the calls oldest first (see callOrder).
-func orderedCalls[C recorded](m map[record.CallID]C) []C {
-	calls := make([]C, 0, len(m))
-	for _, c := range m {
-		calls = append(calls, c)
-	}
-	sort.Slice(calls, func(i, j int) bool {
-		fi, si := callOrder(calls[i].Record())
-		fj, sj := callOrder(calls[j].Record())
-		if fi != fj {
-			return fi < fj
-		}
-		if si != sj {
-			return si < sj
-		}
-		return calls[i].Record().Ledger.CallID < calls[j].Record().Ledger.CallID
-	})
-	return calls
-}
+func OrderedCalls(run *Run) []*record.Call { return record.OrderedCalls(run.Calls) }
 
 // newerCall reports whether a finished after b.
 func newerCall(a, b *patchstore.Call) bool {
-	fa, sa := callOrder(&a.Call)
-	fb, sb := callOrder(&b.Call)
+	fa, sa := record.CallOrder(&a.Call)
+	fb, sb := record.CallOrder(&b.Call)
 	return fa > fb || (fa == fb && sa > sb)
 }
 
@@ -163,13 +130,13 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 		if touched, err = g.reader().StatusCalls(run); err != nil {
 			return nil, err
 		}
-		calls = orderedCalls(run.Calls)
+		calls = record.OrderedCalls(run.Calls)
 	}
 	rep := &StatusReport{Run: id, Checkpoint: record.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
 		HeadMoves: headMovesOf(ctx, g, calls)}
 	var agent, undos []*patchstore.Call
 	for _, c := range calls {
-		if isUndoCall(c) && o.Call == "" {
+		if undoplan.IsUndoCall(c) && o.Call == "" {
 			undos = append(undos, c)
 		} else {
 			agent = append(agent, c)

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"math"
 	"sort"
 	"time"
 )
@@ -56,3 +57,36 @@ func firstTime(e *LedgerEntry) time.Time {
 // Record returns the call itself: a type that embeds Call (the store's)
 // hands out its record with it.
 func (c *Call) Record() *Call { return c }
+
+// CallOrder sorts calls oldest first: by the checkpoint that finished them,
+// unfinished ones last, by start.
+func CallOrder(c *Call) (int, int) {
+	f := c.Ledger.FinishSeq
+	if f == 0 {
+		f = math.MaxInt
+	}
+	return f, c.Ledger.StartSeq
+}
+
+// Recorded is a call's record, or a type that embeds it (the store's call).
+type Recorded interface{ Record() *Call }
+
+// OrderedCalls returns the calls oldest first (see CallOrder).
+func OrderedCalls[C Recorded](m map[CallID]C) []C {
+	calls := make([]C, 0, len(m))
+	for _, c := range m {
+		calls = append(calls, c)
+	}
+	sort.Slice(calls, func(i, j int) bool {
+		fi, si := CallOrder(calls[i].Record())
+		fj, sj := CallOrder(calls[j].Record())
+		if fi != fj {
+			return fi < fj
+		}
+		if si != sj {
+			return si < sj
+		}
+		return calls[i].Record().Ledger.CallID < calls[j].Record().Ledger.CallID
+	})
+	return calls
+}

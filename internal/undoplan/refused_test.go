@@ -1,4 +1,4 @@
-package gitguard
+package undoplan
 
 import (
 	"strings"
