@@ -211,8 +211,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 		it.Written = true
 		fault.Point("undo.write")
 	}
-	res.RemovedDirs = g.removeCreatedDirs(ctx, run, targets, res.Items)
-	res.IndexNotes = g.indexNotes(ctx, res.Items)
+	g.tidyAfter(ctx, run, targets, res)
 	// The calls the finish marks: the undone ones and, for a redo, the
 	// calls the undone undo had reverted.
 	marked := append([]record.CallID(nil), res.Undone...)
