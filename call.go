@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/internal/fault"
+	"github.com/gitguard/gitguard/internal/gitstate"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -161,7 +162,7 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 			return nil, err
 		}
 	}
-	head := g.headNow(ctx) // HEAD before the tool runs; see headmove.go
+	head := gitstate.HeadNow(ctx, g.ws) // HEAD before the tool runs; see headmove.go
 	// Crash point: the before state is captured (blobs written), the
 	// started entry is not recorded yet.
 	fault.Point("call.start.captured")
@@ -307,7 +308,7 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 			return nil, err
 		}
 	}
-	head := g.headMoved(ctx, c.Ledger.Head) // HEAD moved inside the call: the agent committed
+	head := gitstate.HeadMoved(ctx, g.ws, c.Ledger.Head) // HEAD moved inside the call: the agent committed
 	// Crash point: the after state and the patch blobs are written, the
 	// finished entry is not recorded yet.
 	fault.Point("call.finish.captured")
