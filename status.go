@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 
-	"github.com/gitguard/gitguard/conflict"
+	"github.com/gitguard/gitguard/internal/pathstatus"
 	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
@@ -78,24 +77,6 @@ type StatusReport struct {
 // finished them, unfinished ones last, by start.
 func OrderedCalls(run *Run) []*record.Call { return record.OrderedCalls(run.Calls) }
 
-// newerCall reports whether a finished after b.
-func newerCall(a, b *patchstore.Call) bool {
-	fa, sa := record.CallOrder(&a.Call)
-	fb, sb := record.CallOrder(&b.Call)
-	return fa > fb || (fa == fb && sa > sb)
-}
-
-// newestPatches returns, per path, the newest patch among calls.
-func newestPatches(calls []*patchstore.Call) map[string]*record.FilePatch {
-	out := map[string]*record.FilePatch{}
-	for _, c := range calls {
-		for i := range c.Patches {
-			out[c.Patches[i].Path] = &c.Patches[i]
-		}
-	}
-	return out
-}
-
 // Status classifies every path the run's calls touched against the newest
 // patch for it, hashing only those paths, and optionally lists unrecorded
 // changes. It writes nothing but, with Unrecorded, the snapshot's objects.
@@ -142,57 +123,17 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 			agent = append(agent, c)
 		}
 	}
-	newest, undoPatch := newestPatches(agent), newestPatches(undos)
-	// The undo that last planned each path, whether or not it wrote it.
-	lastUndo := map[string]*patchstore.Call{}
-	for _, u := range undos {
-		for _, p := range u.Ledger.Paths {
-			lastUndo[p] = u
-		}
+	paths, err := (&pathstatus.Classifier{DB: g.db, WS: g.ws}).Paths(run, agent, undos)
+	if err != nil {
+		return nil, err
 	}
-	paths := make([]string, 0, len(newest))
-	for p := range newest {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
 	for _, p := range paths {
-		fp := newest[p]
-		if ps, ok := g.unreadableHere(run, fp); ok {
-			rep.Paths = append(rep.Paths, ps)
-			continue
-		}
-		cur, _, err := g.ws.Capture(p, false)
-		if err != nil {
-			return nil, err
-		}
-		now := conflict.Current{State: cur.State(), IsDir: cur.Mode == record.ModeTree}
-		if now.IsDir {
-			now.State = record.State{}
-		}
-		c := run.Calls[fp.ToolCallID]
-		ps := PathStatus{
-			Path: p, Call: fp.ToolCallID, Tool: c.Ledger.ToolName,
-			Before: fp.Before(), After: fp.After(), Current: now.State, IsDir: now.IsDir,
-			Oversize: fp.Oversize, State: now.Class(fp.Before(), fp.After()), UndoneBy: c.Ledger.UndoneBy,
-			SharedWith: fp.SharedWith, Uncertain: c.Ledger.Status == record.StatusUncertain,
-		}
-		if u := lastUndo[p]; u != nil && newerCall(u, c) {
-			ps.LastUndo = u.Ledger.CallID
-			// The undo that took the agent's change out kept someone
-			// else's edits, and the file is as it left it.
-			if up := undoPatch[p]; up != nil && up.ToolCallID == ps.LastUndo && ps.UndoneBy != "" &&
-				ps.State == conflict.Conflicted && !now.IsDir && up.After() == now.State {
-				ps.State = conflict.Merged
-			}
-		}
-		g.markUnrecoverable(&ps, fp)
-		rep.Paths = append(rep.Paths, ps)
+		rep.Paths = append(rep.Paths, PathStatus(p))
 	}
 	rep.Skipped, rep.MaxFileSize = skippedPaths(agent), g.ws.MaxFileSize()
 	for _, c := range agent {
 		rep.Others = append(rep.Others, c.Others...)
 	}
-	var err error
 	if rep.OpenElsewhere, err = g.OpenElsewhere(ctx, id); err != nil {
 		return nil, err
 	}

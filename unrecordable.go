@@ -2,7 +2,6 @@ package gitguard
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
@@ -48,14 +47,4 @@ func skippedPaths(calls []*patchstore.Call) []SkippedPath {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
-}
-
-// quotedList joins paths for a sentence, each quoted as text output quotes
-// names (record.QuotePath).
-func quotedList(paths []string) string {
-	q := make([]string, len(paths))
-	for i, p := range paths {
-		q[i] = record.QuotePath(p)
-	}
-	return strings.Join(q, ", ")
 }
