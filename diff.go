@@ -2,9 +2,9 @@ package gitguard
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/gitguard/gitguard/internal/filepatch"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
@@ -48,79 +48,18 @@ func (g *Guard) Diff(ctx context.Context, runID record.RunID, o DiffOptions) ([]
 	if err != nil {
 		return nil, err
 	}
-	calls, err := selectCalls(run, o.Call, o.Since)
+	calls, err := runread.Select(run, o.Call, o.Since)
 	if err != nil {
 		return nil, err
 	}
 	byPath, paths := undoplan.PatchesByPath(calls, o.Globs)
+	nets, err := filepatch.NetPatches(g.db, byPath, paths)
+	if err != nil {
+		return nil, err
+	}
 	var out []NetPatch
-	for _, p := range paths {
-		ps := byPath[p]
-		first, last := ps[0], ps[len(ps)-1]
-		np := NetPatch{Path: p, Before: first.Before(), After: last.After()}
-		for _, x := range ps {
-			np.Calls = append(np.Calls, x.ToolCallID)
-			np.Oversize = np.Oversize || x.Oversize
-		}
-		if np.Before == np.After {
-			continue // later calls put it back
-		}
-		if len(ps) == 1 {
-			text, err := g.db.ReadAs(first.PatchRef, "blob")
-			if err != nil {
-				return nil, fmt.Errorf("%w: patch of %s: %w", record.ErrCorrupt, p, err)
-			}
-			np.Text, np.Binary = text, first.Binary
-		} else {
-			fp, err := g.netPatch(p, np)
-			if err != nil {
-				return nil, err
-			}
-			np.Text, np.Binary = fp, np.Binary || np.Oversize
-		}
-		out = append(out, np)
-	}
-	return out, nil
-}
-
-func (g *Guard) netPatch(path string, np NetPatch) ([]byte, error) {
-	if np.Oversize {
-		return patchstore.OversizePatch(path, np.Before, np.After), nil
-	}
-	a, err := filepatch.ReadState(g.db, np.Before)
-	if err != nil {
-		return nil, err
-	}
-	b, err := filepatch.ReadState(g.db, np.After)
-	if err != nil {
-		return nil, err
-	}
-	text, _ := patchstore.FormatPatch(path, np.Before, np.After, a, b)
-	return text, nil
-}
-
-// selectCalls picks calls oldest first: one by id, those finished after a
-// checkpoint, or all.
-func selectCalls(run *patchstore.Run, call record.CallID, since *record.Entry) ([]*patchstore.Call, error) {
-	if call != "" {
-		c := run.Calls[call]
-		if c == nil {
-			return nil, fmt.Errorf("call %q in run %s: %w", call, run.ID, patchstore.ErrUnknownCall)
-		}
-		return []*patchstore.Call{c}, nil
-	}
-	all := record.OrderedCalls(run.Calls)
-	if since == nil {
-		return all, nil
-	}
-	if since.Checkpoint.RunID != run.ID {
-		return nil, fmt.Errorf("checkpoint %s is in run %s, not %s: %w", since.Checkpoint.ID, since.Checkpoint.RunID, run.ID, ErrUnknownCheckpoint)
-	}
-	var out []*patchstore.Call
-	for _, c := range all {
-		if f := c.Ledger.FinishSeq; f > since.Checkpoint.Seq || (f == 0 && len(c.Patches) > 0) {
-			out = append(out, c)
-		}
+	for _, n := range nets {
+		out = append(out, NetPatch(n))
 	}
 	return out, nil
 }

@@ -1,13 +1,12 @@
 package gitguard
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/gitguard/gitguard/conflict"
-	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/internal/filepatch"
+	"github.com/gitguard/gitguard/internal/pathstatus"
 	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/record"
 )
@@ -88,33 +87,14 @@ type CallInspection struct {
 // a patch blob is missing.
 func (g *Guard) InspectCall(ctx context.Context, c *record.Call, o InspectOptions) (*CallInspection, error) {
 	in := &CallInspection{Call: c}
-	byPath, paths := undoplan.PatchesByPath([]*record.Call{c}, nil)
-	for _, p := range paths {
-		fps := byPath[p]
-		fp := fps[len(fps)-1]
-		cp := CallPatch{Path: p, Before: fp.Before(), After: fp.After(), Binary: fp.Binary, Oversize: fp.Oversize}
-		cur, _, err := g.ws.Capture(p, false)
-		if err != nil {
-			return nil, fmt.Errorf("inspect %s: %w", p, err)
-		}
-		cp.Current = cur.State()
-		if cur.Mode == record.ModeTree {
-			cp.Current = record.State{}
-			cp.State = conflict.Conflicted
-		} else {
-			cp.State = conflict.Classify(cp.Before, cp.After, cp.Current)
-		}
-		text, err := g.db.ReadAs(fp.PatchRef, odb.TypeBlob)
-		if err != nil {
-			return nil, fmt.Errorf("%w: patch of %s in call %s: %w", record.ErrCorrupt, p, c.Ledger.CallID, err)
-		}
-		cp.Text = text
-		if !cp.Binary {
-			cp.Added, cp.Removed = CountPatchLines(text)
-		}
+	patches, paths, err := (&pathstatus.Classifier{DB: g.db, WS: g.ws}).Call(c)
+	if err != nil {
+		return nil, err
+	}
+	for _, cp := range patches {
+		in.Patches = append(in.Patches, CallPatch(cp))
 		in.Added += cp.Added
 		in.Removed += cp.Removed
-		in.Patches = append(in.Patches, cp)
 	}
 	if o.Plan && len(paths) > 0 {
 		plans, err := undoplan.Calls(ctx, g.planner(), []*record.Call{c}, undoplan.Selection{Call: c.Ledger.CallID, Markers: o.Markers})
@@ -129,26 +109,4 @@ func (g *Guard) InspectCall(ctx context.Context, c *record.Call, o InspectOption
 
 // CountPatchLines counts the added and removed lines of a git-style patch,
 // reading only hunk bodies (so "+++" and "---" headers are not counted).
-func CountPatchLines(text []byte) (added, removed int) {
-	inHunk := false
-	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
-		switch {
-		case bytes.HasPrefix(line, []byte("@@")):
-			inHunk = true
-		case bytes.HasPrefix(line, []byte("diff --git ")):
-			inHunk = false
-		case !inHunk || len(line) == 0:
-		case line[0] == '+':
-			added++
-		case line[0] == '-':
-			removed++
-		}
-	}
-	return added, removed
-}
+func CountPatchLines(text []byte) (added, removed int) { return filepatch.CountLines(text) }

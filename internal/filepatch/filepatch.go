@@ -1,8 +1,10 @@
 package filepatch
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -206,4 +208,94 @@ func (m *Maker) OversizeAt(ctx context.Context, run *patchstore.Run, seq int) (m
 // UTF-8 become U+FFFD.
 func Unrecordable(p, why string) record.Skipped {
 	return record.Skipped{Path: strings.ToValidUTF8(p, "\uFFFD"), Reason: why}
+}
+
+// Net is the agent's net change to one path over some calls: the oldest
+// before state and the newest after state (the root package's NetPatch).
+type Net struct {
+	Path     string
+	Before   record.State
+	After    record.State
+	Calls    []record.CallID // oldest first
+	Text     []byte          // git-style patch, `git apply`-able against Before
+	Binary   bool
+	Oversize bool
+}
+
+// NetPatches folds each path's patches (oldest first, as
+// undoplan.PatchesByPath gives them) into its net change, leaving out the
+// paths later calls put back. It returns record.ErrCorrupt when a patch
+// blob is missing.
+func NetPatches(db *odb.DB, byPath map[string][]*record.FilePatch, paths []string) ([]Net, error) {
+	var out []Net
+	for _, p := range paths {
+		ps := byPath[p]
+		first, last := ps[0], ps[len(ps)-1]
+		np := Net{Path: p, Before: first.Before(), After: last.After()}
+		for _, x := range ps {
+			np.Calls = append(np.Calls, x.ToolCallID)
+			np.Oversize = np.Oversize || x.Oversize
+		}
+		if np.Before == np.After {
+			continue // later calls put it back
+		}
+		if len(ps) == 1 {
+			text, err := db.ReadAs(first.PatchRef, "blob")
+			if err != nil {
+				return nil, fmt.Errorf("%w: patch of %s: %w", record.ErrCorrupt, p, err)
+			}
+			np.Text, np.Binary = text, first.Binary
+		} else {
+			fp, err := netText(db, p, np)
+			if err != nil {
+				return nil, err
+			}
+			np.Text, np.Binary = fp, np.Binary || np.Oversize
+		}
+		out = append(out, np)
+	}
+	return out, nil
+}
+
+// netText is the patch of path from np.Before to np.After.
+func netText(db *odb.DB, path string, np Net) ([]byte, error) {
+	if np.Oversize {
+		return patchstore.OversizePatch(path, np.Before, np.After), nil
+	}
+	a, err := ReadState(db, np.Before)
+	if err != nil {
+		return nil, err
+	}
+	b, err := ReadState(db, np.After)
+	if err != nil {
+		return nil, err
+	}
+	text, _ := patchstore.FormatPatch(path, np.Before, np.After, a, b)
+	return text, nil
+}
+
+// CountLines counts the added and removed lines of a git-style patch,
+// reading only hunk bodies (so "+++" and "---" headers are not counted).
+func CountLines(text []byte) (added, removed int) {
+	inHunk := false
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		switch {
+		case bytes.HasPrefix(line, []byte("@@")):
+			inHunk = true
+		case bytes.HasPrefix(line, []byte("diff --git ")):
+			inHunk = false
+		case !inHunk || len(line) == 0:
+		case line[0] == '+':
+			added++
+		case line[0] == '-':
+			removed++
+		}
+	}
+	return added, removed
 }

@@ -13,8 +13,10 @@ import (
 	"sort"
 
 	"github.com/gitguard/gitguard/conflict"
+	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/internal/ospath"
+	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -154,4 +156,56 @@ func unreadableHere(run *patchstore.Run, fp *record.FilePatch) (ps Path, ok bool
 	return Path{Path: fp.Path, Call: fp.ToolCallID, Tool: c.Ledger.ToolName, Before: fp.Before(), After: fp.After(),
 		Oversize: fp.Oversize, State: conflict.Conflicted, UndoneBy: c.Ledger.UndoneBy,
 		Reason: fmt.Sprintf("cannot be looked at on this system: %v", err)}, true
+}
+
+// CallPatch is one path of one call, as it stands now (the root package's
+// CallPatch).
+type CallPatch struct {
+	Path string
+	// State is the call's own patch against the file now: applied,
+	// reapplyable or conflicted.
+	State    record.Class
+	Current  record.State
+	Before   record.State
+	After    record.State
+	Text     []byte // git-style patch of the call's change
+	Binary   bool
+	Oversize bool
+	Added    int // lines the patch adds
+	Removed  int // lines the patch removes
+}
+
+// Call describes each path of call c against the call's own patch, with
+// the patch text and its line counts, and returns the paths sorted. It
+// reads only c's patch blobs and the files c touched. It returns
+// record.ErrCorrupt when a patch blob is missing.
+func (cl *Classifier) Call(c *record.Call) ([]CallPatch, []string, error) {
+	byPath, paths := undoplan.PatchesByPath([]*record.Call{c}, nil)
+	var out []CallPatch
+	for _, p := range paths {
+		fps := byPath[p]
+		fp := fps[len(fps)-1]
+		cp := CallPatch{Path: p, Before: fp.Before(), After: fp.After(), Binary: fp.Binary, Oversize: fp.Oversize}
+		cur, _, err := cl.WS.Capture(p, false)
+		if err != nil {
+			return nil, nil, fmt.Errorf("inspect %s: %w", p, err)
+		}
+		cp.Current = cur.State()
+		if cur.Mode == record.ModeTree {
+			cp.Current = record.State{}
+			cp.State = conflict.Conflicted
+		} else {
+			cp.State = conflict.Classify(cp.Before, cp.After, cp.Current)
+		}
+		text, err := cl.DB.ReadAs(fp.PatchRef, odb.TypeBlob)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: patch of %s in call %s: %w", record.ErrCorrupt, p, c.Ledger.CallID, err)
+		}
+		cp.Text = text
+		if !cp.Binary {
+			cp.Added, cp.Removed = filepatch.CountLines(text)
+		}
+		out = append(out, cp)
+	}
+	return out, paths, nil
 }

@@ -8,6 +8,8 @@
 package runread
 
 import (
+	"fmt"
+
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
@@ -121,3 +123,29 @@ func (r *Reader) NewestFirst(run *patchstore.Run, visit func(patchstore.Posting)
 // InEffect reports whether a call is one undo can take back: an agent
 // call with patches that no undo took out.
 func InEffect(p patchstore.Posting) bool { return p.Patch && !p.Undone && !IsUndoTool(p.Tool) }
+
+// Select picks calls oldest first: one by id, those finished after a
+// checkpoint, or all.
+func Select(run *patchstore.Run, call record.CallID, since *record.Entry) ([]*patchstore.Call, error) {
+	if call != "" {
+		c := run.Calls[call]
+		if c == nil {
+			return nil, fmt.Errorf("call %q in run %s: %w", call, run.ID, patchstore.ErrUnknownCall)
+		}
+		return []*patchstore.Call{c}, nil
+	}
+	all := record.OrderedCalls(run.Calls)
+	if since == nil {
+		return all, nil
+	}
+	if since.Checkpoint.RunID != run.ID {
+		return nil, fmt.Errorf("checkpoint %s is in run %s, not %s: %w", since.Checkpoint.ID, since.Checkpoint.RunID, run.ID, patchstore.ErrUnknownCheckpoint)
+	}
+	var out []*patchstore.Call
+	for _, c := range all {
+		if f := c.Ledger.FinishSeq; f > since.Checkpoint.Seq || (f == 0 && len(c.Patches) > 0) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
