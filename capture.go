@@ -3,7 +3,6 @@ package gitguard
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/patchstore"
@@ -136,7 +135,7 @@ func (g *Guard) captureAfter(ctx context.Context, runID record.RunID, callID rec
 			return nil, err
 		}
 		c.Touch()
-		c.Patches = mergePatches(c.Patches, patches, paths)
+		c.Patches = filepatch.Merge(c.Patches, patches, paths)
 		c.Ledger.Patches = len(c.Patches)
 		wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, after)
 		if err != nil {
@@ -146,23 +145,6 @@ func (g *Guard) captureAfter(ctx context.Context, runID record.RunID, callID rec
 			Oversize: over, IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head,
 			StepID: tip.Checkpoint.StepID, Label: "captured after state"}, nil
 	})
-}
-
-// mergePatches replaces the entries for paths with fresh ones.
-func mergePatches(old, fresh []record.FilePatch, paths []string) []record.FilePatch {
-	drop := map[string]bool{}
-	for _, p := range paths {
-		drop[p] = true
-	}
-	var out []record.FilePatch
-	for _, p := range old {
-		if !drop[p.Path] {
-			out = append(out, p)
-		}
-	}
-	out = append(out, fresh...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
 }
 
 // pathPatches captures the after state of declared paths and diffs each
@@ -177,23 +159,7 @@ func (g *Guard) pathPatches(c *patchstore.Call, callID record.CallID, paths []st
 			return nil, nil, fmt.Errorf("%s was not captured when call %s started; capture its before state first: %w", p, callID, ErrCallState)
 		}
 	}
-	after, err := g.maker().Capture(paths)
-	if err != nil {
-		return nil, nil, err
-	}
-	var patches []record.FilePatch
-	for _, a := range after {
-		b := before[a.Path]
-		if a.State == b.State {
-			continue
-		}
-		fp, err := g.maker().Make(callID, a.Path, b.State, a.State, b.Oversize || a.Oversize)
-		if err != nil {
-			return nil, nil, err
-		}
-		patches = append(patches, fp)
-	}
-	return patches, after, nil
+	return g.maker().Paths(callID, c.Before, paths)
 }
 
 // maker builds patches with the workspace as it is now (settings may

@@ -2,11 +2,11 @@ package gitguard
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/internal/attribution"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
@@ -16,42 +16,14 @@ type Replay string
 
 // Replay verdicts.
 const (
-	ReplayAllowed    Replay = "allowed"     // repeating it is harmless
-	ReplayCheckFirst Replay = "check-first" // look at the world before repeating it
-	ReplayForbidden  Replay = "forbidden"   // never repeat it without asking the user
+	ReplayAllowed    = Replay(record.VerdictAllowed)    // repeating it is harmless
+	ReplayCheckFirst = Replay(record.VerdictCheckFirst) // look at the world before repeating it
+	ReplayForbidden  = Replay(record.VerdictForbidden)  // never repeat it without asking the user
 )
 
-// ReplayVerdict combines a call's idempotency, status and replay policy.
-// Unknown idempotency counts as conditional. A call that never started may
-// run; a denied call never.
-func ReplayVerdict(e record.LedgerEntry) Replay {
-	idem := e.Idempotency
-	if idem == "" {
-		idem = record.Conditional
-	}
-	var v Replay
-	switch e.Status {
-	case record.StatusDenied:
-		return ReplayForbidden
-	case record.StatusPlanned, record.StatusApproved:
-		v = ReplayAllowed
-	case record.StatusFailed:
-		v = map[record.Idempotency]Replay{record.Idempotent: ReplayAllowed,
-			record.Conditional: ReplayCheckFirst, record.NonIdempotent: ReplayCheckFirst}[idem]
-	default: // succeeded, uncertain, started
-		v = map[record.Idempotency]Replay{record.Idempotent: ReplayAllowed,
-			record.Conditional: ReplayCheckFirst, record.NonIdempotent: ReplayForbidden}[idem]
-	}
-	switch e.ReplayPolicy {
-	case record.ReplayNever:
-		v = ReplayForbidden
-	case record.ReplayAsk:
-		if v == ReplayAllowed {
-			v = ReplayCheckFirst
-		}
-	}
-	return v
-}
+// ReplayVerdict combines a call's idempotency, status and replay policy
+// (see record.VerdictOf).
+func ReplayVerdict(e record.LedgerEntry) Replay { return Replay(record.VerdictOf(e)) }
 
 // ResumeCall is one call as the resume brief reports it.
 type ResumeCall struct {
@@ -135,7 +107,7 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	if err != nil {
 		return nil, err
 	}
-	if err := g.verifyObjects(run); err != nil {
+	if err := runread.VerifyObjects(g.db, run); err != nil {
 		return nil, err
 	}
 	r := &Resume{Run: id, Checkpoint: record.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
@@ -191,31 +163,6 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 		r.Calls = append(r.Calls, rc)
 	}
 	return r, nil
-}
-
-// verifyObjects checks that the run's trees and every object the records
-// of the calls read name are present.
-func (g *Guard) verifyObjects(run *patchstore.Run) error {
-	cp := run.Checkpoint
-	if !g.db.Has(cp.WorktreeTree) {
-		return fmt.Errorf("%w: work tree %s of %s is missing", record.ErrCorrupt, cp.WorktreeTree.Short(), cp.ID)
-	}
-	if !g.db.Has(cp.IndexTree) {
-		return fmt.Errorf("%w: index tree %s of %s is missing", record.ErrCorrupt, cp.IndexTree.Short(), cp.ID)
-	}
-	for _, c := range run.Calls {
-		for _, p := range c.Patches {
-			for _, st := range []record.State{p.Before(), p.After()} {
-				if st.Exists() && st.Mode != record.ModeGitlink && !p.Oversize && !g.db.Has(st.Hash) {
-					return fmt.Errorf("%w: blob %s of %s (call %s) is missing", record.ErrCorrupt, st.Hash.Short(), p.Path, c.Ledger.CallID)
-				}
-			}
-			if !p.PatchRef.IsZero() && !g.db.Has(p.PatchRef) {
-				return fmt.Errorf("%w: patch of %s (call %s) is missing", record.ErrCorrupt, p.Path, c.Ledger.CallID)
-			}
-		}
-	}
-	return nil
 }
 
 // Compensation is a call whose external effects gitguard cannot revert.

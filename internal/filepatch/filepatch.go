@@ -299,3 +299,47 @@ func CountLines(text []byte) (added, removed int) {
 	}
 	return added, removed
 }
+
+// Merge replaces the entries for paths with fresh ones.
+func Merge(old, fresh []record.FilePatch, paths []string) []record.FilePatch {
+	drop := map[string]bool{}
+	for _, p := range paths {
+		drop[p] = true
+	}
+	var out []record.FilePatch
+	for _, p := range old {
+		if !drop[p.Path] {
+			out = append(out, p)
+		}
+	}
+	out = append(out, fresh...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Paths captures the after state of paths, each of which before holds,
+// and diffs each against its before state; it returns the patches of the
+// paths that changed and the states captured.
+func (m *Maker) Paths(callID record.CallID, before []record.PathState, paths []string) ([]record.FilePatch, []record.PathState, error) {
+	byPath := map[string]record.PathState{}
+	for _, b := range before {
+		byPath[b.Path] = b
+	}
+	after, err := m.Capture(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	var patches []record.FilePatch
+	for _, a := range after {
+		b := byPath[a.Path]
+		if a.State == b.State {
+			continue
+		}
+		fp, err := m.Make(callID, a.Path, b.State, a.State, b.Oversize || a.Oversize)
+		if err != nil {
+			return nil, nil, err
+		}
+		patches = append(patches, fp)
+	}
+	return patches, after, nil
+}

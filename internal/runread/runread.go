@@ -1,7 +1,8 @@
-// Package runread reads what commands need of a run's calls through its
+// Package runread reads what commands need of a run's calls: through its
 // run index (patchstore's paths and ledger index), so that what a command
-// costs follows what it looks at, not the run's length; or, for tests,
-// from every call's records, to compare the two.
+// costs follows what it looks at, not the run's length, or, for tests,
+// from every call's records, to compare the two; it also picks the calls
+// a diff shows and checks that the objects the read calls name are there.
 //
 // Invariants: it reads only; the calls it loads into a run are the ones
 // the index names, or all of them when the records cannot tell.
@@ -10,6 +11,7 @@ package runread
 import (
 	"fmt"
 
+	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
@@ -148,4 +150,29 @@ func Select(run *patchstore.Run, call record.CallID, since *record.Entry) ([]*pa
 		}
 	}
 	return out, nil
+}
+
+// VerifyObjects checks that the run's trees and every object the records
+// of the calls read name are present.
+func VerifyObjects(db *odb.DB, run *patchstore.Run) error {
+	cp := run.Checkpoint
+	if !db.Has(cp.WorktreeTree) {
+		return fmt.Errorf("%w: work tree %s of %s is missing", record.ErrCorrupt, cp.WorktreeTree.Short(), cp.ID)
+	}
+	if !db.Has(cp.IndexTree) {
+		return fmt.Errorf("%w: index tree %s of %s is missing", record.ErrCorrupt, cp.IndexTree.Short(), cp.ID)
+	}
+	for _, c := range run.Calls {
+		for _, p := range c.Patches {
+			for _, st := range []record.State{p.Before(), p.After()} {
+				if st.Exists() && st.Mode != record.ModeGitlink && !p.Oversize && !db.Has(st.Hash) {
+					return fmt.Errorf("%w: blob %s of %s (call %s) is missing", record.ErrCorrupt, st.Hash.Short(), p.Path, c.Ledger.CallID)
+				}
+			}
+			if !p.PatchRef.IsZero() && !db.Has(p.PatchRef) {
+				return fmt.Errorf("%w: patch of %s (call %s) is missing", record.ErrCorrupt, p.Path, c.Ledger.CallID)
+			}
+		}
+	}
+	return nil
 }
