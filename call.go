@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/gitguard/gitguard/internal/fault"
+	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/internal/gitstate"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -95,7 +97,7 @@ func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointO
 				return "", err
 			}
 			_, err = g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-				cp := snapshotCheckpoint(snap, record.KindRunStart)
+				cp := filepatch.Checkpoint(snap, record.KindRunStart)
 				cp.Settings = settings
 				opts.apply(cp, tip)
 				return cp, nil
@@ -108,13 +110,6 @@ func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointO
 		return "", err
 	}
 	return run.ID, nil
-}
-
-func nextSeq(tip *patchstore.Run) int {
-	if tip.Exists() {
-		return tip.Checkpoint.Seq + 1
-	}
-	return 1
 }
 
 func (g *Guard) now() time.Time { return g.store.Time() }
@@ -185,7 +180,7 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 		applyCallOptions(&c.Ledger, o)
 		c.Ledger.Status = record.StatusStarted
 		c.Ledger.StartedAt = &now
-		c.Ledger.StartSeq = nextSeq(tip)
+		c.Ledger.StartSeq = runread.NextSeq(tip)
 		c.Ledger.Paths, c.Ledger.Globs = o.Paths, o.Globs
 		c.Ledger.Head = head
 		var cp *record.Checkpoint
@@ -193,7 +188,7 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 		case o.ledgerOnly:
 			cp = &record.Checkpoint{Kind: record.KindLedger}
 		case snap != nil:
-			cp = snapshotCheckpoint(snap, record.KindCallStart)
+			cp = filepatch.Checkpoint(snap, record.KindCallStart)
 			c.Ledger.BeforeTree = snap.Worktree
 		default:
 			c.Before = before
@@ -325,7 +320,7 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		c.Ledger.Status = o.Status
 		c.Ledger.UncertainReason, c.Ledger.ChangesThrough = "", 0
 		c.Ledger.FinishedAt = &now
-		c.Ledger.FinishSeq = nextSeq(tip)
+		c.Ledger.FinishSeq = runread.NextSeq(tip)
 		c.Ledger.Head = head
 		c.Ledger.Skipped = callSkipped(snap)
 		if o.Result != "" {
@@ -342,7 +337,7 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		case ledgerOnly:
 			cp = &record.Checkpoint{Kind: record.KindLedger}
 		case snap != nil:
-			cp = snapshotCheckpoint(snap, record.KindCallFinish)
+			cp = filepatch.Checkpoint(snap, record.KindCallFinish)
 		default:
 			wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, after)
 			if err != nil {

@@ -219,28 +219,6 @@ func (g *Guard) ResolveRun(_ context.Context, explicit record.RunID, create bool
 	return "", nil
 }
 
-// snapshotCheckpoint fills cp from a fresh workspace snapshot.
-func snapshotCheckpoint(snap *workspace.Snapshot, kind string) *record.Checkpoint {
-	cp := &record.Checkpoint{
-		Kind:         kind,
-		Head:         record.Head{Commit: snap.Head.Commit, Ref: snap.Head.Ref},
-		IndexTree:    snap.IndexTree,
-		WorktreeTree: snap.Worktree,
-		Unmerged:     snap.Unmerged,
-	}
-	for _, o := range snap.Oversize {
-		if why := record.RecordablePath(o.Path); why != "" {
-			snap.Skipped = append(snap.Skipped, filepatch.Unrecordable(o.Path, why))
-			continue
-		}
-		cp.Oversize = append(cp.Oversize, record.FileState{Path: o.Path, Mode: o.Mode, Hash: o.Hash, Size: o.Size})
-	}
-	for _, s := range snap.Skipped {
-		cp.Skipped = append(cp.Skipped, record.Skipped{Path: s.Path, Reason: s.Reason})
-	}
-	return cp
-}
-
 // Snapshot records a checkpoint of the whole workspace in run id (the
 // active run when id is empty, a new active run when there is none). walked
 // reports whether it walked the work tree itself: false when starting the
@@ -285,7 +263,7 @@ func (g *Guard) snapshot(ctx context.Context, id record.RunID, opts CheckpointOp
 	// past the batch's memory bound), no record yet.
 	fault.Point("snapshot.captured")
 	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		cp := snapshotCheckpoint(snap, record.KindSnapshot)
+		cp := filepatch.Checkpoint(snap, record.KindSnapshot)
 		opts.apply(cp, tip)
 		return cp, nil
 	})
@@ -347,7 +325,7 @@ func (g *Guard) startRun(ctx context.Context, id record.RunID, opts CheckpointOp
 		return nil, err
 	}
 	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		cp := snapshotCheckpoint(snap, record.KindRunStart)
+		cp := filepatch.Checkpoint(snap, record.KindRunStart)
 		if !tip.Exists() {
 			cp.Settings = settings
 		}
@@ -387,7 +365,7 @@ func (g *Guard) finishRun(ctx context.Context, id record.RunID, opts CheckpointO
 		return nil, err
 	}
 	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		cp := snapshotCheckpoint(snap, record.KindRunFinish)
+		cp := filepatch.Checkpoint(snap, record.KindRunFinish)
 		opts.apply(cp, tip)
 		cp.RunFinished = true
 		return cp, nil

@@ -5,9 +5,7 @@ import (
 	"slices"
 
 	"github.com/gitguard/gitguard/conflict"
-	"github.com/gitguard/gitguard/internal/attribution"
 	"github.com/gitguard/gitguard/internal/runread"
-	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -94,7 +92,7 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	// A damaged run is read at its newest intact checkpoint and not
 	// written to until 'gitguard fsck --repair' (see patchstore's damage.go).
 	if len(stale) > 0 && !o.DryRun && run.Damage == nil {
-		if run, err = g.markKilled(ctx, run, stale); err != nil {
+		if run, err = g.attributor().MarkKilled(ctx, run, stale); err != nil {
 			return nil, err
 		}
 		for i := range entries {
@@ -193,46 +191,4 @@ func (g *Guard) Compensations(ctx context.Context, runID record.RunID, since *re
 		out = append(out, Compensation{Entry: e})
 	}
 	return run.ID, out, nil
-}
-
-// markKilled marks the calls of run found started uncertain (their
-// process is gone) and records what changed in their windows as theirs,
-// in one checkpoint: a snapshot when some window ended only now, a ledger
-// change otherwise.
-func (g *Guard) markKilled(ctx context.Context, run *patchstore.Run, stale []record.CallID) (*patchstore.Run, error) {
-	// Attribution compares the killed calls with every other call of the
-	// run: a rare path, so it reads them all.
-	if err := g.store.LoadAll(run); err != nil {
-		return nil, err
-	}
-	changes, snap, err := g.attributor().KilledChanges(ctx, run, stale)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, err
-		}
-		// Marking them uncertain matters more: what they changed then
-		// shows as changed outside any call, not as nobody's loss.
-		g.log.Warn("changes of calls found started not attributed to them", "err", err)
-		changes, snap = nil, nil
-	}
-	return g.store.Commit(ctx, run.ID, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		seq := nextSeq(tip)
-		for _, cid := range stale {
-			c := tip.Calls[cid]
-			if c == nil || c.Ledger.Status != record.StatusStarted {
-				continue
-			}
-			c.Touch()
-			c.Ledger.Status = record.StatusUncertain
-			c.Ledger.UncertainReason = "found started at resume: the process running it stopped before recording its end"
-			attribution.AttributeKilled(c, changes[cid], seq)
-		}
-		label := "resume: started calls marked uncertain"
-		if snap != nil {
-			cp := snapshotCheckpoint(snap, record.KindSnapshot)
-			cp.Label, cp.StepID = label, tip.Checkpoint.StepID
-			return cp, nil
-		}
-		return &record.Checkpoint{Kind: record.KindLedger, Label: label, StepID: tip.Checkpoint.StepID}, nil
-	})
 }

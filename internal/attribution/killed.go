@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gitguard/gitguard/internal/filepatch"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -281,4 +283,46 @@ func AttributeKilled(c *patchstore.Call, kc *KilledChange, seq int) {
 	c.Ledger.FinishSeq = through
 	c.Ledger.UncertainReason = fmt.Sprintf("found started at resume: the process running it stopped before recording its end; "+
 		"what changed from its start (%s) to %s is attributed to it", record.CheckpointID(c.Ledger.StartSeq), record.CheckpointID(through))
+}
+
+// MarkKilled marks the calls of run found started uncertain (their
+// process is gone) and records what changed in their windows as theirs,
+// in one checkpoint: a snapshot when some window ended only now, a ledger
+// change otherwise.
+func (a *Attributor) MarkKilled(ctx context.Context, run *patchstore.Run, stale []record.CallID) (*patchstore.Run, error) {
+	// Attribution compares the killed calls with every other call of the
+	// run: a rare path, so it reads them all.
+	if err := a.Store.LoadAll(run); err != nil {
+		return nil, err
+	}
+	changes, snap, err := a.KilledChanges(ctx, run, stale)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// Marking them uncertain matters more: what they changed then
+		// shows as changed outside any call, not as nobody's loss.
+		a.Log.Warn("changes of calls found started not attributed to them", "err", err)
+		changes, snap = nil, nil
+	}
+	return a.Store.Commit(ctx, run.ID, func(tip *patchstore.Run) (*record.Checkpoint, error) {
+		seq := runread.NextSeq(tip)
+		for _, cid := range stale {
+			c := tip.Calls[cid]
+			if c == nil || c.Ledger.Status != record.StatusStarted {
+				continue
+			}
+			c.Touch()
+			c.Ledger.Status = record.StatusUncertain
+			c.Ledger.UncertainReason = "found started at resume: the process running it stopped before recording its end"
+			AttributeKilled(c, changes[cid], seq)
+		}
+		label := "resume: started calls marked uncertain"
+		if snap != nil {
+			cp := filepatch.Checkpoint(snap, record.KindSnapshot)
+			cp.Label, cp.StepID = label, tip.Checkpoint.StepID
+			return cp, nil
+		}
+		return &record.Checkpoint{Kind: record.KindLedger, Label: label, StepID: tip.Checkpoint.StepID}, nil
+	})
 }

@@ -343,3 +343,28 @@ func (m *Maker) Paths(callID record.CallID, before []record.PathState, paths []s
 	}
 	return patches, after, nil
 }
+
+// Checkpoint is the record of a checkpoint of kind from a fresh snapshot:
+// its trees, HEAD, the index's conflicts, the files recorded by hash only
+// and the paths it could not record (an oversize file whose name the
+// records cannot carry moves to the latter).
+func Checkpoint(snap *workspace.Snapshot, kind string) *record.Checkpoint {
+	cp := &record.Checkpoint{
+		Kind:         kind,
+		Head:         record.Head{Commit: snap.Head.Commit, Ref: snap.Head.Ref},
+		IndexTree:    snap.IndexTree,
+		WorktreeTree: snap.Worktree,
+		Unmerged:     snap.Unmerged,
+	}
+	for _, o := range snap.Oversize {
+		if why := record.RecordablePath(o.Path); why != "" {
+			snap.Skipped = append(snap.Skipped, Unrecordable(o.Path, why))
+			continue
+		}
+		cp.Oversize = append(cp.Oversize, record.FileState{Path: o.Path, Mode: o.Mode, Hash: o.Hash, Size: o.Size})
+	}
+	for _, s := range snap.Skipped {
+		cp.Skipped = append(cp.Skipped, record.Skipped{Path: s.Path, Reason: s.Reason})
+	}
+	return cp
+}

@@ -176,3 +176,11 @@ func VerifyObjects(db *odb.DB, run *patchstore.Run) error {
 	}
 	return nil
 }
+
+// NextSeq is the sequence number of the next checkpoint of tip's run.
+func NextSeq(tip *patchstore.Run) int {
+	if tip.Exists() {
+		return tip.Checkpoint.Seq + 1
+	}
+	return 1
+}
