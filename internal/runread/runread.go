@@ -9,6 +9,7 @@
 package runread
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gitguard/gitguard/internal/odb"
@@ -183,4 +184,34 @@ func NextSeq(tip *patchstore.Run) int {
 		return tip.Checkpoint.Seq + 1
 	}
 	return 1
+}
+
+// FindCall finds the runs that hold call: the active run alone when it
+// has it, else every run that has it (found, by id; id is the last). It
+// reads only the named call's records of each run.
+func FindCall(ctx context.Context, store *patchstore.Store, call record.CallID) (id record.RunID, found []string, err error) {
+	active, err := store.ActiveRun()
+	if err != nil {
+		return "", nil, err
+	}
+	if active != "" && hasCall(ctx, store, active, call) {
+		return active, []string{string(active)}, nil
+	}
+	infos, err := store.ListRuns(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, in := range infos {
+		if in.ID != active && hasCall(ctx, store, in.ID, call) {
+			id = in.ID
+			found = append(found, string(in.ID))
+		}
+	}
+	return id, found, nil
+}
+
+// hasCall reads only the named call's records of a run.
+func hasCall(ctx context.Context, store *patchstore.Store, run record.RunID, call record.CallID) bool {
+	r, err := store.ReadRunCalls(ctx, run, call)
+	return err == nil && r.Calls[call] != nil
 }
