@@ -8,6 +8,7 @@ import (
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -137,37 +138,13 @@ func (g *Guard) ReadRun(ctx context.Context, id record.RunID, calls ...record.Ca
 
 // CountRunRefs counts the run refs in the repository.
 func (g *Guard) CountRunRefs(ctx context.Context) (int, error) {
-	refs, err := g.refs.List(ctx)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, r := range refs {
-		if _, ok := gitrefs.ParseRunRef(r.Name); ok {
-			n++
-		}
-	}
-	return n, nil
+	return g.maintainer().CountRunRefs(ctx)
 }
 
 // CheckpointChanges diffs a checkpoint's work tree against the previous
 // checkpoint's, or against HEAD's tree for a run's first checkpoint.
 func (g *Guard) CheckpointChanges(cp *record.Checkpoint) ([]record.Change, error) {
-	var prev record.Hash
-	if !cp.Prev.IsZero() {
-		p, err := g.store.ReadRecord(cp.Prev)
-		if err != nil {
-			return nil, err
-		}
-		prev = p.WorktreeTree
-	} else if !cp.Head.Commit.IsZero() {
-		c, err := g.db.ReadCommit(cp.Head.Commit)
-		if err != nil {
-			return nil, err
-		}
-		prev = c.Tree
-	}
-	return g.db.DiffTrees(prev, cp.WorktreeTree)
+	return runread.Changes(g.store, g.db, cp)
 }
 
 // NewDaemon makes a watch daemon for the work tree and routes this Guard's

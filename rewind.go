@@ -7,6 +7,7 @@ import (
 
 	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/internal/pathstatus"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/record"
 )
@@ -30,17 +31,13 @@ func (g *Guard) Runs(ctx context.Context) ([]RunSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	infos, err := g.store.ListRuns(ctx)
+	sums, err := runread.Summaries(ctx, g.store, active)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]RunSummary, 0, len(infos))
-	for _, i := range infos {
-		s := RunSummary{ID: i.ID, Active: i.ID == active, Finished: i.Finished, Checkpoints: i.Checkpoints, Tip: i.Tip}
-		if i.Last != nil {
-			s.LastAt = i.Last.CreatedAt
-		}
-		out = append(out, s)
+	out := make([]RunSummary, len(sums))
+	for i, x := range sums {
+		out[i] = RunSummary(x)
 	}
 	return out, nil
 }

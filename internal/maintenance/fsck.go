@@ -54,3 +54,18 @@ func (m *Maintainer) Fsck(ctx context.Context, repair bool) (int, []Damaged, err
 	}
 	return checked, out, nil
 }
+
+// CountRunRefs counts the run refs in the repository.
+func (m *Maintainer) CountRunRefs(ctx context.Context) (int, error) {
+	refs, err := m.Refs.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range refs {
+		if _, ok := gitrefs.ParseRunRef(r.Name); ok {
+			n++
+		}
+	}
+	return n, nil
+}

@@ -11,6 +11,7 @@ package runread
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
@@ -214,4 +215,55 @@ func FindCall(ctx context.Context, store *patchstore.Store, call record.CallID) 
 func hasCall(ctx context.Context, store *patchstore.Store, run record.RunID, call record.CallID) bool {
 	r, err := store.ReadRunCalls(ctx, run, call)
 	return err == nil && r.Calls[call] != nil
+}
+
+// Summary is one run as a run picker lists it (the root package's
+// RunSummary).
+type Summary struct {
+	ID          record.RunID
+	Active      bool // the work tree's active run
+	Finished    bool
+	Checkpoints int
+	// Tip is the run's newest checkpoint commit: it changes whenever the
+	// run records anything, so comparing it is a cheap change check.
+	Tip    record.Hash
+	LastAt time.Time
+}
+
+// Summaries lists every run of the repository, most recently active first,
+// active being the work tree's active run. It reads one record per run.
+func Summaries(ctx context.Context, store *patchstore.Store, active record.RunID) ([]Summary, error) {
+	infos, err := store.ListRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Summary, 0, len(infos))
+	for _, i := range infos {
+		s := Summary{ID: i.ID, Active: i.ID == active, Finished: i.Finished, Checkpoints: i.Checkpoints, Tip: i.Tip}
+		if i.Last != nil {
+			s.LastAt = i.Last.CreatedAt
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Changes diffs a checkpoint's work tree against the previous checkpoint's,
+// or against HEAD's tree for a run's first checkpoint.
+func Changes(store *patchstore.Store, db *odb.DB, cp *record.Checkpoint) ([]record.Change, error) {
+	var prev record.Hash
+	if !cp.Prev.IsZero() {
+		p, err := store.ReadRecord(cp.Prev)
+		if err != nil {
+			return nil, err
+		}
+		prev = p.WorktreeTree
+	} else if !cp.Head.Commit.IsZero() {
+		c, err := db.ReadCommit(cp.Head.Commit)
+		if err != nil {
+			return nil, err
+		}
+		prev = c.Tree
+	}
+	return db.DiffTrees(prev, cp.WorktreeTree)
 }
