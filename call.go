@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gitguard/gitguard/internal/callstate"
 	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/internal/gitstate"
@@ -18,7 +19,7 @@ import (
 // ErrCallState is returned when a call is not in a state that allows the
 // operation (finishing a call that never started, starting one twice,
 // starting a denied one).
-var ErrCallState = errors.New("call is in the wrong state")
+var ErrCallState = callstate.ErrCallState
 
 // CallOptions describe a tool call. Fields left empty keep what an earlier
 // plan of the same call recorded.
@@ -262,7 +263,7 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 	defer g.db.EndPackBatch()
 	run, c, err := g.readStartedCall(ctx, runID, callID)
 	if err != nil {
-		again, err := finishedAgain(run, callID, o.Status, err)
+		again, err := callstate.FinishedAgain(run, callID, o.Status, err)
 		if again && err == nil {
 			return run, nil // finished already, as asked: nothing to record
 		}
@@ -309,7 +310,7 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 	fault.Point("call.finish.captured")
 	// Undo marks the calls it reverted too (alsoCalls).
 	return g.store.CommitAwaitedCalls(ctx, id, append([]record.CallID{callID}, alsoCalls...), func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c, err := startedCall(tip, callID)
+		c, err := callstate.Started(tip, callID)
 		if err != nil {
 			return nil, err
 		}
@@ -322,7 +323,7 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		c.Ledger.FinishedAt = &now
 		c.Ledger.FinishSeq = runread.NextSeq(tip)
 		c.Ledger.Head = head
-		c.Ledger.Skipped = callSkipped(snap)
+		c.Ledger.Skipped = filepatch.Skipped(snap)
 		if o.Result != "" {
 			c.Ledger.Result = o.Result
 		}

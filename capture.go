@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gitguard/gitguard/internal/callstate"
 	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
@@ -40,7 +41,7 @@ func (g *Guard) captureBefore(ctx context.Context, runID record.RunID, callID re
 		return nil, err
 	}
 	return g.store.CommitCalls(ctx, id, []record.CallID{callID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c, err := startedCall(tip, callID)
+		c, err := callstate.Started(tip, callID)
 		if err != nil {
 			return nil, err
 		}
@@ -81,28 +82,8 @@ func (g *Guard) readStartedCall(ctx context.Context, runID record.RunID, callID 
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := startedCall(run, callID)
+	c, err := callstate.Started(run, callID)
 	return run, c, err
-}
-
-func startedCall(tip *patchstore.Run, callID record.CallID) (*patchstore.Call, error) {
-	c := tip.Calls[callID]
-	if c == nil {
-		return nil, fmt.Errorf("call %q in run %s: %w", callID, tip.ID, patchstore.ErrUnknownCall)
-	}
-	switch c.Ledger.Status {
-	case record.StatusStarted:
-	case record.StatusUncertain:
-		// A resume found it started and its process gone; the process was
-		// only slow. Its own report of how it ended is better evidence.
-		if c.Ledger.FinishedAt == nil {
-			break
-		}
-		fallthrough
-	default:
-		return nil, fmt.Errorf("call %s is %s, not started: %w", callID, c.Ledger.Status, ErrCallState)
-	}
-	return c, nil
 }
 
 // CaptureAfter records the after state of paths of a started call now,
@@ -130,7 +111,7 @@ func (g *Guard) captureAfter(ctx context.Context, runID record.RunID, callID rec
 		return nil, err
 	}
 	return g.store.CommitCalls(ctx, id, []record.CallID{callID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c, err := startedCall(tip, callID)
+		c, err := callstate.Started(tip, callID)
 		if err != nil {
 			return nil, err
 		}
@@ -150,14 +131,8 @@ func (g *Guard) captureAfter(ctx context.Context, runID record.RunID, callID rec
 // pathPatches captures the after state of declared paths and diffs each
 // against its before state.
 func (g *Guard) pathPatches(c *patchstore.Call, callID record.CallID, paths []string) ([]record.FilePatch, []record.PathState, error) {
-	before := map[string]record.PathState{}
-	for _, b := range c.Before {
-		before[b.Path] = b
-	}
-	for _, p := range paths {
-		if _, ok := before[p]; !ok {
-			return nil, nil, fmt.Errorf("%s was not captured when call %s started; capture its before state first: %w", p, callID, ErrCallState)
-		}
+	if err := callstate.Captured(c, callID, paths); err != nil {
+		return nil, nil, err
 	}
 	return g.maker().Paths(callID, c.Before, paths)
 }

@@ -139,17 +139,7 @@ func (g *Guard) newestCalls(ctx context.Context, runID record.RunID, n int) (*pa
 	if err != nil {
 		return nil, nil, false, err
 	}
-	var ids []record.CallID
-	more := false
-	err = g.reader().NewestFirst(run, func(p patchstore.Posting) (bool, error) {
-		if len(ids) == n {
-			more = true
-			return false, nil
-		}
-		ids = append(ids, p.Call)
-		return true, nil
-	})
-	slices.Reverse(ids)
+	ids, more, err := g.reader().Newest(run, n)
 	return run, ids, more, err
 }
 

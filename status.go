@@ -3,8 +3,8 @@ package gitguard
 import (
 	"context"
 	"fmt"
-	"slices"
 
+	"github.com/gitguard/gitguard/internal/drift"
 	"github.com/gitguard/gitguard/internal/pathstatus"
 	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/patchstore"
@@ -39,6 +39,13 @@ type PathStatus struct {
 	// Uncertain is set when Call is uncertain: its process died and the
 	// change was attributed to it from what changed while it may have run.
 	Uncertain bool
+}
+
+// SkippedPath is a path a call could not record.
+type SkippedPath struct {
+	Call   record.CallID
+	Path   string
+	Reason string
 }
 
 // StatusOptions narrow Status.
@@ -130,7 +137,10 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 	for _, p := range paths {
 		rep.Paths = append(rep.Paths, PathStatus(p))
 	}
-	rep.Skipped, rep.MaxFileSize = skippedPaths(agent), g.ws.MaxFileSize()
+	rep.MaxFileSize, rep.Skipped = g.ws.MaxFileSize(), []SkippedPath{}
+	for _, sk := range pathstatus.Skipped(agent) {
+		rep.Skipped = append(rep.Skipped, SkippedPath(sk))
+	}
 	for _, c := range agent {
 		rep.Others = append(rep.Others, c.Others...)
 	}
@@ -148,19 +158,13 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 			return nil, err
 		}
 		rep.Git = g.snapshotOperation(snap)
-		changes, err := g.db.DiffTrees(run.Checkpoint.WorktreeTree, snap.Worktree)
-		if err != nil {
-			return nil, err
-		}
 		if touched == nil {
 			if touched, err = g.reader().PathIndex(run); err != nil {
 				return nil, err
 			}
 		}
-		for _, c := range changes {
-			if !slices.ContainsFunc(touched[c.Path], func(p patchstore.Posting) bool { return p.Patch }) {
-				rep.Unrecorded = append(rep.Unrecorded, c)
-			}
+		if rep.Unrecorded, err = drift.Unrecorded(g.db, run.Checkpoint.WorktreeTree, snap.Worktree, touched); err != nil {
+			return nil, err
 		}
 	}
 	return rep, nil

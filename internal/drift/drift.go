@@ -1,7 +1,7 @@
 // Package drift finds what differs from a run's newest checkpoint: in the
 // work tree, or staged in the index, leaving out what is no one's new
 // edit (part of a recorded change staged hunk by hunk, content a merge in
-// progress brings in).
+// progress brings in); and the changes no call of the run recorded.
 //
 // Invariants: it reads the index, HEAD and the object database and writes
 // nothing but merge scratch files; a path a started call covers is named
@@ -10,6 +10,7 @@ package drift
 
 import (
 	"context"
+	"slices"
 
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -149,4 +150,21 @@ func (d *Checker) broughtIn(trees []record.Hash, path string, staged record.Stat
 		}
 	}
 	return false
+}
+
+// Unrecorded lists the changes from the checkpoint's work tree (from) to
+// the work tree now (to) at paths no call of the run patched (touched is
+// the run's path index).
+func Unrecorded(db *odb.DB, from, to record.Hash, touched map[string][]patchstore.Posting) ([]record.Change, error) {
+	changes, err := db.DiffTrees(from, to)
+	if err != nil {
+		return nil, err
+	}
+	var out []record.Change
+	for _, c := range changes {
+		if !slices.ContainsFunc(touched[c.Path], func(p patchstore.Posting) bool { return p.Patch }) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }

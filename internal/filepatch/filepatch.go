@@ -368,3 +368,12 @@ func Checkpoint(snap *workspace.Snapshot, kind string) *record.Checkpoint {
 	}
 	return cp
 }
+
+// Skipped is what a whole-workspace call's finish snapshot could not
+// record (nil for other calls).
+func Skipped(snap *workspace.Snapshot) []record.Skipped {
+	if snap == nil || len(snap.Skipped) == 0 {
+		return nil
+	}
+	return append([]record.Skipped(nil), snap.Skipped...)
+}

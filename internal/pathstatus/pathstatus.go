@@ -209,3 +209,28 @@ func (cl *Classifier) Call(c *record.Call) ([]CallPatch, []string, error) {
 	}
 	return out, paths, nil
 }
+
+// SkippedPath is a path a call could not record (the root package's
+// SkippedPath).
+type SkippedPath struct {
+	Call   record.CallID
+	Path   string
+	Reason string
+}
+
+// Skipped lists, once per path and newest call last, the paths the
+// calls could not record.
+func Skipped(calls []*patchstore.Call) []SkippedPath {
+	byPath := map[string]SkippedPath{}
+	for _, c := range calls {
+		for _, sk := range c.Ledger.Skipped {
+			byPath[sk.Path] = SkippedPath{Call: c.Ledger.CallID, Path: sk.Path, Reason: sk.Reason}
+		}
+	}
+	out := make([]SkippedPath, 0, len(byPath))
+	for _, s := range byPath {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}

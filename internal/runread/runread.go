@@ -11,6 +11,7 @@ package runread
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gitguard/gitguard/internal/odb"
@@ -266,4 +267,21 @@ func Changes(store *patchstore.Store, db *odb.DB, cp *record.Checkpoint) ([]reco
 		prev = c.Tree
 	}
 	return db.DiffTrees(prev, cp.WorktreeTree)
+}
+
+// Newest lists the newest n calls of run, oldest first, and whether the
+// run has older calls.
+func (r *Reader) Newest(run *patchstore.Run, n int) ([]record.CallID, bool, error) {
+	var ids []record.CallID
+	more := false
+	err := r.NewestFirst(run, func(p patchstore.Posting) (bool, error) {
+		if len(ids) == n {
+			more = true
+			return false, nil
+		}
+		ids = append(ids, p.Call)
+		return true, nil
+	})
+	slices.Reverse(ids)
+	return ids, more, err
 }
