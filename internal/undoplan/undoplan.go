@@ -277,6 +277,8 @@ func (p *Planner) Resumable(run *patchstore.Run, targets []record.CallID, redo b
 	return "", nil
 }
 
+// NewCallID returns the first id prefix-NNN (from the run's next checkpoint
+// number up) that no call of run has.
 func (p *Planner) NewCallID(run *patchstore.Run, prefix string) (record.CallID, error) {
 	n := 1
 	if run.Exists() {
