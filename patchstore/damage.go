@@ -17,13 +17,14 @@ import (
 // not lost: readers take its newest intact checkpoint and say what is
 // missing, and Repair re-points the run there.
 
-// Missing, DamagedCheckpoint and Damage are the record types of damage;
-// the store's code names them short.
-type (
-	Missing           = record.Missing
-	DamagedCheckpoint = record.DamagedCheckpoint
-	Damage            = record.Damage
-)
+// Missing is record.Missing; the store's code names the damage types short.
+type Missing = record.Missing
+
+// DamagedCheckpoint is record.DamagedCheckpoint.
+type DamagedCheckpoint = record.DamagedCheckpoint
+
+// Damage is record.Damage.
+type Damage = record.Damage
 
 // maxDamagedWalk bounds how many damaged checkpoints a reader walks past.
 const maxDamagedWalk = 1000

@@ -9,12 +9,11 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-// RunInfo and Entry are the record types of listings; the store's code
-// names them short.
-type (
-	RunInfo = record.RunInfo
-	Entry   = record.Entry
-)
+// RunInfo is record.RunInfo; the store's code names the listing types short.
+type RunInfo = record.RunInfo
+
+// Entry is record.Entry.
+type Entry = record.Entry
 
 // ListRuns returns every run in the repository, newest activity first.
 func (s *Store) ListRuns(ctx context.Context) ([]RunInfo, error) {

@@ -59,7 +59,7 @@ func (d *Checker) Staged(ctx context.Context, run *patchstore.Run) ([]record.Cha
 		if rec.State() == s.After.State() || d.broughtIn(incoming, s.Path, s.After.State()) {
 			continue
 		}
-		if derived, err := d.derivedFrom(ctx, s.Before.State(), rec.State(), s.After.State()); err != nil {
+		if derived, err := d.derivedFrom(s.Before.State(), rec.State(), s.After.State()); err != nil {
 			return nil, err
 		} else if derived {
 			continue
@@ -72,7 +72,7 @@ func (d *Checker) Staged(ctx context.Context, run *patchstore.Run) ([]record.Cha
 // derivedFrom reports whether staged holds only changes that recorded has
 // over head: part of a recorded change staged hunk by hunk (git add -p).
 // Putting staged's changes on top of recorded then changes nothing.
-func (d *Checker) derivedFrom(ctx context.Context, head, recorded, staged record.State) (bool, error) {
+func (d *Checker) derivedFrom(head, recorded, staged record.State) (bool, error) {
 	if !recorded.Exists() || !staged.Exists() || !recorded.Mode.IsFile() || staged.Mode != recorded.Mode ||
 		(head.Exists() && !head.Mode.IsFile()) {
 		return false, nil
