@@ -16,7 +16,7 @@ import (
 // when no call is named), so its cost does not grow with the run's length.
 // It returns ErrUnknownRun when the run does not exist.
 func (g *Guard) ReadRunCalls(ctx context.Context, id record.RunID, calls ...record.CallID) (*Run, error) {
-	return g.store.ReadRunCalls(ctx, id, calls...)
+	return runOf(g.store.ReadRunCalls(ctx, id, calls...))
 }
 
 // StateDir returns the folder of the work tree's private state
@@ -47,7 +47,7 @@ func (g *Guard) StopDaemon(ctx context.Context) (bool, error) {
 // not exist, or a call in another state. An agent adapter decides from
 // that what an after event without a started call means, from the one
 // read of the run the finish needs anyway.
-func (g *Guard) CallFinishStarted(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions) (*Run, *RecordedCall, error) {
+func (g *Guard) CallFinishStarted(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions) (*Run, *record.Call, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, nil, err
 	}
@@ -76,8 +76,8 @@ func (g *Guard) CallFinishStarted(ctx context.Context, runID record.RunID, callI
 	}
 	c := run.Calls[callID]
 	if c == nil || c.Ledger.Status != record.StatusStarted {
-		return nil, c, nil
+		return nil, recordOf(c), nil
 	}
 	next, err := g.finishStarted(ctx, run, c, callID, o, nil, nil)
-	return next, c, err
+	return newRun(next), &c.Call, err
 }

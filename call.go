@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gitguard/gitguard/internal/callstate"
 	"github.com/gitguard/gitguard/internal/fault"
+	"github.com/gitguard/gitguard/internal/filepatch"
+	"github.com/gitguard/gitguard/internal/gitstate"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -15,7 +19,7 @@ import (
 // ErrCallState is returned when a call is not in a state that allows the
 // operation (finishing a call that never started, starting one twice,
 // starting a denied one).
-var ErrCallState = errors.New("call is in the wrong state")
+var ErrCallState = callstate.ErrCallState
 
 // CallOptions describe a tool call. Fields left empty keep what an earlier
 // plan of the same call recorded.
@@ -94,7 +98,7 @@ func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointO
 				return "", err
 			}
 			_, err = g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-				cp := snapshotCheckpoint(snap, record.KindRunStart)
+				cp := filepatch.Checkpoint(snap, record.KindRunStart)
 				cp.Settings = settings
 				opts.apply(cp, tip)
 				return cp, nil
@@ -109,13 +113,6 @@ func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointO
 	return run.ID, nil
 }
 
-func nextSeq(tip *patchstore.Run) int {
-	if tip.Exists() {
-		return tip.Checkpoint.Seq + 1
-	}
-	return 1
-}
-
 func (g *Guard) now() time.Time { return g.store.Time() }
 
 // CallStart records that a tool call is starting, with the before state of
@@ -123,7 +120,12 @@ func (g *Guard) now() time.Time { return g.store.Time() }
 // returns once that record is durable: the tool may run after it returns.
 // A call planned or approved earlier keeps its plan; starting a call twice
 // or starting a denied call returns ErrCallState.
-func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions) (*patchstore.Run, error) {
+func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions) (*Run, error) {
+	return runOf(g.callStart(ctx, runID, o))
+}
+
+// callStart is CallStart with the store's run.
+func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions) (*patchstore.Run, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
@@ -148,7 +150,7 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 	switch {
 	case o.ledgerOnly:
 	case len(o.Paths) > 0:
-		if before, err = g.capture(o.Paths); err != nil {
+		if before, err = g.maker().Capture(o.Paths); err != nil {
 			return nil, err
 		}
 	default:
@@ -156,7 +158,7 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 			return nil, err
 		}
 	}
-	head := g.headNow(ctx) // HEAD before the tool runs; see headmove.go
+	head := gitstate.HeadNow(ctx, g.ws) // HEAD before the tool runs; see headmove.go
 	// Crash point: the before state is captured (blobs written), the
 	// started entry is not recorded yet.
 	fault.Point("call.start.captured")
@@ -179,7 +181,7 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 		applyCallOptions(&c.Ledger, o)
 		c.Ledger.Status = record.StatusStarted
 		c.Ledger.StartedAt = &now
-		c.Ledger.StartSeq = nextSeq(tip)
+		c.Ledger.StartSeq = runread.NextSeq(tip)
 		c.Ledger.Paths, c.Ledger.Globs = o.Paths, o.Globs
 		c.Ledger.Head = head
 		var cp *record.Checkpoint
@@ -187,11 +189,11 @@ func (g *Guard) CallStart(ctx context.Context, runID record.RunID, o CallOptions
 		case o.ledgerOnly:
 			cp = &record.Checkpoint{Kind: record.KindLedger}
 		case snap != nil:
-			cp = snapshotCheckpoint(snap, record.KindCallStart)
+			cp = filepatch.Checkpoint(snap, record.KindCallStart)
 			c.Ledger.BeforeTree = snap.Worktree
 		default:
 			c.Before = before
-			wt, over, err := g.overlayStates(tip.Checkpoint.WorktreeTree, before)
+			wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, before)
 			if err != nil {
 				return nil, err
 			}
@@ -240,11 +242,11 @@ func applyCallOptions(e *record.LedgerEntry, o CallOptions) {
 // paths their after states, for a whole-workspace call every path that
 // differs between the snapshots at start and now (narrowed by its globs).
 // Renames are recorded as a delete and a create.
-func (g *Guard) CallFinish(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions) (*patchstore.Run, error) {
+func (g *Guard) CallFinish(ctx context.Context, runID record.RunID, callID record.CallID, o FinishOptions) (*Run, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
-	return g.callFinish(ctx, runID, callID, o, nil, nil)
+	return runOf(g.callFinish(ctx, runID, callID, o, nil, nil))
 }
 
 // callFinish is CallFinish with an extra change applied in the same
@@ -261,7 +263,7 @@ func (g *Guard) callFinish(ctx context.Context, runID record.RunID, callID recor
 	defer g.db.EndPackBatch()
 	run, c, err := g.readStartedCall(ctx, runID, callID)
 	if err != nil {
-		again, err := finishedAgain(run, callID, o.Status, err)
+		again, err := callstate.FinishedAgain(run, callID, o.Status, err)
 		if again && err == nil {
 			return run, nil // finished already, as asked: nothing to record
 		}
@@ -295,20 +297,20 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		if snap, err = g.ws.Snapshot(ctx); err != nil {
 			return nil, err
 		}
-		if patches, err = g.treePatches(ctx, callID, c.Ledger, run, snap); err != nil {
+		if patches, err = g.maker().Tree(ctx, callID, c.Ledger, run, snap); err != nil {
 			return nil, err
 		}
-		if patches, others, err = g.attribute(ctx, record.CallRef{Run: id, Call: callID}, &c.Ledger, patches); err != nil {
+		if patches, others, err = g.attributor().Attribute(ctx, record.CallRef{Run: id, Call: callID}, &c.Ledger, patches); err != nil {
 			return nil, err
 		}
 	}
-	head := g.headMoved(ctx, c.Ledger.Head) // HEAD moved inside the call: the agent committed
+	head := gitstate.HeadMoved(ctx, g.ws, c.Ledger.Head) // HEAD moved inside the call: the agent committed
 	// Crash point: the after state and the patch blobs are written, the
 	// finished entry is not recorded yet.
 	fault.Point("call.finish.captured")
 	// Undo marks the calls it reverted too (alsoCalls).
 	return g.store.CommitAwaitedCalls(ctx, id, append([]record.CallID{callID}, alsoCalls...), func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c, err := startedCall(tip, callID)
+		c, err := callstate.Started(tip, callID)
 		if err != nil {
 			return nil, err
 		}
@@ -319,9 +321,9 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		c.Ledger.Status = o.Status
 		c.Ledger.UncertainReason, c.Ledger.ChangesThrough = "", 0
 		c.Ledger.FinishedAt = &now
-		c.Ledger.FinishSeq = nextSeq(tip)
+		c.Ledger.FinishSeq = runread.NextSeq(tip)
 		c.Ledger.Head = head
-		c.Ledger.Skipped = callSkipped(snap)
+		c.Ledger.Skipped = filepatch.Skipped(snap)
 		if o.Result != "" {
 			c.Ledger.Result = o.Result
 		}
@@ -336,9 +338,9 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		case ledgerOnly:
 			cp = &record.Checkpoint{Kind: record.KindLedger}
 		case snap != nil:
-			cp = snapshotCheckpoint(snap, record.KindCallFinish)
+			cp = filepatch.Checkpoint(snap, record.KindCallFinish)
 		default:
-			wt, over, err := g.overlayStates(tip.Checkpoint.WorktreeTree, after)
+			wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, after)
 			if err != nil {
 				return nil, err
 			}

@@ -98,11 +98,16 @@ func (g *Guard) DoCall(ctx context.Context, runID record.RunID, o CallOptions, f
 // made any, are therefore not its patches; they stay visible as unrecorded
 // changes in Status until a later call or snapshot records them. It returns
 // ErrCallState if the call is already recorded past planning.
-func (g *Guard) CallRecord(ctx context.Context, runID record.RunID, o CallOptions, f FinishOptions) (*patchstore.Run, error) {
+func (g *Guard) CallRecord(ctx context.Context, runID record.RunID, o CallOptions, f FinishOptions) (*Run, error) {
+	return runOf(g.callRecord(ctx, runID, o, f))
+}
+
+// callRecord is CallRecord with the store's run.
+func (g *Guard) callRecord(ctx context.Context, runID record.RunID, o CallOptions, f FinishOptions) (*patchstore.Run, error) {
 	o.Paths, o.Globs, o.ledgerOnly = nil, nil, true
 	run, err := g.CallStart(ctx, runID, o)
 	if err != nil {
 		return nil, err
 	}
-	return g.CallFinish(ctx, run.ID, o.CallID, f)
+	return g.callFinish(ctx, run.ID, o.CallID, f, nil, nil)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -25,24 +26,9 @@ func (g *Guard) ResolveCallRun(ctx context.Context, explicit record.RunID, call 
 	if err := call.Validate(); err != nil {
 		return "", usageErr(err)
 	}
-	active, err := g.store.ActiveRun()
+	id, found, err := runread.FindCall(ctx, g.store, call)
 	if err != nil {
 		return "", err
-	}
-	if active != "" && g.hasCall(ctx, active, call) {
-		return active, nil
-	}
-	infos, err := g.store.ListRuns(ctx)
-	if err != nil {
-		return "", err
-	}
-	var found []string
-	var id record.RunID
-	for _, in := range infos {
-		if in.ID != active && g.hasCall(ctx, in.ID, call) {
-			id = in.ID
-			found = append(found, string(in.ID))
-		}
 	}
 	switch len(found) {
 	case 0:
@@ -51,10 +37,4 @@ func (g *Guard) ResolveCallRun(ctx context.Context, explicit record.RunID, call 
 		return id, nil
 	}
 	return "", usageErr(fmt.Errorf("%w: %s; name one with --run", ErrAmbiguousCall, strings.Join(found, ", ")))
-}
-
-// hasCall reads only the named call's records of a run.
-func (g *Guard) hasCall(ctx context.Context, run record.RunID, call record.CallID) bool {
-	r, err := g.store.ReadRunCalls(ctx, run, call)
-	return err == nil && r.Calls[call] != nil
 }

@@ -2,18 +2,14 @@ package gitguard
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strconv"
 	"strings"
 
-	"github.com/gitguard/gitguard/internal/git"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/internal/ckptspec"
 	"github.com/gitguard/gitguard/record"
 )
 
 // ErrAmbiguous is returned when a checkpoint id matches in several runs.
-var ErrAmbiguous = errors.New("checkpoint id is ambiguous")
+var ErrAmbiguous = ckptspec.ErrAmbiguous
 
 // ResolveCheckpoint finds a checkpoint by its id (ckpt_007, or 7) in run
 // (or the active run, or any run when there is none), by RUN/ckpt_007, or by
@@ -21,95 +17,24 @@ var ErrAmbiguous = errors.New("checkpoint id is ambiguous")
 //
 // The run the checkpoint belongs to is validated as every command reading
 // a run validates it (its newest checkpoint's records, see validateRun).
-func (g *Guard) ResolveCheckpoint(ctx context.Context, run record.RunID, spec string) (patchstore.Entry, error) {
+func (g *Guard) ResolveCheckpoint(ctx context.Context, run record.RunID, spec string) (record.Entry, error) {
 	en, err := g.resolveCheckpoint(ctx, run, spec)
 	if err != nil {
 		return en, err
 	}
 	if err := g.validateRun(ctx, en.Checkpoint.RunID); err != nil {
-		return patchstore.Entry{}, err
+		return record.Entry{}, err
 	}
 	return en, nil
 }
 
-func (g *Guard) resolveCheckpoint(ctx context.Context, run record.RunID, spec string) (patchstore.Entry, error) {
-	var none patchstore.Entry
+func (g *Guard) resolveCheckpoint(ctx context.Context, run record.RunID, spec string) (record.Entry, error) {
 	if r, rest, ok := strings.Cut(spec, "/"); ok {
 		id, err := record.ParseRunID(r)
 		if err != nil {
-			return none, usageErr(err)
+			return record.Entry{}, usageErr(err)
 		}
 		run, spec = id, rest
 	}
-	if seq, ok := parseSeq(spec); ok {
-		runs := []record.RunID{run}
-		if run == "" {
-			if active, err := g.store.ActiveRun(); err == nil && active != "" {
-				runs = []record.RunID{active}
-			} else {
-				infos, err := g.store.ListRuns(ctx)
-				if err != nil {
-					return none, err
-				}
-				runs = runs[:0]
-				for _, i := range infos {
-					runs = append(runs, i.ID)
-				}
-			}
-		}
-		var found []patchstore.Entry
-		for _, r := range runs {
-			hist, err := g.store.History(ctx, r, 0)
-			if err != nil {
-				return none, err
-			}
-			for _, e := range hist {
-				if e.Checkpoint.Seq == seq {
-					found = append(found, e)
-				}
-			}
-		}
-		switch len(found) {
-		case 0:
-			return none, fmt.Errorf("checkpoint %q: %w", spec, ErrUnknownCheckpoint)
-		case 1:
-			return found[0], nil
-		}
-		return none, fmt.Errorf("%w: %q exists in %d runs; use RUN/%s", ErrAmbiguous, spec, len(found), spec)
-	}
-	if len(spec) < 4 || len(spec) > 40 || strings.Trim(strings.ToLower(spec), "0123456789abcdef") != "" {
-		return none, fmt.Errorf("checkpoint %q: %w", spec, ErrUnknownCheckpoint)
-	}
-	out, err := g.repo.Git(ctx, "rev-parse", "-q", "--verify", "--end-of-options", spec+"^{commit}")
-	if err != nil {
-		if git.ExitCode(err) > 0 {
-			return none, fmt.Errorf("checkpoint %q: %w", spec, ErrUnknownCheckpoint)
-		}
-		return none, err
-	}
-	h, err := record.ParseHash(strings.TrimSpace(string(out)))
-	if err != nil {
-		return none, err
-	}
-	cp, err := g.store.ReadRecord(h)
-	if err != nil {
-		if errors.Is(err, record.ErrCorrupt) && strings.Contains(err.Error(), "not a gitguard checkpoint") {
-			return none, fmt.Errorf("checkpoint %q: %w (it is a commit, not a checkpoint)", spec, ErrUnknownCheckpoint)
-		}
-		return none, err
-	}
-	if run != "" && cp.RunID != run {
-		return none, fmt.Errorf("checkpoint %q is in run %s, not %s: %w", spec, cp.RunID, run, ErrUnknownCheckpoint)
-	}
-	return patchstore.Entry{Commit: h, Checkpoint: cp}, nil
-}
-
-func parseSeq(s string) (int, bool) {
-	rest, prefixed := strings.CutPrefix(s, "ckpt_")
-	// A bare number of four or more digits could be a commit prefix.
-	if rest == "" || len(rest) > 9 || (!prefixed && len(rest) > 3) {
-		return 0, false
-	}
-	n, err := strconv.Atoi(rest)
-	return n, err == nil && n > 0
+	return ckptspec.Resolve(ctx, g.store, g.repo, run, spec)
 }

@@ -2,19 +2,19 @@ package gitguard
 
 import (
 	"context"
-	"fmt"
-	"sort"
 
+	"github.com/gitguard/gitguard/internal/filepatch"
+	"github.com/gitguard/gitguard/internal/runread"
+	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // DiffOptions choose which of the agent's changes to show.
 type DiffOptions struct {
-	Call  record.CallID     // one call's patch
-	Since *patchstore.Entry // every patch recorded after this checkpoint
-	Globs []string          // only paths matching these
+	Call  record.CallID // one call's patch
+	Since *record.Entry // every patch recorded after this checkpoint
+	Globs []string      // only paths matching these
 }
 
 // NetPatch is the agent's net change to one path over the chosen calls:
@@ -48,103 +48,20 @@ func (g *Guard) Diff(ctx context.Context, runID record.RunID, o DiffOptions) ([]
 	if err != nil {
 		return nil, err
 	}
-	calls, err := selectCalls(run, o.Call, o.Since)
+	calls, err := runread.Select(run, o.Call, o.Since)
 	if err != nil {
 		return nil, err
 	}
-	byPath, paths := patchesByPath(calls, o.Globs)
+	byPath, paths := undoplan.PatchesByPath(calls, o.Globs)
+	nets, err := filepatch.NetPatches(g.db, byPath, paths)
+	if err != nil {
+		return nil, err
+	}
 	var out []NetPatch
-	for _, p := range paths {
-		ps := byPath[p]
-		first, last := ps[0], ps[len(ps)-1]
-		np := NetPatch{Path: p, Before: first.Before(), After: last.After()}
-		for _, x := range ps {
-			np.Calls = append(np.Calls, x.ToolCallID)
-			np.Oversize = np.Oversize || x.Oversize
-		}
-		if np.Before == np.After {
-			continue // later calls put it back
-		}
-		if len(ps) == 1 {
-			text, err := g.db.ReadAs(first.PatchRef, "blob")
-			if err != nil {
-				return nil, fmt.Errorf("%w: patch of %s: %w", record.ErrCorrupt, p, err)
-			}
-			np.Text, np.Binary = text, first.Binary
-		} else {
-			fp, err := g.netPatch(p, np)
-			if err != nil {
-				return nil, err
-			}
-			np.Text, np.Binary = fp, np.Binary || np.Oversize
-		}
-		out = append(out, np)
+	for _, n := range nets {
+		out = append(out, NetPatch(n))
 	}
 	return out, nil
-}
-
-func (g *Guard) netPatch(path string, np NetPatch) ([]byte, error) {
-	if np.Oversize {
-		return patchstore.OversizePatch(path, np.Before, np.After), nil
-	}
-	a, err := readState(g.db, np.Before)
-	if err != nil {
-		return nil, err
-	}
-	b, err := readState(g.db, np.After)
-	if err != nil {
-		return nil, err
-	}
-	text, _ := patchstore.FormatPatch(path, np.Before, np.After, a, b)
-	return text, nil
-}
-
-// selectCalls picks calls oldest first: one by id, those finished after a
-// checkpoint, or all.
-func selectCalls(run *patchstore.Run, call record.CallID, since *patchstore.Entry) ([]*patchstore.Call, error) {
-	if call != "" {
-		c := run.Calls[call]
-		if c == nil {
-			return nil, fmt.Errorf("call %q in run %s: %w", call, run.ID, patchstore.ErrUnknownCall)
-		}
-		return []*patchstore.Call{c}, nil
-	}
-	all := OrderedCalls(run)
-	if since == nil {
-		return all, nil
-	}
-	if since.Checkpoint.RunID != run.ID {
-		return nil, fmt.Errorf("checkpoint %s is in run %s, not %s: %w", since.Checkpoint.ID, since.Checkpoint.RunID, run.ID, ErrUnknownCheckpoint)
-	}
-	var out []*patchstore.Call
-	for _, c := range all {
-		if f := c.Ledger.FinishSeq; f > since.Checkpoint.Seq || (f == 0 && len(c.Patches) > 0) {
-			out = append(out, c)
-		}
-	}
-	return out, nil
-}
-
-// patchesByPath groups the calls' patches by path (oldest first within a
-// path, as the calls are ordered) and returns the paths sorted; with globs,
-// only matching paths.
-func patchesByPath(calls []*patchstore.Call, globs []string) (map[string][]*record.FilePatch, []string) {
-	byPath := map[string][]*record.FilePatch{}
-	for _, c := range calls {
-		for i := range c.Patches {
-			p := &c.Patches[i]
-			if len(globs) > 0 && !workspace.MatchAny(globs, p.Path) {
-				continue
-			}
-			byPath[p.Path] = append(byPath[p.Path], p)
-		}
-	}
-	paths := make([]string, 0, len(byPath))
-	for p := range byPath {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	return byPath, paths
 }
 
 // readRun reads run id, or the active run when id is empty.

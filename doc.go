@@ -26,7 +26,12 @@
 // capture or finish holds that call alone in Calls, the tip of a snapshot
 // none. Status, Undo, Diff with a call, LedgerEntries and Resume read what
 // they name through the run's index (see docs/FORMAT.md); Ledger, Diff of
-// the whole run and Store.ReadRun read every call.
+// the whole run and ReadRun without named calls read every call.
+//
+// The types the API returns are defined here or in package record; the
+// use cases' parts (attribution of changes between runs, patch making, safe
+// writes, undo planning, maintenance, ...) live in packages under internal/
+// and take what they need as parameters.
 //
 // The gitguard command is a thin layer over this package.
 package gitguard

@@ -19,3 +19,6 @@ func SetFullReads(on bool) func() {
 	fullReads = on
 	return func() { fullReads = was }
 }
+
+// NewRun is the API's view of a run the store read.
+func NewRun(r *patchstore.Run) *Run { return newRun(r) }

@@ -2,18 +2,10 @@ package gitguard
 
 import (
 	"context"
-	"errors"
 
-	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/record"
 )
-
-// Damage describes a run whose checkpoints name objects the repository
-// lacks (see patchstore.Damage).
-type Damage = patchstore.Damage
-
-// Missing is one object a damaged checkpoint names.
-type Missing = patchstore.Missing
 
 // ErrDamaged is returned when a run's checkpoint names missing objects
 // and there is no intact checkpoint to read instead, or for a writer,
@@ -39,7 +31,7 @@ type FsckReport struct {
 
 // FsckDamage is one damaged run and what the repair did with it.
 type FsckDamage struct {
-	*Damage
+	*record.Damage
 	Repaired bool
 	// KeptRef keeps a record of the damaged tip after a repair: a ref to
 	// a blob naming the old tip and what it lacked (not to the commit,
@@ -55,33 +47,13 @@ type FsckDamage struct {
 // complete and has a complete history, after which git gc walks only
 // complete data again. Only refs under refs/agent-checkpoints/ change.
 func (g *Guard) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
-	refs, err := g.refs.List(ctx)
+	n, damaged, err := g.maintainer().Fsck(ctx, opts.Repair)
 	if err != nil {
 		return nil, err
 	}
-	rep := &FsckReport{}
-	for _, ref := range refs {
-		id, ok := gitrefs.ParseRunRef(ref.Name)
-		if !ok {
-			continue
-		}
-		rep.Checked++
-		d, err := g.store.CheckRun(ctx, id)
-		if errors.Is(err, patchstore.ErrUnknownRun) {
-			continue // deleted meanwhile
-		}
-		if err != nil {
-			return nil, err
-		}
-		if d == nil {
-			continue
-		}
-		fd := FsckDamage{Damage: d}
-		if opts.Repair {
-			fd.KeptRef, fd.Err = g.store.Repair(ctx, d)
-			fd.Repaired = fd.Err == nil
-		}
-		rep.Damaged = append(rep.Damaged, fd)
+	rep := &FsckReport{Checked: n}
+	for _, d := range damaged {
+		rep.Damaged = append(rep.Damaged, FsckDamage{Damage: d.Damage, Repaired: d.Repaired, KeptRef: d.KeptRef, Err: d.Err})
 	}
 	return rep, nil
 }

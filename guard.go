@@ -10,6 +10,7 @@ import (
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/fault"
+	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/internal/repo"
@@ -27,7 +28,7 @@ var ErrNoRun = errors.New("no active run")
 // Options configures Open. The zero value is valid.
 type Options struct {
 	// Workspace tunes snapshots (ignore globs, size limit, workers).
-	Workspace workspace.Options
+	Workspace WorkspaceOptions
 	// Logger receives Debug and Info records; nil discards.
 	Logger *slog.Logger
 	// Now stamps records; nil means time.Now.
@@ -111,7 +112,7 @@ func (g *Guard) needWorkTree() error {
 }
 
 func (g *Guard) open(ctx context.Context, opts Options) error {
-	wopts := opts.Workspace
+	wopts := opts.Workspace.options()
 	wopts.Getenv = opts.Getenv
 	if wopts.Logger == nil {
 		wopts.Logger = opts.Logger
@@ -206,31 +207,17 @@ func (g *Guard) ResolveRun(_ context.Context, explicit record.RunID, create bool
 	return "", nil
 }
 
-// snapshotCheckpoint fills cp from a fresh workspace snapshot.
-func snapshotCheckpoint(snap *workspace.Snapshot, kind string) *record.Checkpoint {
-	cp := &record.Checkpoint{
-		Kind:         kind,
-		Head:         record.Head{Commit: snap.Head.Commit, Ref: snap.Head.Ref},
-		IndexTree:    snap.IndexTree,
-		WorktreeTree: snap.Worktree,
-		Unmerged:     snap.Unmerged,
-	}
-	for _, o := range snap.Oversize {
-		if why := record.RecordablePath(o.Path); why != "" {
-			snap.Skipped = append(snap.Skipped, unrecordable(o.Path, why))
-			continue
-		}
-		cp.Oversize = append(cp.Oversize, record.FileState{Path: o.Path, Mode: o.Mode, Hash: o.Hash, Size: o.Size})
-	}
-	for _, s := range snap.Skipped {
-		cp.Skipped = append(cp.Skipped, record.Skipped{Path: s.Path, Reason: s.Reason})
-	}
-	return cp
+// Snapshot records a checkpoint of the whole workspace in run id (the
+// active run when id is empty, a new active run when there is none). walked
+// reports whether it walked the work tree itself: false when starting the
+// run recorded the snapshot.
+func (g *Guard) Snapshot(ctx context.Context, id record.RunID, opts CheckpointOptions) (run *Run, walked bool, err error) {
+	r, snap, err := g.snapshot(ctx, id, opts)
+	return newRun(r), snap != nil, err
 }
 
-// Snapshot records a checkpoint of the whole workspace in run id (the
-// active run when id is empty, a new active run when there is none).
-func (g *Guard) Snapshot(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, *workspace.Snapshot, error) {
+// snapshot is Snapshot with the store's run and the snapshot taken.
+func (g *Guard) snapshot(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, *workspace.Snapshot, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, nil, err
 	}
@@ -264,7 +251,7 @@ func (g *Guard) Snapshot(ctx context.Context, id record.RunID, opts CheckpointOp
 	// past the batch's memory bound), no record yet.
 	fault.Point("snapshot.captured")
 	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		cp := snapshotCheckpoint(snap, record.KindSnapshot)
+		cp := filepatch.Checkpoint(snap, record.KindSnapshot)
 		opts.apply(cp, tip)
 		return cp, nil
 	})
@@ -279,7 +266,12 @@ func (g *Guard) runExists(ctx context.Context, id record.RunID) bool {
 // StartRun starts run id (a new id when empty), records its first
 // checkpoint and makes it the worktree's active run. Starting a run that
 // exists continues it. It returns ErrRunActive if another run is active.
-func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
+func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*Run, error) {
+	return runOf(g.startRun(ctx, id, opts))
+}
+
+// startRun is StartRun with the store's run.
+func (g *Guard) startRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
@@ -321,7 +313,7 @@ func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOp
 		return nil, err
 	}
 	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		cp := snapshotCheckpoint(snap, record.KindRunStart)
+		cp := filepatch.Checkpoint(snap, record.KindRunStart)
 		if !tip.Exists() {
 			cp.Settings = settings
 		}
@@ -336,7 +328,12 @@ func (g *Guard) StartRun(ctx context.Context, id record.RunID, opts CheckpointOp
 
 // FinishRun records a last checkpoint of run id (the active run when empty),
 // marks it finished and clears the active run.
-func (g *Guard) FinishRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
+func (g *Guard) FinishRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*Run, error) {
+	return runOf(g.finishRun(ctx, id, opts))
+}
+
+// finishRun is FinishRun with the store's run.
+func (g *Guard) finishRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (*patchstore.Run, error) {
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
@@ -356,7 +353,7 @@ func (g *Guard) FinishRun(ctx context.Context, id record.RunID, opts CheckpointO
 		return nil, err
 	}
 	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		cp := snapshotCheckpoint(snap, record.KindRunFinish)
+		cp := filepatch.Checkpoint(snap, record.KindRunFinish)
 		opts.apply(cp, tip)
 		cp.RunFinished = true
 		return cp, nil

@@ -3,56 +3,85 @@ package gitguard
 import (
 	"context"
 	"fmt"
+	"time"
 
-	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 
-// The types the API returns, named here so that a caller needs no other
-// package of gitguard's than this one and the record types.
+// The types the API returns that a caller may keep are defined here or in
+// record, so that a caller needs no other package of gitguard's.
 type (
-	// Run is the state of a run as of one checkpoint.
-	Run = patchstore.Run
-	// RecordedCall is everything recorded about one tool call.
-	RecordedCall = patchstore.Call
-	// Entry is one checkpoint of a run's history.
-	Entry = patchstore.Entry
-	// RunInfo summarises one run for listings.
-	RunInfo = patchstore.RunInfo
-	// Snapshot is a recorded state of the workspace.
-	Snapshot = workspace.Snapshot
 	// Daemon is a watch daemon serving snapshots of one work tree.
 	Daemon = workspace.Daemon
-	// DaemonStatus is what a watch daemon reports of itself.
-	DaemonStatus = workspace.DaemonStatus
-	// WorkspaceOptions tune snapshots (see Options).
-	WorkspaceOptions = workspace.Options
-	// Progress reports how far a snapshot's walk of the work tree has come.
-	Progress = workspace.Progress
-	// PushOptions tune Push.
-	PushOptions = gitrefs.PushOptions
-	// PushResult is what happened to one run ref in a push.
-	PushResult = gitrefs.PushResult
 )
 
-// The classes of a path the agent touched (see conflict.State).
+// Run is the state of a run as of one checkpoint: its record and the
+// records of the calls read with it. The calls are the store's, not
+// copies: a Run is for reading.
+type Run struct {
+	ID         record.RunID
+	Commit     record.Hash // the checkpoint commit; zero for a run not yet created
+	Checkpoint *record.Checkpoint
+	// Calls holds every call of the run, or, for a run read with the
+	// records of some calls only (ReadRunCalls), the named calls that exist.
+	Calls map[record.CallID]*record.Call
+	// Damage is set when the run's newer checkpoints name missing objects
+	// and this is its newest intact one.
+	Damage *record.Damage
+}
+
+// Exists reports whether the run has at least one checkpoint.
+func (r *Run) Exists() bool { return !r.Commit.IsZero() }
+
+// SortedCalls returns the calls ordered by when they were first recorded.
+func (r *Run) SortedCalls() []*record.Call {
+	out := make([]*record.Call, 0, len(r.Calls))
+	for _, c := range r.Calls {
+		out = append(out, c)
+	}
+	record.SortCalls(out)
+	return out
+}
+
+// newRun is the API's view of a run the store read.
+func newRun(r *patchstore.Run) *Run {
+	if r == nil {
+		return nil
+	}
+	out := &Run{ID: r.ID, Commit: r.Commit, Checkpoint: r.Checkpoint, Damage: r.Damage, Calls: make(map[record.CallID]*record.Call, len(r.Calls))}
+	for id, c := range r.Calls {
+		out.Calls[id] = &c.Call
+	}
+	return out
+}
+
+// recordOf is the record of a call the store read; nil for none.
+func recordOf(c *patchstore.Call) *record.Call {
+	if c == nil {
+		return nil
+	}
+	return &c.Call
+}
+
+// runOf is newRun for a store's or a use case's results.
+func runOf(r *patchstore.Run, err error) (*Run, error) { return newRun(r), err }
+
+// The classes of a path the agent touched (see record.Class).
 const (
-	Applied     = conflict.Applied
-	Reapplyable = conflict.Reapplyable
-	Conflicted  = conflict.Conflicted
-	Merged      = conflict.Merged
+	Applied     = record.Applied
+	Reapplyable = record.Reapplyable
+	Conflicted  = record.Conflicted
+	Merged      = record.Merged
 	// Unrecoverable: the agent's change is in place and undo cannot
 	// revert it (content over the size limit, recorded by hash only).
-	Unrecoverable = conflict.Irrecoverable
+	Unrecoverable = record.Irrecoverable
 )
-
-// PushRejected is the status of a run ref the remote refused.
-const PushRejected = gitrefs.PushRejected
 
 // The errors callers tell apart (the CLI maps them to exit codes), from
 // the packages that return them.
@@ -83,7 +112,7 @@ var (
 )
 
 // ListRuns returns every run in the repository, newest activity first.
-func (g *Guard) ListRuns(ctx context.Context) ([]RunInfo, error) { return g.store.ListRuns(ctx) }
+func (g *Guard) ListRuns(ctx context.Context) ([]record.RunInfo, error) { return g.store.ListRuns(ctx) }
 
 // History returns the checkpoints of a run, newest first; at most limit
 // when limit > 0.
@@ -91,7 +120,7 @@ func (g *Guard) ListRuns(ctx context.Context) ([]RunInfo, error) { return g.stor
 // The run is validated as every command reading a run validates it (its
 // newest checkpoint's records, see validateRun), and each checkpoint
 // listed as the chain is followed.
-func (g *Guard) History(ctx context.Context, id record.RunID, limit int) ([]Entry, error) {
+func (g *Guard) History(ctx context.Context, id record.RunID, limit int) ([]record.Entry, error) {
 	if err := g.validateRun(ctx, id); err != nil {
 		return nil, err
 	}
@@ -102,44 +131,20 @@ func (g *Guard) History(ctx context.Context, id record.RunID, limit int) ([]Entr
 // calls only, or of every call when none is named.
 func (g *Guard) ReadRun(ctx context.Context, id record.RunID, calls ...record.CallID) (*Run, error) {
 	if len(calls) == 0 {
-		return g.store.ReadRun(ctx, id)
+		return runOf(g.store.ReadRun(ctx, id))
 	}
-	return g.store.ReadRunCalls(ctx, id, calls...)
+	return runOf(g.store.ReadRunCalls(ctx, id, calls...))
 }
 
 // CountRunRefs counts the run refs in the repository.
 func (g *Guard) CountRunRefs(ctx context.Context) (int, error) {
-	refs, err := g.refs.List(ctx)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, r := range refs {
-		if _, ok := gitrefs.ParseRunRef(r.Name); ok {
-			n++
-		}
-	}
-	return n, nil
+	return g.maintainer().CountRunRefs(ctx)
 }
 
 // CheckpointChanges diffs a checkpoint's work tree against the previous
 // checkpoint's, or against HEAD's tree for a run's first checkpoint.
 func (g *Guard) CheckpointChanges(cp *record.Checkpoint) ([]record.Change, error) {
-	var prev record.Hash
-	if !cp.Prev.IsZero() {
-		p, err := g.store.ReadRecord(cp.Prev)
-		if err != nil {
-			return nil, err
-		}
-		prev = p.WorktreeTree
-	} else if !cp.Head.Commit.IsZero() {
-		c, err := g.db.ReadCommit(cp.Head.Commit)
-		if err != nil {
-			return nil, err
-		}
-		prev = c.Tree
-	}
-	return g.db.DiffTrees(prev, cp.WorktreeTree)
+	return runread.Changes(g.store, g.db, cp)
 }
 
 // NewDaemon makes a watch daemon for the work tree and routes this Guard's
@@ -165,7 +170,20 @@ func (g *Guard) WatchStatus(ctx context.Context, stop bool) (DaemonStatus, error
 	if err := g.needWorkTree(); err != nil {
 		return DaemonStatus{}, err
 	}
-	return g.ws.DaemonStatus(ctx, stop)
+	st, err := g.ws.DaemonStatus(ctx, stop)
+	return DaemonStatus(st), err
+}
+
+// DaemonStatus is what a watch daemon reports of itself.
+type DaemonStatus struct {
+	PID      int       `json:"pid"`
+	WorkTree string    `json:"worktree"`
+	Since    time.Time `json:"since"`
+	Requests int64     `json:"requests"`
+	Watched  int64     `json:"watched"` // answered from the watcher
+	Walks    int64     `json:"walks"`   // answered by walking the tree
+	Ops      int64     `json:"ops"`     // other requests answered (agent hook events)
+	LastWalk string    `json:"last_walk,omitempty"`
 }
 
 // WatchSocket is the file name of the work tree's daemon socket.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/brief"
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/record"
 )
@@ -36,7 +37,7 @@ func TestResumeAttributesKilledCalls(t *testing.T) {
 	if len(r.Unrecorded) != 0 {
 		t.Errorf("unrecorded %v, want every change attributed to a killed call", r.Unrecorded)
 	}
-	brief := r.Brief()
+	brief := brief.Text(r)
 	for _, want := range []string{"Edit (edit) is uncertain", "Bash (sh) is uncertain", "is attributed to it"} {
 		if !strings.Contains(brief, want) {
 			t.Errorf("brief lacks %q:\n%s", want, brief)

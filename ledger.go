@@ -12,7 +12,12 @@ import (
 // CallPlan records a planned call in the ledger before anything runs:
 // what tool, how safe it is to repeat, its side effects and how to
 // compensate them. Planning a call again updates the plan.
-func (g *Guard) CallPlan(ctx context.Context, runID record.RunID, o CallOptions) (*patchstore.Run, error) {
+func (g *Guard) CallPlan(ctx context.Context, runID record.RunID, o CallOptions) (*Run, error) {
+	return runOf(g.callPlan(ctx, runID, o))
+}
+
+// callPlan is CallPlan with the store's run.
+func (g *Guard) callPlan(ctx context.Context, runID record.RunID, o CallOptions) (*patchstore.Run, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -40,7 +45,12 @@ func (g *Guard) CallPlan(ctx context.Context, runID record.RunID, o CallOptions)
 }
 
 // CallDecide records an approval or denial of a planned call.
-func (g *Guard) CallDecide(ctx context.Context, runID record.RunID, callID record.CallID, approve bool, by, reason string) (*patchstore.Run, error) {
+func (g *Guard) CallDecide(ctx context.Context, runID record.RunID, callID record.CallID, approve bool, by, reason string) (*Run, error) {
+	return runOf(g.callDecide(ctx, runID, callID, approve, by, reason))
+}
+
+// callDecide is CallDecide with the store's run.
+func (g *Guard) callDecide(ctx context.Context, runID record.RunID, callID record.CallID, approve bool, by, reason string) (*patchstore.Run, error) {
 	id, err := g.ResolveRun(ctx, runID, false)
 	if err != nil {
 		return nil, err
@@ -67,18 +77,19 @@ func (g *Guard) CallDecide(ctx context.Context, runID record.RunID, callID recor
 }
 
 // Ledger returns the run's calls, oldest first.
-func (g *Guard) Ledger(ctx context.Context, runID record.RunID) (*patchstore.Run, []*patchstore.Call, error) {
+func (g *Guard) Ledger(ctx context.Context, runID record.RunID) (*Run, []*record.Call, error) {
 	run, err := g.readRun(ctx, runID)
 	if err != nil {
 		return nil, nil, err
 	}
-	return run, OrderedCalls(run), nil
+	r := newRun(run)
+	return r, record.OrderedCalls(r.Calls), nil
 }
 
 // LedgerEntries returns the run's ledger entries oldest first (see
 // OrderedCalls), from the run index: without reading the calls' patches
 // and states, so that listing a long run costs what its ledger holds.
-func (g *Guard) LedgerEntries(ctx context.Context, runID record.RunID) (*patchstore.Run, []record.LedgerEntry, error) {
+func (g *Guard) LedgerEntries(ctx context.Context, runID record.RunID) (*Run, []record.LedgerEntry, error) {
 	run, err := g.readRunHead(ctx, runID)
 	if err != nil {
 		return nil, nil, err
@@ -88,25 +99,25 @@ func (g *Guard) LedgerEntries(ctx context.Context, runID record.RunID) (*patchst
 		return nil, nil, err
 	}
 	OrderEntries(entries)
-	return run, entries, nil
+	return newRun(run), entries, nil
 }
 
 // LedgerPage returns the ledger entries of the newest n calls of the run,
 // oldest first, and whether the run has older calls. It reads the newest
 // part of the run index and those calls' ledger entries, so a page costs
 // the same however long the run.
-func (g *Guard) LedgerPage(ctx context.Context, runID record.RunID, n int) (*patchstore.Run, []record.LedgerEntry, bool, error) {
+func (g *Guard) LedgerPage(ctx context.Context, runID record.RunID, n int) (*Run, []record.LedgerEntry, bool, error) {
 	run, ids, more, err := g.newestCalls(ctx, runID, n)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	entries, err := g.store.LedgerOf(run, ids)
-	return run, entries, more, err
+	return newRun(run), entries, more, err
 }
 
 // LedgerCallsPage is Ledger for the newest n calls of the run, oldest
 // first, and whether the run has older calls.
-func (g *Guard) LedgerCallsPage(ctx context.Context, runID record.RunID, n int) (*patchstore.Run, []*patchstore.Call, bool, error) {
+func (g *Guard) LedgerCallsPage(ctx context.Context, runID record.RunID, n int) (*Run, []*record.Call, bool, error) {
 	run, ids, more, err := g.newestCalls(ctx, runID, n)
 	if err != nil {
 		return nil, nil, false, err
@@ -114,11 +125,11 @@ func (g *Guard) LedgerCallsPage(ctx context.Context, runID record.RunID, n int) 
 	if err := g.store.LoadIndexed(run, ids...); err != nil {
 		return nil, nil, false, err
 	}
-	calls := make([]*patchstore.Call, len(ids))
+	calls := make([]*record.Call, len(ids))
 	for i, id := range ids {
-		calls[i] = run.Calls[id]
+		calls[i] = recordOf(run.Calls[id])
 	}
-	return run, calls, more, nil
+	return newRun(run), calls, more, nil
 }
 
 // newestCalls reads the run's head and lists its newest n calls, oldest
@@ -128,17 +139,7 @@ func (g *Guard) newestCalls(ctx context.Context, runID record.RunID, n int) (*pa
 	if err != nil {
 		return nil, nil, false, err
 	}
-	var ids []record.CallID
-	more := false
-	err = g.callsNewestFirst(run, func(p patchstore.Posting) (bool, error) {
-		if len(ids) == n {
-			more = true
-			return false, nil
-		}
-		ids = append(ids, p.Call)
-		return true, nil
-	})
-	slices.Reverse(ids)
+	ids, more, err := g.reader().Newest(run, n)
 	return run, ids, more, err
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
-	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -25,7 +24,7 @@ func ownPackCount(f *fixture) int {
 // mergedRunIntact checks that git finds nothing missing or broken after
 // packs were merged and that the run's ledger still lists its calls, and
 // returns the ledger.
-func mergedRunIntact(f *fixture, calls int) []*patchstore.Call {
+func mergedRunIntact(f *fixture, calls int) []*record.Call {
 	f.t.Helper()
 	if out := f.repo.Git("fsck", "--full", "--strict"); strings.Contains(out, "error") || strings.Contains(out, "missing") {
 		f.t.Fatalf("git fsck: %s", out)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/brief"
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/record"
 )
@@ -31,7 +32,7 @@ func (f *fixture) finish(run record.RunID, id record.CallID) *gitguard.Run {
 }
 
 // patchPaths lists a call's own patches as "path" or "path shared with R/C".
-func patchPaths(c *gitguard.RecordedCall) []string {
+func patchPaths(c *record.Call) []string {
 	var out []string
 	for _, p := range c.Patches {
 		s := p.Path
@@ -47,7 +48,7 @@ func patchPaths(c *gitguard.RecordedCall) []string {
 	return out
 }
 
-func otherPaths(c *gitguard.RecordedCall) []string {
+func otherPaths(c *record.Call) []string {
 	var out []string
 	for _, p := range c.Others {
 		out = append(out, p.Path+" owned by "+p.OwnedBy.String())
@@ -55,7 +56,7 @@ func otherPaths(c *gitguard.RecordedCall) []string {
 	return out
 }
 
-func (f *fixture) readCall(run record.RunID, id record.CallID) *gitguard.RecordedCall {
+func (f *fixture) readCall(run record.RunID, id record.CallID) *record.Call {
 	f.t.Helper()
 	r, err := f.g.ReadRun(f.ctx, run, id)
 	if err != nil {
@@ -115,7 +116,7 @@ func TestParallelEditInsideShellCall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if brief := r.Brief(); !strings.Contains(brief, w.want) || strings.Contains(brief, "Changed outside any recorded call") {
+		if brief := brief.Text(r); !strings.Contains(brief, w.want) || strings.Contains(brief, "Changed outside any recorded call") {
 			t.Errorf("brief of %s:\n%s\nwant a line %q and no unrecorded change", w.run, brief, w.want)
 		}
 	}
@@ -221,8 +222,8 @@ func TestParallelShellCallsShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "- x.txt changed while shA and call shB of run run-b of another session both ran"; !strings.Contains(r.Brief(), want) {
-		t.Errorf("brief:\n%s\nwant %q", r.Brief(), want)
+	if want := "- x.txt changed while shA and call shB of run run-b of another session both ran"; !strings.Contains(brief.Text(r), want) {
+		t.Errorf("brief:\n%s\nwant %q", brief.Text(r), want)
 	}
 
 	st, err := f.g.Status(f.ctx, runA, gitguard.StatusOptions{})

@@ -63,7 +63,7 @@ func TestCommitCallsRefusesUnreadCall(t *testing.T) {
 	tip := f.repo.Git("rev-parse", "refs/agent-checkpoints/runs/"+string(f.run))
 
 	_, err := gitguard.StoreOf(f.g).CommitCalls(f.ctx, f.run, []record.CallID{"other"}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		tip.Calls["c1"] = &patchstore.Call{Ledger: record.LedgerEntry{CallID: "c1", ToolName: "x", Status: record.StatusPlanned}}
+		tip.Calls["c1"] = &patchstore.Call{Call: record.Call{Ledger: record.LedgerEntry{CallID: "c1", ToolName: "x", Status: record.StatusPlanned}}}
 		return &record.Checkpoint{Kind: record.KindLedger}, nil
 	})
 	if err == nil || !strings.Contains(err.Error(), "not read") {

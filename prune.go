@@ -2,26 +2,23 @@ package gitguard
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sort"
 	"time"
 
-	"github.com/gitguard/gitguard/gitrefs"
-	"github.com/gitguard/gitguard/internal/fault"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/internal/maintenance"
 	"github.com/gitguard/gitguard/record"
 )
 
 // ErrPruneActive is returned by Prune when asked to delete the active run.
-var ErrPruneActive = errors.New("cannot prune the active run")
+var ErrPruneActive = maintenance.ErrPruneActive
 
-// ErrNoPruneRule is returned by Prune when no rule says what to delete.
-var ErrNoPruneRule = errors.New("no prune rule given")
+// ErrNoPruneRule is returned by Prune when no rule says what to delete and
+// the configuration sets no retention.
+var ErrNoPruneRule = maintenance.ErrNoPruneRule
 
 // PruneOptions says which runs Prune deletes. Runs, when given, is the
 // whole selection; otherwise Keep and OlderThan combine so that a run
-// survives if either rule keeps it.
+// survives if either rule keeps it. When none of the three is set, the
+// configuration's retention (Config.Retention) is the rule.
 type PruneOptions struct {
 	// Runs are run ids to delete.
 	Runs []record.RunID
@@ -36,6 +33,9 @@ type PruneOptions struct {
 	// Now is the time OlderThan counts back from; zero means time.Now.
 	Now time.Time
 }
+
+// empty reports whether opts gives no rule.
+func (o PruneOptions) empty() bool { return len(o.Runs) == 0 && o.Keep == nil && o.OlderThan == 0 }
 
 // PrunedRun is a run Prune deleted (or would delete).
 type PrunedRun struct {
@@ -54,189 +54,63 @@ type KeptRun struct {
 
 // PruneReport is the outcome of Prune.
 type PruneReport struct {
-	DryRun  bool
-	Deleted []PrunedRun
-	Kept    []KeptRun
+	DryRun bool
+	// RulesFrom names where the rules came from: empty when PruneOptions
+	// gave them, else the configuration's source (Config.Path).
+	RulesFrom string
+	Deleted   []PrunedRun
+	Kept      []KeptRun
 	// Quarantine counts refs left by interrupted fetches, deleted too.
 	Quarantine int
 	// Unreachable counts the objects no ref reaches any more because of
 	// the deletion; git gc removes them once older than gc.pruneExpire.
 	Unreachable int
 	// Freed is the bytes of gitguard's own packs taken back at once: the
-	// unreachable objects gitguard wrote (see freePruned).
+	// unreachable objects gitguard wrote.
 	Freed int64
 }
 
-// staleQuarantine is how old an unfinished fetch's quarantine must be
-// before prune deletes it (a running fetch keeps its own for seconds).
-const staleQuarantine = time.Hour
+// maintainer deletes, checks and repairs this repository's runs.
+func (g *Guard) maintainer() *maintenance.Maintainer {
+	return &maintenance.Maintainer{Repo: g.repo, DB: g.db, Store: g.store, Refs: g.refs}
+}
 
 // Prune deletes whole runs — their refs; the objects become unreachable —
-// chosen by opts, never the worktree's active run. It deletes them in one
-// ref transaction, each only if its ref has not moved (else
-// gitrefs.ErrRefChanged), and also deletes quarantine refs left by fetches
-// interrupted over an hour ago. It returns ErrNoPruneRule when opts selects
-// nothing, ErrPruneActive or patchstore.ErrUnknownRun for a bad opts.Runs.
+// chosen by opts, or by the configuration's retention when opts gives no
+// rule, never the worktree's active run. It deletes them in one ref
+// transaction, each only if its ref has not moved (else ErrRefChanged),
+// and also deletes quarantine refs left by fetches interrupted over an
+// hour ago. It returns ErrNoPruneRule when nothing selects runs,
+// ErrPruneActive or ErrUnknownRun for a bad opts.Runs.
 func (g *Guard) Prune(ctx context.Context, opts PruneOptions) (*PruneReport, error) {
-	if len(opts.Runs) == 0 && opts.Keep == nil && opts.OlderThan == 0 {
-		return nil, ErrNoPruneRule
+	from := ""
+	if opts.empty() && g.Config != nil && !g.Config.Retention.IsZero() {
+		opts.Keep, opts.OlderThan = g.Config.Retention.Keep, g.Config.Retention.OlderThan
+		from = g.Config.Path
 	}
-	now := opts.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	active, err := g.store.ActiveRun()
-	if err != nil {
+	r, err := g.maintainer().Prune(ctx, maintenance.Rules{Runs: opts.Runs, Keep: opts.Keep, OlderThan: opts.OlderThan, DryRun: opts.DryRun, Now: opts.Now})
+	if r == nil {
 		return nil, err
 	}
-	refs, err := g.refs.List(ctx)
-	if err != nil {
-		return nil, err
+	rep := &PruneReport{DryRun: opts.DryRun, RulesFrom: from, Quarantine: r.Quarantine, Unreachable: r.Unreachable, Freed: r.Freed}
+	for _, d := range r.Deleted {
+		rep.Deleted = append(rep.Deleted, PrunedRun{ID: d.ID, Tip: d.Tip, Checkpoints: d.Checkpoints, LastAt: d.LastAt, Reason: d.Reason})
 	}
-	type info struct {
-		id  record.RunID
-		tip record.Hash
-		cp  *record.Checkpoint
-		err error
+	for _, k := range r.Kept {
+		rep.Kept = append(rep.Kept, KeptRun{ID: k.ID, Reason: k.Reason})
 	}
-	var runs []info
-	byID := map[record.RunID]info{}
-	for _, r := range refs {
-		id, ok := gitrefs.ParseRunRef(r.Name)
-		if !ok {
-			continue
-		}
-		in := info{id: id, tip: r.Hash}
-		in.cp, in.err = g.store.ReadRecord(r.Hash)
-		runs = append(runs, in)
-		byID[id] = in
-	}
-	rep := &PruneReport{DryRun: opts.DryRun}
-	del := func(in info, reason string) {
-		p := PrunedRun{ID: in.id, Tip: in.tip, Reason: reason}
-		if in.cp != nil {
-			p.Checkpoints, p.LastAt = in.cp.Seq, in.cp.CreatedAt
-		}
-		rep.Deleted = append(rep.Deleted, p)
-	}
-	if len(opts.Runs) > 0 {
-		seen := map[record.RunID]bool{}
-		for _, id := range opts.Runs {
-			if err := id.Validate(); err != nil {
-				return nil, err
-			}
-			in, ok := byID[id]
-			switch {
-			case !ok:
-				return nil, fmt.Errorf("run %q: %w", id, patchstore.ErrUnknownRun)
-			case id == active && in.err == nil:
-				// An active run whose tip cannot be read cannot be finished
-				// either: naming it is the way out (see 'gitguard fsck').
-				return nil, fmt.Errorf("%w %s; finish it first with 'gitguard finish'", ErrPruneActive, id)
-			case seen[id]:
-				continue
-			}
-			seen[id] = true
-			del(in, "named with --run")
-		}
-	} else {
-		// Newest activity first; unreadable runs sort last and are kept.
-		sort.SliceStable(runs, func(i, j int) bool {
-			a, b := runs[i].cp, runs[j].cp
-			if (a == nil) != (b == nil) {
-				return a != nil
-			}
-			if a == nil {
-				return runs[i].id < runs[j].id
-			}
-			return a.CreatedAt.After(b.CreatedAt)
-		})
-		for i, in := range runs {
-			switch {
-			case in.id == active:
-				rep.Kept = append(rep.Kept, KeptRun{in.id, "active run"})
-				continue
-			case in.err != nil:
-				rep.Kept = append(rep.Kept, KeptRun{in.id, "unreadable (" + in.err.Error() + "); delete it with --run"})
-				continue
-			}
-			beyondKeep := opts.Keep != nil && i >= *opts.Keep
-			old := opts.OlderThan > 0 && in.cp.CreatedAt.Before(now.Add(-opts.OlderThan))
-			var reason string
-			switch {
-			case opts.Keep != nil && opts.OlderThan > 0 && beyondKeep && old:
-				reason = fmt.Sprintf("not among the %d most recent, last active %s", *opts.Keep, in.cp.CreatedAt.UTC().Format(time.RFC3339))
-			case opts.Keep != nil && opts.OlderThan == 0 && beyondKeep:
-				reason = fmt.Sprintf("not among the %d most recent", *opts.Keep)
-			case opts.Keep == nil && old:
-				reason = "last active " + in.cp.CreatedAt.UTC().Format(time.RFC3339)
-			}
-			if reason == "" {
-				why := "recent"
-				if opts.Keep != nil && !beyondKeep {
-					why = fmt.Sprintf("among the %d most recent", *opts.Keep)
-				}
-				rep.Kept = append(rep.Kept, KeptRun{in.id, why})
-				continue
-			}
-			del(in, reason)
-		}
-	}
-	stale, err := g.refs.StaleQuarantine(ctx, now.Add(-staleQuarantine))
-	if err != nil {
-		return nil, err
-	}
-	rep.Quarantine = len(stale)
-	var gone []gitrefs.Ref
-	var tips []record.Hash
-	var names []string
-	clearActive := false
-	for _, d := range rep.Deleted {
-		gone = append(gone, gitrefs.Ref{Name: gitrefs.RunRef(d.ID), Hash: d.Tip})
-		clearActive = clearActive || d.ID == active
-	}
-	gone = append(gone, stale...)
-	for _, r := range gone {
-		names = append(names, r.Name)
-		if id, ok := gitrefs.ParseRunRef(r.Name); ok && byID[id].err != nil {
-			continue // damaged: git rev-list would stop at its missing objects
-		}
-		tips = append(tips, r.Hash)
-	}
-	if !opts.DryRun {
-		// Crash points around the deletion. The refs go in one git ref
-		// transaction, so there is no point between two deletions: a kill
-		// leaves all of them or none.
-		fault.Point("prune.delete.before")
-		if err := g.refs.DeleteRefs(ctx, gone); err != nil {
-			return nil, err
-		}
-		fault.Point("prune.delete.after")
-		if clearActive {
-			if err := g.store.ClearActiveRun(active); err != nil {
-				return nil, err
-			}
-		}
-	}
-	rep.Unreachable, err = g.refs.Unreachable(ctx, tips, names)
-	if err != nil {
-		return rep, err
-	}
-	if !opts.DryRun && len(gone) > 0 {
-		if rep.Freed, err = g.freePruned(ctx); err != nil {
-			return rep, err
-		}
-	}
-	return rep, nil
+	return rep, err
 }
 
 // GC runs git gc, with reflog expiry switched off so that it removes
 // unreachable objects without touching the reflogs of the user's refs. It
 // removes only objects older than gc.pruneExpire (two weeks by default).
-func (g *Guard) GC(ctx context.Context) error {
-	_, err := g.repo.Git(ctx, "-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never", "gc", "--quiet")
-	if err != nil {
-		return fmt.Errorf("git gc: %w", err)
-	}
-	return nil
-}
+func (g *Guard) GC(ctx context.Context) error { return g.maintainer().GC(ctx) }
+
+// MergePacks merges gitguard's own packs geometrically once several are
+// listed, as every command nobody waits on does after its checkpoint (see
+// odb.DB.Consolidate); a call's start and finish leave these merges to
+// others. It is for a process that records tool calls and then idles, as
+// the watch daemon does between an agent's hook events. It does nothing
+// when the packs are few, git maintenance runs, or another process merges.
+func (g *Guard) MergePacks() error { return g.db.Consolidate() }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/brief"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -49,7 +50,7 @@ func TestResumeBriefGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := r.Brief()
+	got := brief.Text(r)
 	golden := filepath.Join("testdata", "resume-brief.golden")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {

@@ -1,14 +1,14 @@
 package gitguard
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/gitguard/gitguard/conflict"
-	"github.com/gitguard/gitguard/internal/odb"
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/internal/filepatch"
+	"github.com/gitguard/gitguard/internal/pathstatus"
+	"github.com/gitguard/gitguard/internal/runread"
+	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -31,17 +31,13 @@ func (g *Guard) Runs(ctx context.Context) ([]RunSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	infos, err := g.store.ListRuns(ctx)
+	sums, err := runread.Summaries(ctx, g.store, active)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]RunSummary, 0, len(infos))
-	for _, i := range infos {
-		s := RunSummary{ID: i.ID, Active: i.ID == active, Finished: i.Finished, Checkpoints: i.Checkpoints, Tip: i.Tip}
-		if i.Last != nil {
-			s.LastAt = i.Last.CreatedAt
-		}
-		out = append(out, s)
+	out := make([]RunSummary, len(sums))
+	for i, x := range sums {
+		out[i] = RunSummary(x)
 	}
 	return out, nil
 }
@@ -51,7 +47,7 @@ type CallPatch struct {
 	Path string
 	// State is the call's own patch against the file now: applied,
 	// reapplyable or conflicted.
-	State    conflict.State
+	State    record.Class
 	Current  record.State
 	Before   record.State
 	After    record.State
@@ -72,7 +68,7 @@ type InspectOptions struct {
 
 // CallInspection describes one call for an interactive view.
 type CallInspection struct {
-	Call    *patchstore.Call
+	Call    *record.Call
 	Patches []CallPatch // sorted by path
 	Plan    []UndoItem  // with InspectOptions.Plan
 	Added   int         // over all paths
@@ -86,41 +82,23 @@ type CallInspection struct {
 // of the run. It writes nothing but merge scratch files under the state
 // folder (as Undo with DryRun does). It returns record.ErrCorrupt when
 // a patch blob is missing.
-func (g *Guard) InspectCall(ctx context.Context, c *patchstore.Call, o InspectOptions) (*CallInspection, error) {
+func (g *Guard) InspectCall(ctx context.Context, c *record.Call, o InspectOptions) (*CallInspection, error) {
 	in := &CallInspection{Call: c}
-	byPath, paths := patchesByPath([]*patchstore.Call{c}, nil)
-	for _, p := range paths {
-		fps := byPath[p]
-		fp := fps[len(fps)-1]
-		cp := CallPatch{Path: p, Before: fp.Before(), After: fp.After(), Binary: fp.Binary, Oversize: fp.Oversize}
-		cur, _, err := g.ws.Capture(p, false)
-		if err != nil {
-			return nil, fmt.Errorf("inspect %s: %w", p, err)
-		}
-		cp.Current = state(cur)
-		if cur.Mode == record.ModeTree {
-			cp.Current = record.State{}
-			cp.State = conflict.Conflicted
-		} else {
-			cp.State = conflict.Classify(cp.Before, cp.After, cp.Current)
-		}
-		text, err := g.db.ReadAs(fp.PatchRef, odb.TypeBlob)
-		if err != nil {
-			return nil, fmt.Errorf("%w: patch of %s in call %s: %w", record.ErrCorrupt, p, c.Ledger.CallID, err)
-		}
-		cp.Text = text
-		if !cp.Binary {
-			cp.Added, cp.Removed = CountPatchLines(text)
-		}
+	patches, paths, err := (&pathstatus.Classifier{DB: g.db, WS: g.ws}).Call(c)
+	if err != nil {
+		return nil, err
+	}
+	for _, cp := range patches {
+		in.Patches = append(in.Patches, CallPatch(cp))
 		in.Added += cp.Added
 		in.Removed += cp.Removed
-		in.Patches = append(in.Patches, cp)
 	}
 	if o.Plan && len(paths) > 0 {
-		items, err := g.plan(ctx, []*patchstore.Call{c}, UndoOptions{Call: c.Ledger.CallID, Markers: o.Markers})
+		plans, err := undoplan.Calls(ctx, g.planner(), []*record.Call{c}, undoplan.Selection{Call: c.Ledger.CallID, Markers: o.Markers})
 		if err != nil {
 			return nil, fmt.Errorf("plan undo of %s: %w", c.Ledger.CallID, err)
 		}
+		items := undoItems(plans)
 		in.Plan = items
 	}
 	return in, nil
@@ -128,26 +106,4 @@ func (g *Guard) InspectCall(ctx context.Context, c *patchstore.Call, o InspectOp
 
 // CountPatchLines counts the added and removed lines of a git-style patch,
 // reading only hunk bodies (so "+++" and "---" headers are not counted).
-func CountPatchLines(text []byte) (added, removed int) {
-	inHunk := false
-	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
-		switch {
-		case bytes.HasPrefix(line, []byte("@@")):
-			inHunk = true
-		case bytes.HasPrefix(line, []byte("diff --git ")):
-			inHunk = false
-		case !inHunk || len(line) == 0:
-		case line[0] == '+':
-			added++
-		case line[0] == '-':
-			removed++
-		}
-	}
-	return added, removed
-}
+func CountPatchLines(text []byte) (added, removed int) { return filepatch.CountLines(text) }

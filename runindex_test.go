@@ -243,7 +243,7 @@ func compareIndex(t *testing.T, f *fixture, step int) {
 		}
 		// The oldest and the three newest calls, named.
 		ids := make([]record.CallID, 0, len(full.Calls))
-		for _, c := range gitguard.OrderedCalls(full) {
+		for _, c := range gitguard.OrderedCalls(gitguard.NewRun(full)) {
 			ids = append(ids, c.Ledger.CallID)
 		}
 		if len(ids) > 4 {

@@ -2,17 +2,16 @@ package gitguard
 
 import (
 	"context"
-	"errors"
 	"time"
 
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/internal/attribution"
 	"github.com/gitguard/gitguard/record"
 )
 
 // RunWindow is when a run was active, for telling which runs of a work tree
 // ran at once.
 type RunWindow struct {
-	RunInfo
+	record.RunInfo
 	// Start is when the run's first checkpoint was recorded; End when its
 	// newest was, or zero while the run is not finished (it is active).
 	Start, End time.Time
@@ -32,40 +31,13 @@ func (w *RunWindow) Active() bool { return !w.Finished }
 // It reads each run's newest record, and the chain back to the first only
 // for runs recorded by older versions.
 func (g *Guard) RunWindows(ctx context.Context) ([]RunWindow, error) {
-	infos, err := g.store.ListRuns(ctx)
+	ws, err := attribution.Windows(ctx, g.store)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]RunWindow, 0, len(infos))
-	for _, info := range infos {
-		w := RunWindow{RunInfo: info, Start: info.Last.RunStartedAt, Open: info.Last.Open}
-		if info.Finished {
-			w.End = info.Last.CreatedAt
-		}
-		if w.Start.IsZero() {
-			hist, err := g.store.History(ctx, info.ID, 0)
-			if err != nil && !errors.Is(err, patchstore.ErrUnknownRun) {
-				return nil, err
-			}
-			if n := len(hist); n > 0 {
-				w.Start = hist[n-1].Checkpoint.CreatedAt
-			}
-		}
-		out = append(out, w)
-	}
-	for i := range out {
-		for j := range out {
-			a, b := &out[i], &out[j]
-			if i != j && a.Last.Worktree == b.Last.Worktree && overlap(a, b) {
-				a.Overlaps = append(a.Overlaps, b.ID)
-			}
-		}
+	out := make([]RunWindow, len(ws))
+	for i, w := range ws {
+		out[i] = RunWindow{RunInfo: w.Info, Start: w.Start, End: w.End, Open: w.Open, Overlaps: w.Overlaps}
 	}
 	return out, nil
-}
-
-// overlap reports whether two windows share a moment; an open end is now.
-func overlap(a, b *RunWindow) bool {
-	aEnd, bEnd := a.End, b.End
-	return (aEnd.IsZero() || !aEnd.Before(b.Start)) && (bEnd.IsZero() || !bEnd.Before(a.Start))
 }

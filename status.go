@@ -3,11 +3,10 @@ package gitguard
 import (
 	"context"
 	"fmt"
-	"math"
-	"slices"
-	"sort"
 
-	"github.com/gitguard/gitguard/conflict"
+	"github.com/gitguard/gitguard/internal/drift"
+	"github.com/gitguard/gitguard/internal/pathstatus"
+	"github.com/gitguard/gitguard/internal/undoplan"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
@@ -16,7 +15,7 @@ import (
 // patch for it.
 type PathStatus struct {
 	Path     string
-	State    conflict.State
+	State    record.Class
 	Call     record.CallID
 	Tool     string
 	Before   record.State
@@ -42,6 +41,13 @@ type PathStatus struct {
 	Uncertain bool
 }
 
+// SkippedPath is a path a call could not record.
+type SkippedPath struct {
+	Call   record.CallID
+	Path   string
+	Reason string
+}
+
 // StatusOptions narrow Status.
 type StatusOptions struct {
 	Call record.CallID // only paths this call touched, against its own patch
@@ -53,7 +59,7 @@ type StatusOptions struct {
 // StatusReport is the result of Status.
 type StatusReport struct {
 	Run        record.RunID
-	Checkpoint patchstore.Entry
+	Checkpoint record.Entry
 	Paths      []PathStatus
 	Unrecorded []record.Change
 	// Others are the changes the run's shell calls saw made meanwhile by
@@ -74,53 +80,9 @@ type StatusReport struct {
 	MaxFileSize int64
 }
 
-// callOrder sorts calls oldest first: by the checkpoint that finished them,
-// unfinished ones last, by start.
-func callOrder(c *patchstore.Call) (int, int) {
-	f := c.Ledger.FinishSeq
-	if f == 0 {
-		f = math.MaxInt
-	}
-	return f, c.Ledger.StartSeq
-}
-
-// OrderedCalls returns the run's calls oldest first (see callOrder).
-func OrderedCalls(run *patchstore.Run) []*patchstore.Call {
-	calls := make([]*patchstore.Call, 0, len(run.Calls))
-	for _, c := range run.Calls {
-		calls = append(calls, c)
-	}
-	sort.Slice(calls, func(i, j int) bool {
-		fi, si := callOrder(calls[i])
-		fj, sj := callOrder(calls[j])
-		if fi != fj {
-			return fi < fj
-		}
-		if si != sj {
-			return si < sj
-		}
-		return calls[i].Ledger.CallID < calls[j].Ledger.CallID
-	})
-	return calls
-}
-
-// newerCall reports whether a finished after b.
-func newerCall(a, b *patchstore.Call) bool {
-	fa, sa := callOrder(a)
-	fb, sb := callOrder(b)
-	return fa > fb || (fa == fb && sa > sb)
-}
-
-// newestPatches returns, per path, the newest patch among calls.
-func newestPatches(calls []*patchstore.Call) map[string]*record.FilePatch {
-	out := map[string]*record.FilePatch{}
-	for _, c := range calls {
-		for i := range c.Patches {
-			out[c.Patches[i].Path] = &c.Patches[i]
-		}
-	}
-	return out
-}
+// OrderedCalls returns the run's calls oldest first: by the checkpoint that
+// finished them, unfinished ones last, by start.
+func OrderedCalls(run *Run) []*record.Call { return record.OrderedCalls(run.Calls) }
 
 // Status classifies every path the run's calls touched against the newest
 // patch for it, hashing only those paths, and optionally lists unrecorded
@@ -153,72 +115,35 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 		calls = []*patchstore.Call{c}
 	} else {
 		var err error
-		if touched, err = g.loadStatusCalls(run); err != nil {
+		if touched, err = g.reader().StatusCalls(run); err != nil {
 			return nil, err
 		}
-		calls = OrderedCalls(run)
+		calls = record.OrderedCalls(run.Calls)
 	}
-	rep := &StatusReport{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
-		HeadMoves: g.headMovesOf(ctx, calls)}
+	rep := &StatusReport{Run: id, Checkpoint: record.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
+		HeadMoves: headMovesOf(ctx, g, calls)}
 	var agent, undos []*patchstore.Call
 	for _, c := range calls {
-		if isUndoCall(c) && o.Call == "" {
+		if undoplan.IsUndoCall(c) && o.Call == "" {
 			undos = append(undos, c)
 		} else {
 			agent = append(agent, c)
 		}
 	}
-	newest, undoPatch := newestPatches(agent), newestPatches(undos)
-	// The undo that last planned each path, whether or not it wrote it.
-	lastUndo := map[string]*patchstore.Call{}
-	for _, u := range undos {
-		for _, p := range u.Ledger.Paths {
-			lastUndo[p] = u
-		}
+	paths, err := (&pathstatus.Classifier{DB: g.db, WS: g.ws}).Paths(run, agent, undos)
+	if err != nil {
+		return nil, err
 	}
-	paths := make([]string, 0, len(newest))
-	for p := range newest {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
 	for _, p := range paths {
-		fp := newest[p]
-		if ps, ok := g.unreadableHere(run, fp); ok {
-			rep.Paths = append(rep.Paths, ps)
-			continue
-		}
-		cur, _, err := g.ws.Capture(p, false)
-		if err != nil {
-			return nil, err
-		}
-		now := conflict.Current{State: state(cur), IsDir: cur.Mode == record.ModeTree}
-		if now.IsDir {
-			now.State = record.State{}
-		}
-		c := run.Calls[fp.ToolCallID]
-		ps := PathStatus{
-			Path: p, Call: fp.ToolCallID, Tool: c.Ledger.ToolName,
-			Before: fp.Before(), After: fp.After(), Current: now.State, IsDir: now.IsDir,
-			Oversize: fp.Oversize, State: now.Class(fp.Before(), fp.After()), UndoneBy: c.Ledger.UndoneBy,
-			SharedWith: fp.SharedWith, Uncertain: c.Ledger.Status == record.StatusUncertain,
-		}
-		if u := lastUndo[p]; u != nil && newerCall(u, c) {
-			ps.LastUndo = u.Ledger.CallID
-			// The undo that took the agent's change out kept someone
-			// else's edits, and the file is as it left it.
-			if up := undoPatch[p]; up != nil && up.ToolCallID == ps.LastUndo && ps.UndoneBy != "" &&
-				ps.State == conflict.Conflicted && !now.IsDir && up.After() == now.State {
-				ps.State = conflict.Merged
-			}
-		}
-		g.markUnrecoverable(&ps, fp)
-		rep.Paths = append(rep.Paths, ps)
+		rep.Paths = append(rep.Paths, PathStatus(p))
 	}
-	rep.Skipped, rep.MaxFileSize = skippedPaths(agent), g.ws.MaxFileSize()
+	rep.MaxFileSize, rep.Skipped = g.ws.MaxFileSize(), []SkippedPath{}
+	for _, sk := range pathstatus.Skipped(agent) {
+		rep.Skipped = append(rep.Skipped, SkippedPath(sk))
+	}
 	for _, c := range agent {
 		rep.Others = append(rep.Others, c.Others...)
 	}
-	var err error
 	if rep.OpenElsewhere, err = g.OpenElsewhere(ctx, id); err != nil {
 		return nil, err
 	}
@@ -233,19 +158,13 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 			return nil, err
 		}
 		rep.Git = g.snapshotOperation(snap)
-		changes, err := g.db.DiffTrees(run.Checkpoint.WorktreeTree, snap.Worktree)
-		if err != nil {
-			return nil, err
-		}
 		if touched == nil {
-			if touched, err = g.pathIndex(run); err != nil {
+			if touched, err = g.reader().PathIndex(run); err != nil {
 				return nil, err
 			}
 		}
-		for _, c := range changes {
-			if !slices.ContainsFunc(touched[c.Path], func(p patchstore.Posting) bool { return p.Patch }) {
-				rep.Unrecorded = append(rep.Unrecorded, c)
-			}
+		if rep.Unrecorded, err = drift.Unrecorded(g.db, run.Checkpoint.WorktreeTree, snap.Worktree, touched); err != nil {
+			return nil, err
 		}
 	}
 	return rep, nil

@@ -2,17 +2,17 @@ package gitguard
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/runsync"
 	"github.com/gitguard/gitguard/record"
 )
 
 // ErrDiverged is returned (after the report) by Fetch when a local run and
 // the remote's copy have both moved on, and the local one was kept.
-var ErrDiverged = errors.New("local and remote run have diverged")
+var ErrDiverged = runsync.ErrDiverged
 
 // RefusedError is returned by Fetch when runs from the remote failed
 // verification. They were not stored. It wraps record.ErrCorrupt.
@@ -37,13 +37,13 @@ type FetchAction string
 
 // Fetch actions.
 const (
-	FetchNew         FetchAction = "new"          // the run did not exist here
-	FetchFastForward FetchAction = "fast-forward" // the local run is an ancestor of the remote one
-	FetchUpToDate    FetchAction = "up-to-date"
-	FetchLocalAhead  FetchAction = "local-ahead" // the remote run is an ancestor of the local one: kept
-	FetchDiverged    FetchAction = "diverged"    // neither contains the other: local kept
-	FetchForced      FetchAction = "forced"      // diverged, replaced because of Force
-	FetchRefused     FetchAction = "refused"     // failed verification: not stored
+	FetchNew         = FetchAction(runsync.New)         // the run did not exist here
+	FetchFastForward = FetchAction(runsync.FastForward) // the local run is an ancestor of the remote one
+	FetchUpToDate    = FetchAction(runsync.UpToDate)
+	FetchLocalAhead  = FetchAction(runsync.LocalAhead) // the remote run is an ancestor of the local one: kept
+	FetchDiverged    = FetchAction(runsync.Diverged)   // neither contains the other: local kept
+	FetchForced      = FetchAction(runsync.Forced)     // diverged, replaced because of Force
+	FetchRefused     = FetchAction(runsync.Refused)    // failed verification: not stored
 )
 
 // FetchResult is one run of a fetch.
@@ -76,82 +76,16 @@ type FetchOptions struct {
 // if some diverged run was kept; gitrefs.ErrRemote if git could not fetch;
 // gitrefs.ErrRefChanged if a local run moved while it was being updated.
 func (g *Guard) Fetch(ctx context.Context, remote string, opts FetchOptions) (*FetchReport, error) {
-	q, err := g.refs.FetchQuarantine(ctx, remote)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if derr := g.refs.DropQuarantine(context.WithoutCancel(ctx), q); derr != nil {
-			g.log.Warn("could not delete quarantine refs", "prefix", q.Prefix, "err", derr)
-		}
-	}()
-	// The pack list read before the fetch does not hold the pack it wrote.
-	g.store.Rescan()
-	verify := g.store
-	active, err := g.store.ActiveRun()
-	if err != nil {
-		return nil, err
-	}
+	results, err := runsync.Fetch(ctx, g.store, g.refs, g.log, remote, opts.Force, opts.DryRun)
 	rep := &FetchReport{Remote: remote, DryRun: opts.DryRun}
-	for _, in := range q.Refs {
-		res := FetchResult{Remote: in.Hash}
-		id, ok := in.RunID()
-		if !ok {
-			res.Run, res.Action = in.Remote, FetchRefused
-			res.Err = fmt.Errorf("remote ref %s does not name a valid run: %w", in.Remote, record.ErrCorrupt)
-			rep.Results = append(rep.Results, res)
-			continue
+	for _, r := range results {
+		rep.Results = append(rep.Results, FetchResult{Run: r.Run, Action: FetchAction(r.Action), Remote: r.Remote, Local: r.Local, Err: r.Err})
+	}
+	if err != nil {
+		if results == nil {
+			return nil, err
 		}
-		res.Run = string(id)
-		if err := verify.VerifyRun(ctx, id, in.Hash); err != nil {
-			if ctx.Err() != nil {
-				return rep, ctx.Err()
-			}
-			res.Action, res.Err = FetchRefused, err
-			rep.Results = append(rep.Results, res)
-			continue
-		}
-		ref := gitrefs.RunRef(id)
-		local, err := g.refs.Read(ctx, ref)
-		if err != nil {
-			return rep, err
-		}
-		res.Local = local
-		switch {
-		case local.IsZero():
-			res.Action = FetchNew
-		case local == in.Hash:
-			res.Action = FetchUpToDate
-		default:
-			ff, err := g.refs.IsAncestor(ctx, local, in.Hash)
-			if err != nil {
-				return rep, err
-			}
-			behind, err := g.refs.IsAncestor(ctx, in.Hash, local)
-			if err != nil {
-				return rep, err
-			}
-			switch {
-			case ff:
-				res.Action = FetchFastForward
-			case behind:
-				res.Action = FetchLocalAhead
-			case opts.Force && id != active:
-				res.Action = FetchForced
-			default:
-				res.Action = FetchDiverged
-				res.Err = ErrDiverged
-				if opts.Force {
-					res.Err = fmt.Errorf("%w: it is this worktree's active run, which is never replaced", ErrDiverged)
-				}
-			}
-		}
-		if !opts.DryRun && (res.Action == FetchNew || res.Action == FetchFastForward || res.Action == FetchForced) {
-			if err := g.refs.Update(ctx, ref, in.Hash, local, "gitguard: fetch from "+remote); err != nil {
-				return rep, err
-			}
-		}
-		rep.Results = append(rep.Results, res)
+		return rep, err
 	}
 	var refused []FetchResult
 	diverged := false
@@ -181,6 +115,40 @@ type FetchReport struct {
 }
 
 // Push sends every run of this repository to remote (see gitrefs.Store.Push).
-func (g *Guard) Push(ctx context.Context, remote string, opts gitrefs.PushOptions) ([]gitrefs.PushResult, error) {
-	return g.refs.Push(ctx, remote, opts)
+func (g *Guard) Push(ctx context.Context, remote string, opts PushOptions) ([]PushResult, error) {
+	res, err := g.refs.Push(ctx, remote, gitrefs.PushOptions{Force: opts.Force, DryRun: opts.DryRun})
+	out := make([]PushResult, len(res))
+	for i, r := range res {
+		out[i] = PushResult{Ref: r.Ref, Status: PushStatus(r.Status), Summary: r.Summary}
+	}
+	return out, err
 }
+
+// PushOptions tune Push.
+type PushOptions struct {
+	// Force overwrites remote run refs that are not ancestors of the local ones.
+	Force bool
+	// DryRun asks git what it would push, sending nothing.
+	DryRun bool
+}
+
+// PushResult is what happened to one run ref in a push.
+type PushResult struct {
+	Ref     string // local and remote name, e.g. refs/agent-checkpoints/runs/x
+	Status  PushStatus
+	Summary string // git's summary, e.g. "[rejected] (non-fast-forward)"
+}
+
+// PushStatus is what happened to one ref in a push: "new", "updated",
+// "forced", "up-to-date", "rejected" or "deleted".
+type PushStatus string
+
+// The push statuses.
+const (
+	PushNew      = PushStatus(gitrefs.PushNew)
+	PushUpdated  = PushStatus(gitrefs.PushUpdated)
+	PushForced   = PushStatus(gitrefs.PushForced)
+	PushUpToDate = PushStatus(gitrefs.PushUpToDate)
+	PushRejected = PushStatus(gitrefs.PushRejected) // the remote refused it
+	PushDeleted  = PushStatus(gitrefs.PushDeleted)
+)

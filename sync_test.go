@@ -45,11 +45,11 @@ func TestPushReadByGoGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := g.Push(ctx, "origin", gitrefs.PushOptions{})
+	res, err := g.Push(ctx, "origin", gitguard.PushOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 1 || res[0].Status != gitrefs.PushNew || res[0].Ref != gitrefs.RunRef("r1") {
+	if len(res) != 1 || res[0].Status != gitguard.PushNew || res[0].Ref != gitrefs.RunRef("r1") {
 		t.Fatalf("push results = %+v", res)
 	}
 

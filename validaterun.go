@@ -26,6 +26,6 @@ func (g *Guard) validateRun(ctx context.Context, id record.RunID) error {
 	if err != nil {
 		return err
 	}
-	_, err = g.loadStatusCalls(run)
+	_, err = g.reader().StatusCalls(run)
 	return err
 }

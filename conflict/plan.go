@@ -6,19 +6,19 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-// Action is what undo does to one path.
-type Action string
+// Action is what undo does to one path (record.Action).
+type Action = record.Action
 
-// The actions of an undo plan.
+// The actions of an undo plan (see record.Action).
 const (
-	Restore       Action = "restore"       // write the before content and mode
-	Delete        Action = "delete"        // the agent created it
-	Recreate      Action = "recreate"      // the agent deleted it
-	Merge         Action = "merge"         // take the agent's hunks out, keep the user's
-	Conflict      Action = "conflict"      // overlapping edits: left as it is (or markers)
-	Skip          Action = "skip"          // already as before
-	Unrecoverable Action = "unrecoverable" // before content was recorded by hash only
-	Shared        Action = "shared"        // another session's call may have made the change: left as it is
+	Restore       = record.ActionRestore
+	Delete        = record.ActionDelete
+	Recreate      = record.ActionRecreate
+	Merge         = record.ActionMerge
+	Conflict      = record.ActionConflict
+	Skip          = record.ActionSkip
+	Unrecoverable = record.ActionUnrecoverable
+	Shared        = record.ActionShared
 )
 
 // Current is a path as it is now in the work tree.
@@ -56,31 +56,8 @@ type Sources struct {
 	Merge MergeFunc
 }
 
-// Plan is what undoing a path's patches does to it.
-type Plan struct {
-	Path    string
-	State   State           // against the newest patch being undone
-	Action  Action          // what happens to the file
-	Calls   []record.CallID // the patches undone, newest first
-	Current record.State
-	Target  record.State // what undo writes (absent: delete)
-	// Content is what undo writes (nil for Skip, Delete and conflicts left
-	// as they are).
-	Content []byte
-	Reason  string
-}
-
-// Writes reports whether carrying out the plan changes the file: a
-// conflict is written only when it carries conflict markers.
-func (p *Plan) Writes() bool {
-	switch p.Action {
-	case Restore, Delete, Recreate, Merge:
-		return true
-	case Conflict:
-		return p.Content != nil
-	}
-	return false
-}
+// Plan is what undo does to one path (record.Plan).
+type Plan = record.Plan
 
 // version is a path's content during planning.
 type version struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/brief"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -261,7 +262,7 @@ func (s *server) resumeOf(ctx context.Context, g *gitguard.Guard, run record.Run
 	if err != nil {
 		return ResumeOut{}, err
 	}
-	return ResumeOut{Run: r.Run, Brief: r.Brief()}, nil
+	return ResumeOut{Run: r.Run, Brief: brief.Text(r)}, nil
 }
 
 // CheckpointIn labels the checkpoint.

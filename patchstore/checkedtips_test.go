@@ -31,8 +31,8 @@ func TestTipCheckedOnce(t *testing.T) {
 	commit := func(run record.RunID, i int) *Run {
 		id := record.CallID(fmt.Sprintf("call%d", i))
 		next, err := s.CommitCalls(ctx, run, []record.CallID{id}, func(tip *Run) (*record.Checkpoint, error) {
-			tip.Calls[id] = &Call{Ledger: record.LedgerEntry{Version: record.FormatVersion, CallID: id, ToolName: "edit",
-				Status: record.StatusPlanned}}
+			tip.Calls[id] = &Call{Call: record.Call{Ledger: record.LedgerEntry{Version: record.FormatVersion, CallID: id, ToolName: "edit",
+				Status: record.StatusPlanned}}}
 			return &record.Checkpoint{Kind: record.KindLedger, CallID: id}, nil
 		})
 		if err != nil {

@@ -17,65 +17,14 @@ import (
 // not lost: readers take its newest intact checkpoint and say what is
 // missing, and Repair re-points the run there.
 
-// Missing is one object a checkpoint names that the repository lacks.
-type Missing struct {
-	ID   record.Hash
-	What string // where the checkpoint names it: "commit", "tree", or a path in the checkpoint's tree
-}
+// Missing is record.Missing; the store's code names the damage types short.
+type Missing = record.Missing
 
-func (m Missing) String() string { return m.What + " " + m.ID.String() }
+// DamagedCheckpoint is record.DamagedCheckpoint.
+type DamagedCheckpoint = record.DamagedCheckpoint
 
-// DamagedCheckpoint is a checkpoint of a run that names missing objects.
-type DamagedCheckpoint struct {
-	Commit  record.Hash
-	ID      string // its checkpoint id (ckpt_007), when its record could be read
-	Missing []Missing
-}
-
-// Describe names the checkpoint (its id, or "checkpoint" when its record
-// is gone) and lists what it misses: "ckpt_007", "tree 1a2b…, commit 3c4d…".
-func (c DamagedCheckpoint) Describe() (name, missing string) {
-	name = c.ID
-	if name == "" {
-		name = "checkpoint"
-	}
-	ms := make([]string, len(c.Missing))
-	for i, m := range c.Missing {
-		ms[i] = m.String()
-	}
-	return name, strings.Join(ms, ", ")
-}
-
-// Damage describes a damaged run: its damaged checkpoints, newest first,
-// from the tip down, and its newest intact one.
-type Damage struct {
-	Run     record.RunID
-	Tip     record.Hash
-	Damaged []DamagedCheckpoint
-	// Intact is the newest checkpoint of the chain that is complete, and
-	// all of whose predecessors are (for Check); zero when there is none.
-	Intact   record.Hash
-	IntactID string
-}
-
-// Summary says in one line what is damaged and what is read instead.
-func (d *Damage) Summary() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "run %s: ", d.Run)
-	for i, c := range d.Damaged {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		name, missing := c.Describe()
-		fmt.Fprintf(&b, "%s (%s) names missing %s", name, c.Commit.Short(), missing)
-	}
-	if d.Intact.IsZero() {
-		b.WriteString("; no intact checkpoint")
-	} else {
-		fmt.Fprintf(&b, "; newest intact checkpoint: %s (%s)", d.IntactID, d.Intact.Short())
-	}
-	return b.String()
-}
+// Damage is record.Damage.
+type Damage = record.Damage
 
 // maxDamagedWalk bounds how many damaged checkpoints a reader walks past.
 const maxDamagedWalk = 1000
@@ -165,22 +114,22 @@ func (s *Store) previous(commit record.Hash) (string, record.Hash) {
 // those two trees are checked by Check.
 func (s *Store) shallowMissing(commit record.Hash) []Missing {
 	if !s.db.Has(commit) {
-		return []Missing{{commit, "commit"}}
+		return []Missing{{ID: commit, What: "commit"}}
 	}
 	c, err := s.db.ReadCommit(commit)
 	if err != nil {
-		return []Missing{{commit, "commit (unreadable: " + err.Error() + ")"}}
+		return []Missing{{ID: commit, What: "commit (unreadable: " + err.Error() + ")"}}
 	}
 	var out []Missing
 	var walk func(tree record.Hash, path string, depth int)
 	walk = func(tree record.Hash, path string, depth int) {
 		if !s.db.Has(tree) {
-			out = append(out, Missing{tree, treeWhat(path)})
+			out = append(out, Missing{ID: tree, What: treeWhat(path)})
 			return
 		}
 		entries, err := s.db.ReadTree(tree)
 		if err != nil {
-			out = append(out, Missing{tree, treeWhat(path) + " (unreadable)"})
+			out = append(out, Missing{ID: tree, What: treeWhat(path) + " (unreadable)"})
 			return
 		}
 		for _, e := range entries {
@@ -188,14 +137,14 @@ func (s *Store) shallowMissing(commit record.Hash) []Missing {
 			switch {
 			case depth == 0 && (e.Name == "worktree" || e.Name == "index"):
 				if !s.db.Has(e.Hash) {
-					out = append(out, Missing{e.Hash, treeWhat(sub)})
+					out = append(out, Missing{ID: e.Hash, What: treeWhat(sub)})
 				}
 			case e.Mode == record.ModeTree:
 				walk(e.Hash, sub, depth+1)
 			case e.Mode == record.ModeGitlink:
 			default:
 				if !s.db.Has(e.Hash) {
-					out = append(out, Missing{e.Hash, sub})
+					out = append(out, Missing{ID: e.Hash, What: sub})
 				}
 			}
 		}

@@ -9,14 +9,11 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-// RunInfo summarises one run for listings.
-type RunInfo struct {
-	ID          record.RunID
-	Tip         record.Hash
-	Checkpoints int
-	Last        *record.Checkpoint
-	Finished    bool
-}
+// RunInfo is record.RunInfo; the store's code names the listing types short.
+type RunInfo = record.RunInfo
+
+// Entry is record.Entry.
+type Entry = record.Entry
 
 // ListRuns returns every run in the repository, newest activity first.
 func (s *Store) ListRuns(ctx context.Context) ([]RunInfo, error) {
@@ -56,12 +53,6 @@ func (s *Store) ReadRecord(commit record.Hash) (*record.Checkpoint, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w: commit %s is not a gitguard checkpoint (no checkpoint.json)", record.ErrCorrupt, commit.Short())
-}
-
-// Entry is one checkpoint of a run's history.
-type Entry struct {
-	Commit     record.Hash
-	Checkpoint *record.Checkpoint
 }
 
 // History returns the checkpoints of run id, newest first, following each

@@ -83,11 +83,11 @@ type deepWalk struct {
 
 func (w *deepWalk) commit(c record.Hash) []Missing {
 	if !w.s.db.Has(c) {
-		return []Missing{{c, "commit"}}
+		return []Missing{{ID: c, What: "commit"}}
 	}
 	cm, err := w.s.db.ReadCommit(c)
 	if err != nil {
-		return []Missing{{c, "commit (unreadable: " + err.Error() + ")"}}
+		return []Missing{{ID: c, What: "commit (unreadable: " + err.Error() + ")"}}
 	}
 	return w.tree(cm.Tree, "")
 }
@@ -119,11 +119,11 @@ func (w *deepWalk) tree(h record.Hash, path string) []Missing {
 
 func (w *deepWalk) walk(h record.Hash) []Missing {
 	if !w.s.db.Has(h) {
-		return []Missing{{h, "tree"}}
+		return []Missing{{ID: h, What: "tree"}}
 	}
 	entries, err := w.s.db.ReadTree(h)
 	if err != nil {
-		return []Missing{{h, "tree (unreadable: " + err.Error() + ")"}}
+		return []Missing{{ID: h, What: "tree (unreadable: " + err.Error() + ")"}}
 	}
 	var out []Missing
 	for _, e := range entries {
@@ -138,7 +138,7 @@ func (w *deepWalk) walk(h record.Hash) []Missing {
 			if w.s.db.Has(e.Hash) {
 				w.blobs[e.Hash] = true
 			} else {
-				out = append(out, Missing{e.Hash, e.Name})
+				out = append(out, Missing{ID: e.Hash, What: e.Name})
 			}
 		}
 	}

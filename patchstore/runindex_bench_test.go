@@ -39,12 +39,12 @@ func benchRun(b *testing.B, n int) *Store {
 			if tip.Exists() {
 				seq = tip.Checkpoint.Seq + 1
 			}
-			tip.Calls[id] = &Call{
+			tip.Calls[id] = &Call{Call: record.Call{
 				Ledger: record.LedgerEntry{Version: record.FormatVersion, CallID: id, ToolName: "edit", Status: record.StatusSucceeded,
 					Paths: []string{path}, StartSeq: seq, FinishSeq: seq, Patches: 1},
 				Patches: []record.FilePatch{{Path: path, BeforeHash: before, BeforeMode: record.ModeFile,
 					AfterHash: after, AfterMode: record.ModeFile, ToolCallID: id}},
-			}
+			}}
 			return &record.Checkpoint{Kind: record.KindCallFinish, CallID: id}, nil
 		})
 		if err != nil {

@@ -115,13 +115,8 @@ func (r *Run) Exists() bool { return !r.Commit.IsZero() }
 
 // Call is everything recorded about one tool call.
 type Call struct {
-	Ledger  record.LedgerEntry
-	Patches []record.FilePatch
-	Before  []record.PathState
-	// Others are the changes seen inside a whole-workspace call's window
-	// that other calls made (OwnedBy names each): never undone with it.
-	Others []record.FilePatch
-	tree   record.Hash // unchanged subtree to reuse; zero when modified
+	record.Call
+	tree record.Hash // unchanged subtree to reuse; zero when modified
 	// indexed is what the run index holds for the call as read, and
 	// indexedFinish the FinishSeq it was filed under, so that a rewrite of
 	// the call can take out what no longer applies.

@@ -65,14 +65,14 @@ type Patch struct {
 func NewCallDoc(run *gitguard.Run, callID record.CallID) CallDoc {
 	c := run.Calls[callID]
 	if c == nil {
-		c = &gitguard.RecordedCall{Ledger: record.LedgerEntry{CallID: callID}}
+		c = &record.Call{Ledger: record.LedgerEntry{CallID: callID}}
 	}
 	return CallDoc{Version: DocVersion, Run: run.ID, Checkpoint: run.Checkpoint.ID, Commit: run.Commit.String(),
 		Call: NewCallRecord(c), Patches: NewPatches(c.Patches)}
 }
 
 // NewCallRecord is the document of c's ledger entry.
-func NewCallRecord(c *gitguard.RecordedCall) CallRecord {
+func NewCallRecord(c *record.Call) CallRecord {
 	l := c.Ledger
 	out := CallRecord{
 		CallID: l.CallID, Step: l.StepID, Tool: l.ToolName, InputHash: l.InputHash, Input: l.Input,

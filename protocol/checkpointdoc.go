@@ -85,7 +85,7 @@ type SnapshotStats struct {
 }
 
 // NewCheckpointDoc is the document of checkpoint e.
-func NewCheckpointDoc(e gitguard.Entry) CheckpointDoc {
+func NewCheckpointDoc(e record.Entry) CheckpointDoc {
 	cp := e.Checkpoint
 	out := CheckpointDoc{
 		Version: DocVersion, Commit: e.Commit.String(), ID: cp.ID, Seq: cp.Seq, Run: cp.RunID,
@@ -131,5 +131,5 @@ func NewBudget(b *record.Budget) *Budget {
 
 // recorded is the document of the checkpoint run's tip is at.
 func recorded(run *gitguard.Run) CheckpointDoc {
-	return NewCheckpointDoc(gitguard.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint})
+	return NewCheckpointDoc(record.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint})
 }

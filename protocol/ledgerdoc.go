@@ -25,7 +25,7 @@ type LedgerCall struct {
 
 // NewLedgerDoc is the document of run's calls (as gitguard.Guard.Ledger
 // returns them).
-func NewLedgerDoc(run *gitguard.Run, calls []*gitguard.RecordedCall) LedgerDoc {
+func NewLedgerDoc(run *gitguard.Run, calls []*record.Call) LedgerDoc {
 	out := LedgerDoc{Version: DocVersion, Run: run.ID, Calls: []LedgerCall{}}
 	for _, c := range calls {
 		out.Calls = append(out.Calls, LedgerCall{CallRecord: NewCallRecord(c),

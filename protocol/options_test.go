@@ -5,6 +5,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/protocol"
+	"github.com/gitguard/gitguard/record"
 )
 
 // TestBadOptions: a bad option is a usage error (exit code 2) whose message
@@ -21,7 +22,7 @@ func TestBadOptions(t *testing.T) {
 	refs := f.agentRefs()
 	files := f.worktree()
 
-	checkpoint := &gitguard.Entry{}
+	checkpoint := &record.Entry{}
 	cases := []struct {
 		name string
 		req  protocol.Request

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/brief"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -45,10 +46,10 @@ type ResumeCall struct {
 // NewResumeDoc is the document of r.
 func NewResumeDoc(r *gitguard.Resume) ResumeDoc {
 	out := ResumeDoc{Version: DocVersion, Run: r.Run, Checkpoint: r.Checkpoint.Checkpoint.ID, Commit: r.Checkpoint.Commit.String(),
-		LastStep: r.LastStep, Calls: []ResumeCall{}, Paths: []PathStatus{}, Unrecorded: []Change{}, Brief: r.Brief(),
+		LastStep: r.LastStep, Calls: []ResumeCall{}, Paths: []PathStatus{}, Unrecorded: []Change{}, Brief: brief.Text(r),
 		AgentCommits: NewHeadMoves(r.HeadMoves), Since: r.Since, Git: NewGitOperation(r.Git)}
 	for _, c := range r.Calls {
-		out.Calls = append(out.Calls, ResumeCall{CallRecord: NewCallRecord(&gitguard.RecordedCall{Ledger: c.Entry}), Replay: string(c.Replay),
+		out.Calls = append(out.Calls, ResumeCall{CallRecord: NewCallRecord(&record.Call{Ledger: c.Entry}), Replay: string(c.Replay),
 			Applied: nonNil(c.Applied), Reapplyable: nonNil(c.Absent), Conflicted: nonNil(c.Changed), MarkedUncertain: c.MarkedUncertain})
 	}
 	for _, p := range r.Paths {

@@ -22,7 +22,7 @@ type ledgerMsg struct {
 	run   record.RunID
 	runs  []gitguard.RunSummary
 	tip   record.Hash
-	calls []*gitguard.RecordedCall
+	calls []*record.Call
 	err   error
 }
 
@@ -64,7 +64,7 @@ func (b *backend) loadLedger(ctx context.Context, run record.RunID) tea.Cmd {
 		if err != nil {
 			return ledgerMsg{runs: runs, err: err}
 		}
-		var calls []*gitguard.RecordedCall
+		var calls []*record.Call
 		var tip record.Hash
 		err = b.do(func(g *gitguard.Guard) error {
 			r, cs, err := g.Ledger(ctx, id)
@@ -81,7 +81,7 @@ func (b *backend) loadLedger(ctx context.Context, run record.RunID) tea.Cmd {
 }
 
 // inspect reads the given calls' states, patches and, with plan, undo plans.
-func (b *backend) inspect(ctx context.Context, calls []*gitguard.RecordedCall, plan, markers bool) tea.Cmd {
+func (b *backend) inspect(ctx context.Context, calls []*record.Call, plan, markers bool) tea.Cmd {
 	return func() tea.Msg {
 		m := inspectedMsg{found: map[record.CallID]*gitguard.CallInspection{}, errs: map[record.CallID]error{}, plan: plan, markers: markers}
 		for _, c := range calls {
@@ -102,7 +102,7 @@ func (b *backend) inspect(ctx context.Context, calls []*gitguard.RecordedCall, p
 
 // poll reads the run list (whose tips say whether the run moved) and the
 // states of the calls on screen (which say whether the work tree moved).
-func (b *backend) poll(ctx context.Context, calls []*gitguard.RecordedCall) tea.Cmd {
+func (b *backend) poll(ctx context.Context, calls []*record.Call) tea.Cmd {
 	return func() tea.Msg {
 		m := polledMsg{found: map[record.CallID]*gitguard.CallInspection{}}
 		m.err = b.do(func(g *gitguard.Guard) error {
@@ -146,7 +146,7 @@ const (
 type confirmation struct {
 	kind  writeKind
 	run   record.RunID
-	call  *gitguard.RecordedCall // the selected call
+	call  *record.Call // the selected call
 	opts  gitguard.UndoOptions
 	plan  *gitguard.UndoResult
 	err   error

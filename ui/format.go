@@ -13,7 +13,7 @@ import (
 
 // matchesFilter says whether call c touched a path matching f: a
 // doublestar glob when f has glob characters, else a substring.
-func matchesFilter(f string, c *gitguard.RecordedCall) bool {
+func matchesFilter(f string, c *record.Call) bool {
 	if f == "" {
 		return true
 	}
@@ -34,7 +34,7 @@ func matchesFilter(f string, c *gitguard.RecordedCall) bool {
 }
 
 // callStatus is a call's status as a word: undone when an undo reverted it.
-func callStatus(c *gitguard.RecordedCall) string {
+func callStatus(c *record.Call) string {
 	if c.Ledger.UndoneBy != "" {
 		return "undone"
 	}
@@ -42,7 +42,7 @@ func callStatus(c *gitguard.RecordedCall) string {
 }
 
 // callTime is when the call finished, or started, as hh:mm:ss UTC.
-func callTime(c *gitguard.RecordedCall) string {
+func callTime(c *record.Call) string {
 	t := c.Ledger.FinishedAt
 	if t == nil {
 		t = c.Ledger.StartedAt

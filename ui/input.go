@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/record"
 )
 
 // move changes the selection by delta rows.
@@ -163,12 +164,12 @@ func (m *Model) ask(kind writeKind) tea.Cmd {
 }
 
 // isUndo says whether c is an undo or a redo recorded by gitguard.
-func isUndo(c *gitguard.RecordedCall) bool {
+func isUndo(c *record.Call) bool {
 	return c.Ledger.ToolName == gitguard.ToolUndo || c.Ledger.ToolName == gitguard.ToolRedo
 }
 
 // refuse says why a key does not apply to call c ("" when it does).
-func refuse(kind writeKind, c *gitguard.RecordedCall) string {
+func refuse(kind writeKind, c *record.Call) string {
 	if c == nil {
 		return ""
 	}

@@ -67,10 +67,10 @@ type Model struct {
 	run     record.RunID
 	runs    []gitguard.RunSummary
 	tip     record.Hash
-	calls   []*gitguard.RecordedCall // newest first
-	shown   []int                    // indexes into calls that pass the filter
-	sel     int                      // index into shown
-	top     int                      // first row of shown on screen
+	calls   []*record.Call // newest first
+	shown   []int          // indexes into calls that pass the filter
+	sel     int            // index into shown
+	top     int            // first row of shown on screen
 	loading bool
 
 	details map[record.CallID]*detail
@@ -275,7 +275,7 @@ func (m *Model) detailFor(id record.CallID) *detail {
 	return d
 }
 
-func (m *Model) selected() *gitguard.RecordedCall {
+func (m *Model) selected() *record.Call {
 	if m.sel < 0 || m.sel >= len(m.shown) {
 		return nil
 	}
@@ -350,8 +350,8 @@ func (m *Model) scrollTo() {
 }
 
 // visibleCalls are the calls on screen.
-func (m *Model) visibleCalls() []*gitguard.RecordedCall {
-	var out []*gitguard.RecordedCall
+func (m *Model) visibleCalls() []*record.Call {
+	var out []*record.Call
 	for i := m.top; i < len(m.shown) && i < m.top+m.listRows(); i++ {
 		out = append(out, m.calls[m.shown[i]])
 	}
@@ -364,7 +364,7 @@ func (m *Model) ensure() tea.Cmd {
 	if m.loading || m.writing {
 		return nil
 	}
-	var need []*gitguard.RecordedCall
+	var need []*record.Call
 	for _, c := range m.visibleCalls() {
 		id := c.Ledger.CallID
 		if d := m.details[id]; (d == nil || (d.insp == nil && d.err == nil)) && !m.pending[id] {
@@ -382,7 +382,7 @@ func (m *Model) ensure() tea.Cmd {
 		stale := d == nil || !d.hasPlan || d.planMarkers != m.markers
 		if stale && (d == nil || d.err == nil) && !m.planned[id] {
 			m.planned[id] = true
-			cmds = append(cmds, m.b.inspect(m.ctx, []*gitguard.RecordedCall{c}, true, m.markers))
+			cmds = append(cmds, m.b.inspect(m.ctx, []*record.Call{c}, true, m.markers))
 		}
 	}
 	m.syncDetail()

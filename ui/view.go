@@ -111,7 +111,7 @@ func (m *Model) listLines() []string {
 
 // row draws one call: marker, time, tool, status, paths with their state,
 // line counts. Paths come from the ledger; states and counts once loaded.
-func (m *Model) row(c *gitguard.RecordedCall, selected bool) string {
+func (m *Model) row(c *record.Call, selected bool) string {
 	pathsW := max(m.width-2-colTime-1-colTool-1-colStatus-1-colCounts, 5)
 	marker := "  "
 	if selected {
@@ -137,7 +137,7 @@ func (m *Model) row(c *gitguard.RecordedCall, selected bool) string {
 }
 
 // rowPaths is "path state", then "+N more" for the others.
-func (m *Model) rowPaths(c *gitguard.RecordedCall, d *detail) string {
+func (m *Model) rowPaths(c *record.Call, d *detail) string {
 	if len(c.Patches) == 0 {
 		return "-"
 	}

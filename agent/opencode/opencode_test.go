@@ -15,7 +15,6 @@ import (
 	"github.com/gitguard/gitguard/agent/internal/agenttest"
 	"github.com/gitguard/gitguard/agent/opencode"
 	"github.com/gitguard/gitguard/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // The test binary doubles as "gitguard hook opencode" for the plugin: with
@@ -36,7 +35,7 @@ func hookMain(failClosed bool) int {
 	}
 	if err == nil {
 		_, err = agent.Handle(ctx, ev, agent.Options{Dir: ".", Open: func(ctx context.Context, dir string) (*gitguard.Guard, error) {
-			return gitguard.Open(ctx, dir, gitguard.Options{Workspace: workspace.Options{UseDaemon: false}})
+			return gitguard.Open(ctx, dir, gitguard.Options{Workspace: gitguard.WorkspaceOptions{UseDaemon: false}})
 		}})
 	}
 	if err != nil {

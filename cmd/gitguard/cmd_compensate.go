@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 
-	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/protocol"
 	"github.com/gitguard/gitguard/record"
 	"github.com/urfave/cli/v2"
@@ -45,7 +44,7 @@ func runCompensate(ctx context.Context, e *env, runID record.RunID, since string
 		return err
 	}
 	defer g.Close()
-	var sinceEntry *gitguard.Entry
+	var sinceEntry *record.Entry
 	if since != "" {
 		id, err := g.ResolveRun(ctx, runID, false)
 		if err != nil {
@@ -64,7 +63,7 @@ func runCompensate(ctx context.Context, e *env, runID record.RunID, since string
 	if e.json {
 		out := jsonCompensate{Version: jsonVersion, Run: id, Note: compensateNote, Calls: []protocol.CallRecord{}}
 		for _, c := range comps {
-			out.Calls = append(out.Calls, protocol.NewCallRecord(&gitguard.RecordedCall{Ledger: c.Entry}))
+			out.Calls = append(out.Calls, protocol.NewCallRecord(&record.Call{Ledger: c.Entry}))
 		}
 		return e.printJSON(out)
 	}

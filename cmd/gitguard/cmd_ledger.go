@@ -86,7 +86,7 @@ func runLedger(ctx context.Context, e *env, runID record.RunID, limit int, isDef
 }
 
 // ledgerCalls is Guard.Ledger, or Guard.LedgerCallsPage with a limit.
-func ledgerCalls(ctx context.Context, g *gitguard.Guard, runID record.RunID, limit int) (*gitguard.Run, []*gitguard.RecordedCall, bool, error) {
+func ledgerCalls(ctx context.Context, g *gitguard.Guard, runID record.RunID, limit int) (*gitguard.Run, []*record.Call, bool, error) {
 	if limit == 0 {
 		run, calls, err := g.Ledger(ctx, runID)
 		return run, calls, false, err

@@ -100,7 +100,7 @@ func runLog(ctx context.Context, e *env, opts logOptions) error {
 			}
 		}
 	}
-	var all []gitguard.Entry
+	var all []record.Entry
 	read := opts.limit
 	if opts.more {
 		read++ // one more, to know whether any was left out
@@ -166,24 +166,24 @@ func changeStatus(c record.Change) string { return gitguard.ChangeLetter(c) }
 
 // newestCheckpoint is the newest checkpoint of run, or of the active run,
 // or of the run with the newest activity when none is active.
-func newestCheckpoint(ctx context.Context, g *gitguard.Guard, run record.RunID) (gitguard.Entry, error) {
+func newestCheckpoint(ctx context.Context, g *gitguard.Guard, run record.RunID) (record.Entry, error) {
 	id, err := g.ResolveRun(ctx, run, true)
 	if err != nil {
-		return gitguard.Entry{}, err
+		return record.Entry{}, err
 	}
 	if id == "" {
 		runs, err := g.ListRuns(ctx)
 		if err != nil {
-			return gitguard.Entry{}, err
+			return record.Entry{}, err
 		}
 		if len(runs) == 0 {
-			return gitguard.Entry{}, fmt.Errorf("%w: this repository has no runs yet", gitguard.ErrUnknownRun)
+			return record.Entry{}, fmt.Errorf("%w: this repository has no runs yet", gitguard.ErrUnknownRun)
 		}
 		id = runs[0].ID
 	}
 	hist, err := g.History(ctx, id, 1)
 	if err != nil {
-		return gitguard.Entry{}, err
+		return record.Entry{}, err
 	}
 	return hist[0], nil
 }

@@ -82,14 +82,13 @@ func runPrune(ctx context.Context, e *env, opts pruneOptions) error {
 			return usagef("--older-than: %v", err)
 		}
 	}
-	source := "flags"
-	if len(po.Runs) == 0 && po.Keep == nil && po.OlderThan == 0 && !g.Config.Retention.IsZero() {
-		po.Keep, po.OlderThan = g.Config.Retention.Keep, g.Config.Retention.OlderThan
-		source = g.Config.Path
-	}
 	rep, err := g.Prune(ctx, po)
 	if err != nil {
 		return err
+	}
+	source := rep.RulesFrom
+	if source == "" {
+		source = "flags"
 	}
 	if opts.gc {
 		e.say("running git gc")

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/brief"
 	"github.com/gitguard/gitguard/protocol"
 	"github.com/gitguard/gitguard/record"
 	"github.com/urfave/cli/v2"
@@ -44,6 +45,6 @@ func runResume(ctx context.Context, e *env, runID record.RunID, dry bool) error 
 	if e.json {
 		return e.printJSON(protocol.NewResumeDoc(r))
 	}
-	e.printf("%s", r.Brief())
+	e.printf("%s", brief.Text(r))
 	return nil
 }

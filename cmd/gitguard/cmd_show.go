@@ -6,7 +6,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/protocol"
 	"github.com/gitguard/gitguard/record"
 	"github.com/urfave/cli/v2"
@@ -42,7 +41,7 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 		return err
 	}
 	defer g.Close()
-	var en gitguard.Entry
+	var en record.Entry
 	if opts.spec == "" {
 		en, err = newestCheckpoint(ctx, g, opts.run)
 	} else {

@@ -42,17 +42,17 @@ func runSnapshot(ctx context.Context, e *env, opts snapshotOptions) error {
 		return err
 	}
 	defer g.Close()
-	run, snap, err := g.Snapshot(ctx, opts.run, opts.checkpoint)
+	run, walked, err := g.Snapshot(ctx, opts.run, opts.checkpoint)
 	if err != nil {
 		return err
 	}
-	return e.printRecorded(run, snap != nil)
+	return e.printRecorded(run, walked)
 }
 
 // printRecorded prints a newly recorded checkpoint: its commit id on stdout
 // (or the JSON record) and a summary on stderr.
 func (e *env) printRecorded(run *gitguard.Run, _ bool) error {
-	entry := gitguard.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}
+	entry := record.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}
 	if e.json {
 		return e.printJSON(protocol.NewCheckpointDoc(entry))
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // Env is a repository with files committed and the user state (invariant
@@ -63,7 +62,7 @@ func (e *Env) CheckUserState() {
 
 // Open opens the repository the way the hook does, without a watch daemon.
 func (e *Env) Open(ctx context.Context, dir string) (*gitguard.Guard, error) {
-	return gitguard.Open(ctx, dir, gitguard.Options{Workspace: workspace.Options{UseDaemon: false}})
+	return gitguard.Open(ctx, dir, gitguard.Options{Workspace: gitguard.WorkspaceOptions{UseDaemon: false}})
 }
 
 // Reader is an adapter's Read with its options bound.
@@ -127,7 +126,7 @@ func (e *Env) Run(id string) *gitguard.Run {
 }
 
 // Call returns call id of run, failing when it is missing.
-func (e *Env) Call(run string, id record.CallID) *gitguard.RecordedCall {
+func (e *Env) Call(run string, id record.CallID) *record.Call {
 	e.T.Helper()
 	c := e.Run(run).Calls[id]
 	if c == nil {
@@ -141,7 +140,7 @@ func (e *Env) Call(run string, id record.CallID) *gitguard.RecordedCall {
 }
 
 // PatchPaths returns the paths of a call's patches, sorted.
-func PatchPaths(c *gitguard.RecordedCall) []string {
+func PatchPaths(c *record.Call) []string {
 	var out []string
 	for _, p := range c.Patches {
 		out = append(out, p.Path)
@@ -152,7 +151,7 @@ func PatchPaths(c *gitguard.RecordedCall) []string {
 // CheckPatch checks a call's patch of path against git: its after hash is
 // what `git hash-object` says of the file now (or absent), its before hash
 // is want's blob (or absent when before is "").
-func (e *Env) CheckPatch(c *gitguard.RecordedCall, path string, before *string) {
+func (e *Env) CheckPatch(c *record.Call, path string, before *string) {
 	e.T.Helper()
 	var p *record.FilePatch
 	for i := range c.Patches {

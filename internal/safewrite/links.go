@@ -1,4 +1,4 @@
-package gitguard
+package safewrite
 
 import (
 	"errors"
@@ -21,7 +21,15 @@ var ErrUnsafeLink = errors.New("refused to create an unsafe symlink")
 // the kernel's ELOOP does.
 const maxLinkHops = 40
 
-// checkPlannedWrites refuses, before undo writes anything, a plan that
+// Planned is one path a plan writes: the state it makes the path hold,
+// and its content (a symlink's target).
+type Planned struct {
+	Path    string
+	Target  record.State
+	Content []byte
+}
+
+// CheckPlanned refuses, before undo writes anything, a plan that
 // would create a symlink pointing outside the work tree or into .git
 // (absolute targets, ".." climbing out, a target reaching .git, directly
 // or through other symlinks, on disk or created by the same plan), or
@@ -30,16 +38,13 @@ const maxLinkHops = 40
 // and git itself never writes through a symlink either. With
 // core.symlinks=false a link is written as a plain file holding its
 // target, which leads nowhere, so only the paths are checked.
-func (g *Guard) checkPlannedWrites(items []UndoItem) error {
+func (w *Writer) CheckPlanned(items []Planned) error {
 	targets := map[string]record.State{}
 	planned := map[string]*string{} // path → link target; nil: written, not a link
 	for i := range items {
 		it := &items[i]
-		if !it.Writes() {
-			continue
-		}
 		targets[it.Path] = it.Target
-		if it.Target.Mode == record.ModeSymlink && g.ws.Symlinks() {
+		if it.Target.Mode == record.ModeSymlink && w.WS.Symlinks() {
 			t := string(it.Content)
 			planned[it.Path] = &t
 		} else {
@@ -54,7 +59,7 @@ func (g *Guard) checkPlannedWrites(items []UndoItem) error {
 		if t == nil {
 			continue
 		}
-		if why := g.linkEscapes(p, *t, planned); why != "" {
+		if why := w.linkEscapes(p, *t, planned); why != "" {
 			return fmt.Errorf("%w: %w: %s -> %s %s; nothing was written (recreate the link by hand if you trust it)",
 				record.ErrCorrupt, ErrUnsafeLink, record.Quoted(p), record.Quoted(*t), why)
 		}
@@ -62,10 +67,10 @@ func (g *Guard) checkPlannedWrites(items []UndoItem) error {
 	return nil
 }
 
-// checkLinkTarget is checkPlannedWrites for one symlink about to be
+// checkLinkTarget is CheckPlanned for one symlink about to be
 // written, against the work tree as it is.
-func (g *Guard) checkLinkTarget(p, target string) error {
-	if why := g.linkEscapes(p, target, nil); why != "" {
+func (w *Writer) checkLinkTarget(p, target string) error {
+	if why := w.linkEscapes(p, target, nil); why != "" {
 		return fmt.Errorf("%w: %w: %s -> %s %s", record.ErrCorrupt, ErrUnsafeLink, record.Quoted(p), record.Quoted(target), why)
 	}
 	return nil
@@ -77,7 +82,7 @@ func (g *Guard) checkLinkTarget(p, target string) error {
 // component from the link's folder, following symlinks that planned
 // creates (or, for paths planned makes no link, that are on disk now).
 // Backslashes count as separators, as Windows reads them.
-func (g *Guard) linkEscapes(link, target string, planned map[string]*string) string {
+func (w *Writer) linkEscapes(link, target string, planned map[string]*string) string {
 	if target == "" {
 		return "has an empty target"
 	}
@@ -109,7 +114,7 @@ func (g *Guard) linkEscapes(link, target string, planned map[string]*string) str
 		}
 		resolved = append(resolved, c)
 		cur := strings.Join(resolved, "/")
-		next, isLink := g.linkAt(cur, planned)
+		next, isLink := w.linkAt(cur, planned)
 		if !isLink {
 			continue
 		}
@@ -128,18 +133,18 @@ func (g *Guard) linkEscapes(link, target string, planned map[string]*string) str
 
 // linkAt returns the target of the symlink at p, as planned or else on
 // disk, and whether there is one.
-func (g *Guard) linkAt(p string, planned map[string]*string) (string, bool) {
+func (w *Writer) linkAt(p string, planned map[string]*string) (string, bool) {
 	if t, ok := planned[p]; ok {
 		if t == nil {
 			return "", false
 		}
 		return *t, true
 	}
-	fi, err := os.Lstat(g.ws.Abs(p))
+	fi, err := os.Lstat(w.abs(p))
 	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		return "", false
 	}
-	t, err := os.Readlink(g.ws.Abs(p))
+	t, err := os.Readlink(w.abs(p))
 	if err != nil {
 		return "", false
 	}

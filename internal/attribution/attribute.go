@@ -1,4 +1,4 @@
-package gitguard
+package attribution
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/gitguard/gitguard/workspace"
 )
 
-// attribute splits a whole-workspace call's patches by what other calls of
+// Attribute splits a whole-workspace call's patches by what other calls of
 // this work tree (of any run) recorded while it ran. It returns the call's
 // own patches and the changes other calls made (OwnedBy set).
 //
@@ -23,18 +23,18 @@ import (
 //     call still open that may yet write it (whole-workspace, or declaring
 //     the path), unless the open call's start already held the result or
 //     the watch daemon saw the last change before it started.
-func (g *Guard) attribute(ctx context.Context, self record.CallRef, e *record.LedgerEntry, patches []record.FilePatch) ([]record.FilePatch, []record.FilePatch, error) {
-	return g.attributeWindow(ctx, self, e, patches, nil)
+func (a *Attributor) Attribute(ctx context.Context, self record.CallRef, e *record.LedgerEntry, patches []record.FilePatch) ([]record.FilePatch, []record.FilePatch, error) {
+	return a.attributeWindow(ctx, self, e, patches, nil)
 }
 
 // attributeWindow is attribute for a window that ended before now (a call
 // whose process died): the peers for which after is true started after it
 // and are left out.
-func (g *Guard) attributeWindow(ctx context.Context, self record.CallRef, e *record.LedgerEntry, patches []record.FilePatch, after func(peerCall) bool) ([]record.FilePatch, []record.FilePatch, error) {
+func (a *Attributor) attributeWindow(ctx context.Context, self record.CallRef, e *record.LedgerEntry, patches []record.FilePatch, after func(peerCall) bool) ([]record.FilePatch, []record.FilePatch, error) {
 	if len(patches) == 0 || e.StartedAt == nil {
 		return patches, nil, nil
 	}
-	peers, err := g.peerCalls(ctx, self, *e.StartedAt)
+	peers, err := a.peerCalls(ctx, self, *e.StartedAt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the calls that ran beside %s: %w", self.Call, err)
 	}
@@ -44,7 +44,7 @@ func (g *Guard) attributeWindow(ctx context.Context, self record.CallRef, e *rec
 	if len(peers) == 0 {
 		return patches, nil, nil
 	}
-	times := g.changeTimes(ctx, peers, patches)
+	times := a.changeTimes(ctx, peers, patches)
 	var own, others []record.FilePatch
 	for _, p := range patches {
 		before, after := p.Before(), p.After()
@@ -78,12 +78,12 @@ func (g *Guard) attributeWindow(ctx context.Context, self record.CallRef, e *rec
 		}
 		np := p
 		if before != p.Before() || after != p.After() {
-			if np, err = g.makePatch(self.Call, p.Path, before, after, p.Oversize); err != nil {
+			if np, err = a.Patches.Make(self.Call, p.Path, before, after, p.Oversize); err != nil {
 				return nil, nil, err
 			}
 		}
 		for i, q := range peers {
-			if !used[i] && g.mayHaveMade(q, *e.StartedAt, &np, times) {
+			if !used[i] && a.mayHaveMade(q, *e.StartedAt, &np, times) {
 				np.SharedWith = append(np.SharedWith, q.ref)
 			}
 		}
@@ -104,7 +104,7 @@ func (p peerCall) patch(path string) *record.FilePatch {
 
 // mayHaveMade reports whether peer q may have made the change np records.
 // start is when this call started.
-func (g *Guard) mayHaveMade(q peerCall, start time.Time, np *record.FilePatch, times workspace.ChangeTimes) bool {
+func (a *Attributor) mayHaveMade(q peerCall, start time.Time, np *record.FilePatch, times workspace.ChangeTimes) bool {
 	if !q.open() {
 		// Its records are complete: it changed the path in its window, which
 		// overlapped this one's, or it did not touch the path at all.
@@ -115,8 +115,8 @@ func (g *Guard) mayHaveMade(q peerCall, start time.Time, np *record.FilePatch, t
 	switch {
 	case q.wholeWorkspace():
 		if !np.Oversize {
-			if fs, err := g.db.Lookup(q.c.Ledger.BeforeTree, np.Path); err == nil {
-				startState, known = state(fs), true
+			if fs, err := a.DB.Lookup(q.c.Ledger.BeforeTree, np.Path); err == nil {
+				startState, known = fs.State(), true
 			}
 		}
 	case slices.Contains(q.c.Ledger.Paths, np.Path):
@@ -140,7 +140,7 @@ func (g *Guard) mayHaveMade(q peerCall, start time.Time, np *record.FilePatch, t
 // changeTimes asks the watch daemon when the patched paths last changed,
 // when some peer is still open (only then do times decide anything). No
 // daemon, or one that cannot vouch, gives no times.
-func (g *Guard) changeTimes(ctx context.Context, peers []peerCall, patches []record.FilePatch) workspace.ChangeTimes {
+func (a *Attributor) changeTimes(ctx context.Context, peers []peerCall, patches []record.FilePatch) workspace.ChangeTimes {
 	if !slices.ContainsFunc(peers, func(q peerCall) bool { return q.open() }) {
 		return workspace.ChangeTimes{}
 	}
@@ -148,9 +148,9 @@ func (g *Guard) changeTimes(ctx context.Context, peers []peerCall, patches []rec
 	for i := range patches {
 		paths[i] = patches[i].Path
 	}
-	ct, err := g.ws.ChangeTimes(ctx, paths)
+	ct, err := a.WS.ChangeTimes(ctx, paths)
 	if err != nil {
-		g.log.Debug("no change times from the watch daemon", "err", err)
+		a.Log.Debug("no change times from the watch daemon", "err", err)
 		return workspace.ChangeTimes{}
 	}
 	return ct

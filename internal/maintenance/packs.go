@@ -1,4 +1,4 @@
-package gitguard
+package maintenance
 
 import (
 	"bufio"
@@ -23,9 +23,9 @@ const pruneGrace = time.Minute
 // odb.DropUnreachable) are rewritten, so an object git wrote again into
 // one of them, and everything git or the user stored elsewhere, keeps
 // git's own grace period.
-func (g *Guard) freePruned(ctx context.Context) (int64, error) {
+func (m *Maintainer) freePruned(ctx context.Context) (int64, error) {
 	start := time.Now()
-	out, err := g.repo.Git(ctx, "rev-list", "--objects", "--all", "--reflog", "--indexed-objects")
+	out, err := m.Repo.Git(ctx, "rev-list", "--objects", "--all", "--reflog", "--indexed-objects")
 	if err != nil {
 		return 0, fmt.Errorf("list reachable objects: %w", err)
 	}
@@ -46,13 +46,5 @@ func (g *Guard) freePruned(ctx context.Context) (int64, error) {
 	if err := sc.Err(); err != nil {
 		return 0, fmt.Errorf("list reachable objects: %w", err)
 	}
-	return g.db.DropUnreachable(func(h git.Hash) bool { return reachable[h] }, start.Add(-pruneGrace))
+	return m.DB.DropUnreachable(func(h git.Hash) bool { return reachable[h] }, start.Add(-pruneGrace))
 }
-
-// MergePacks merges gitguard's own packs geometrically once several are
-// listed, as every command nobody waits on does after its checkpoint (see
-// odb.DB.Consolidate); a call's start and finish leave these merges to
-// others. It is for a process that records tool calls and then idles, as
-// the watch daemon does between an agent's hook events. It does nothing
-// when the packs are few, git maintenance runs, or another process merges.
-func (g *Guard) MergePacks() error { return g.db.Consolidate() }

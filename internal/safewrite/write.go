@@ -1,4 +1,4 @@
-package gitguard
+package safewrite
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-// writeState makes path hold st: content with st's mode, a symlink to
+// Write makes path hold st: content with st's mode, a symlink to
 // content, or nothing. content is in recorded form: for a path git
 // converts, it is turned into work-tree bytes by git first. Files are written to a temporary file in the same
 // folder and renamed into place, so a crash leaves the old or the new
 // content, never a mix. It refuses paths whose parent folders include a
 // symlink, and never removes a folder.
-func (g *Guard) writeState(ctx context.Context, path string, st record.State, content []byte) error {
+func (w *Writer) Write(ctx context.Context, path string, st record.State, content []byte) error {
 	if err := record.ValidatePath(path); err != nil {
 		return err
 	}
@@ -31,15 +31,15 @@ func (g *Guard) writeState(ctx context.Context, path string, st record.State, co
 	}
 	// For link/x with link -> /outside, MkdirAll and the rename below would
 	// write outside the work tree.
-	if err := g.ws.CheckParents(path); err != nil {
+	if err := w.WS.CheckParents(path); err != nil {
 		return err
 	}
-	if st.Mode == record.ModeSymlink && g.ws.Symlinks() {
-		if err := g.checkLinkTarget(path, string(content)); err != nil {
+	if st.Mode == record.ModeSymlink && w.WS.Symlinks() {
+		if err := w.checkLinkTarget(path, string(content)); err != nil {
 			return err
 		}
 	}
-	full := g.ws.Abs(path)
+	full := w.abs(path)
 	if !st.Exists() {
 		fi, err := os.Lstat(full)
 		if errors.Is(err, os.ErrNotExist) {
@@ -74,7 +74,7 @@ func (g *Guard) writeState(ctx context.Context, path string, st record.State, co
 	tmp := filepath.Join(dir, fmt.Sprintf(".%s.gitguard-%d.tmp", filepath.Base(full), os.Getpid()))
 	defer os.Remove(tmp)
 	mode := st.Mode
-	linkAsFile := mode == record.ModeSymlink && !g.ws.Symlinks()
+	linkAsFile := mode == record.ModeSymlink && !w.WS.Symlinks()
 	if linkAsFile {
 		// core.symlinks=false: a plain file holding the target, unconverted,
 		// as git checks a link out there; snapshots read it back as the link.
@@ -87,14 +87,14 @@ func (g *Guard) writeState(ctx context.Context, path string, st record.State, co
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	case record.ModeFile, record.ModeExec:
-		if conv, err := g.ws.Converts(ctx, path); err != nil {
+		if conv, err := w.WS.Converts(ctx, path); err != nil {
 			return err
 		} else if conv && !linkAsFile {
 			// git smudges from the object database: make sure the blob is there.
-			if _, err := g.db.Write(odb.TypeBlob, content); err != nil {
+			if _, err := w.DB.Write(odb.TypeBlob, content); err != nil {
 				return fmt.Errorf("write %s: %w", path, err)
 			}
-			if content, err = git.Smudge(ctx, g.repo.WorkTree, path, st.Hash); err != nil {
+			if content, err = git.Smudge(ctx, w.WorkTree, path, st.Hash); err != nil {
 				return err
 			}
 		}

@@ -1,4 +1,4 @@
-package gitguard
+package attribution
 
 import (
 	"context"
@@ -50,8 +50,8 @@ const maxOpenAge = 24 * time.Hour
 // read: a damaged run must not stop other runs' calls from being recorded.
 // A run finished before from is known by its tip commit alone, so a
 // repository full of old finished runs costs one small read per run.
-func (g *Guard) runTips(ctx context.Context, from time.Time) ([]patchstore.RunInfo, error) {
-	refs, err := g.refs.List(ctx)
+func (a *Attributor) runTips(ctx context.Context, from time.Time) ([]patchstore.RunInfo, error) {
+	refs, err := a.Refs.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -61,9 +61,9 @@ func (g *Guard) runTips(ctx context.Context, from time.Time) ([]patchstore.RunIn
 		if !ok {
 			continue
 		}
-		cp, err := tipRecordOf(g.db, g.store, ref.Hash, from)
+		cp, err := tipRecordOf(a.DB, a.Store, ref.Hash, from)
 		if err != nil {
-			g.log.Warn("calls of another run not compared: its records cannot be read", "run", id, "err", err)
+			a.Log.Warn("calls of another run not compared: its records cannot be read", "run", id, "err", err)
 			continue
 		}
 		if cp == nil {
@@ -132,24 +132,24 @@ func remember(commit record.Hash, t tipRecord) {
 // checkpoints since from, the records back to from; and then only the calls
 // those name or list as open. Runs of other worktrees of the repository
 // are left out.
-func (g *Guard) peerCalls(ctx context.Context, self record.CallRef, from time.Time) ([]peerCall, error) {
-	infos, err := g.runTips(ctx, from)
+func (a *Attributor) peerCalls(ctx context.Context, self record.CallRef, from time.Time) ([]peerCall, error) {
+	infos, err := a.runTips(ctx, from)
 	if err != nil {
 		return nil, err
 	}
-	wt := g.store.WorktreeName()
-	now := g.now()
+	wt := a.Store.WorktreeName()
+	now := a.Store.Time()
 	var out []peerCall
 	for _, info := range infos {
 		if info.Last.Worktree != wt || (info.Finished && info.Last.CreatedAt.Before(from)) {
 			continue
 		}
-		ids, all, err := g.windowCallIDs(ctx, info, from)
+		ids, all, err := a.windowCallIDs(ctx, info, from)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err
 			}
-			g.log.Warn("calls of another run not compared: its records cannot be read", "run", info.ID, "err", err)
+			a.Log.Warn("calls of another run not compared: its records cannot be read", "run", info.ID, "err", err)
 			continue
 		}
 		if info.ID == self.Run && slices.Contains(ids, self.Call) {
@@ -162,9 +162,9 @@ func (g *Guard) peerCalls(ctx context.Context, self record.CallRef, from time.Ti
 		}
 		var run *patchstore.Run
 		if all {
-			run, err = g.store.ReadRun(ctx, info.ID)
+			run, err = a.Store.ReadRun(ctx, info.ID)
 		} else {
-			run, err = g.store.ReadRunCalls(ctx, info.ID, ids...)
+			run, err = a.Store.ReadRunCalls(ctx, info.ID, ids...)
 		}
 		if errors.Is(err, patchstore.ErrUnknownRun) {
 			continue // pruned meanwhile
@@ -173,7 +173,7 @@ func (g *Guard) peerCalls(ctx context.Context, self record.CallRef, from time.Ti
 			if ctx.Err() != nil {
 				return nil, err
 			}
-			g.log.Warn("calls of another run not compared: its records cannot be read", "run", info.ID, "err", err)
+			a.Log.Warn("calls of another run not compared: its records cannot be read", "run", info.ID, "err", err)
 			continue
 		}
 		for id, c := range run.Calls {
@@ -215,13 +215,13 @@ func (g *Guard) peerCalls(ctx context.Context, self record.CallRef, from time.Ti
 // windowCallIDs names the calls of a run that may overlap the window from
 // now back to from: those open at its start and those with a checkpoint
 // inside it. all says the records cannot tell, and every call is read.
-func (g *Guard) windowCallIDs(ctx context.Context, info patchstore.RunInfo, from time.Time) ([]record.CallID, bool, error) {
+func (a *Attributor) windowCallIDs(ctx context.Context, info patchstore.RunInfo, from time.Time) ([]record.CallID, bool, error) {
 	tip := info.Last
 	if tip.CreatedAt.Before(from) {
 		// Nothing happened in the run since: only calls still open.
 		return tip.Open, !tip.OpenKnown, nil
 	}
-	hist, err := g.store.HistorySince(ctx, info.ID, from)
+	hist, err := a.Store.HistorySince(ctx, info.ID, from)
 	if errors.Is(err, patchstore.ErrUnknownRun) {
 		return nil, false, nil
 	}
@@ -254,8 +254,8 @@ func (g *Guard) windowCallIDs(ctx context.Context, info patchstore.RunInfo, from
 // OpenElsewhere returns the calls of runs other than run, in this work
 // tree, that are started and not finished right now, oldest start first.
 // It reads each run's newest record and the open calls it lists.
-func (g *Guard) OpenElsewhere(ctx context.Context, run record.RunID) ([]record.CallRef, error) {
-	peers, err := g.peerCalls(ctx, record.CallRef{Run: run}, g.now())
+func (a *Attributor) OpenElsewhere(ctx context.Context, run record.RunID) ([]record.CallRef, error) {
+	peers, err := a.peerCalls(ctx, record.CallRef{Run: run}, a.Store.Time())
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,12 @@
-package gitguard
+package attribution
 
 import (
 	"context"
 	"fmt"
 	"slices"
 
+	"github.com/gitguard/gitguard/internal/filepatch"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -34,8 +36,8 @@ import (
 // with each other as attribute compares finished calls: what one with
 // declared paths recorded is taken out of a whole-workspace call's change.
 
-// killedChange is what resume attributes to one call found started.
-type killedChange struct {
+// KilledChange is what resume attributes to one call found started.
+type KilledChange struct {
 	patches []record.FilePatch
 	others  []record.FilePatch // changes other calls recorded meanwhile
 	// through is the checkpoint that ended the window; 0 when the work
@@ -55,21 +57,21 @@ type killedWindow struct {
 	declared map[string][]record.FilePatch
 }
 
-// killedChanges computes what to attribute to each call of ids (calls of
+// KilledChanges computes what to attribute to each call of ids (calls of
 // run found started), and the snapshot of the work tree taken for those
 // whose window has no end yet (nil when none needed it).
-func (g *Guard) killedChanges(ctx context.Context, run *patchstore.Run, ids []record.CallID) (map[record.CallID]*killedChange, *workspace.Snapshot, error) {
+func (a *Attributor) KilledChanges(ctx context.Context, run *patchstore.Run, ids []record.CallID) (map[record.CallID]*KilledChange, *workspace.Snapshot, error) {
 	oldest := 0
 	for _, id := range ids {
 		if s := run.Calls[id].Ledger.StartSeq; s > 0 && (oldest == 0 || s < oldest) {
 			oldest = s
 		}
 	}
-	out := map[record.CallID]*killedChange{}
+	out := map[record.CallID]*KilledChange{}
 	if oldest == 0 {
 		return out, nil, nil
 	}
-	hist, err := g.store.History(ctx, run.ID, run.Checkpoint.Seq-oldest+1)
+	hist, err := a.Store.History(ctx, run.ID, run.Checkpoint.Seq-oldest+1)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the checkpoints since call %s started: %w", ids[0], err)
 	}
@@ -82,7 +84,7 @@ func (g *Guard) killedChanges(ctx context.Context, run *patchstore.Run, ids []re
 	// taken out of what the whole-workspace calls beside them saw.
 	for _, id := range ids {
 		if c := run.Calls[id]; c.Ledger.StartSeq > 0 && len(c.Ledger.Paths) > 0 {
-			kc, err := g.killedPathChanges(w, c)
+			kc, err := a.killedPathChanges(w, c)
 			if err != nil {
 				return nil, nil, fmt.Errorf("attribute the changes of call %s: %w", id, err)
 			}
@@ -94,7 +96,7 @@ func (g *Guard) killedChanges(ctx context.Context, run *patchstore.Run, ids []re
 	}
 	for _, id := range ids {
 		if c := run.Calls[id]; c.Ledger.StartSeq > 0 && len(c.Ledger.Paths) == 0 && !c.Ledger.BeforeTree.IsZero() {
-			kc, err := g.killedTreeChanges(ctx, w, c)
+			kc, err := a.killedTreeChanges(ctx, w, c)
 			if err != nil {
 				return nil, nil, fmt.Errorf("attribute the changes of call %s: %w", id, err)
 			}
@@ -105,9 +107,9 @@ func (g *Guard) killedChanges(ctx context.Context, run *patchstore.Run, ids []re
 }
 
 // snapshotNow returns the work tree now, snapshotting it once.
-func (g *Guard) snapshotNow(ctx context.Context, w *killedWindow) (*workspace.Snapshot, error) {
+func (a *Attributor) snapshotNow(ctx context.Context, w *killedWindow) (*workspace.Snapshot, error) {
 	if w.now == nil {
-		snap, err := g.ws.Snapshot(ctx)
+		snap, err := a.WS.Snapshot(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -118,10 +120,10 @@ func (g *Guard) snapshotNow(ctx context.Context, w *killedWindow) (*workspace.Sn
 
 // killedTreeChanges diffs a whole-workspace call's start against the next
 // full snapshot of the run, or the work tree now.
-func (g *Guard) killedTreeChanges(ctx context.Context, w *killedWindow, c *patchstore.Call) (*killedChange, error) {
-	kc := &killedChange{}
+func (a *Attributor) killedTreeChanges(ctx context.Context, w *killedWindow, c *patchstore.Call) (*KilledChange, error) {
+	kc := &KilledChange{}
 	var end *workspace.Snapshot
-	endAt := g.now()
+	endAt := a.Store.Time()
 	for _, en := range w.entries {
 		cp := en.Checkpoint
 		if cp.Seq > c.Ledger.StartSeq && cp.Kind != record.KindLedger && !cp.Partial && !cp.WorktreeTree.IsZero() {
@@ -132,12 +134,12 @@ func (g *Guard) killedTreeChanges(ctx context.Context, w *killedWindow, c *patch
 	}
 	if end == nil {
 		var err error
-		if end, err = g.snapshotNow(ctx, w); err != nil {
+		if end, err = a.snapshotNow(ctx, w); err != nil {
 			return nil, err
 		}
 	}
 	id := c.Ledger.CallID
-	patches, err := g.treePatches(ctx, id, c.Ledger, w.run, end)
+	patches, err := a.Patches.Tree(ctx, id, c.Ledger, w.run, end)
 	if err != nil {
 		return nil, err
 	}
@@ -153,10 +155,10 @@ func (g *Guard) killedTreeChanges(ctx context.Context, w *killedWindow, c *patch
 		return q.started().After(endAt)
 	}
 	self := record.CallRef{Run: w.run.ID, Call: id}
-	if patches, kc.others, err = g.takeOutDeclared(self, patches, w.declared); err != nil {
+	if patches, kc.others, err = a.takeOutDeclared(self, patches, w.declared); err != nil {
 		return nil, err
 	}
-	own, others, err := g.attributeWindow(ctx, self, &c.Ledger, patches, skip)
+	own, others, err := a.attributeWindow(ctx, self, &c.Ledger, patches, skip)
 	kc.patches, kc.others = own, append(kc.others, others...)
 	return kc, err
 }
@@ -165,7 +167,7 @@ func (g *Guard) killedTreeChanges(ctx context.Context, w *killedWindow, c *patch
 // that killed calls with declared paths recorded exactly (their before or
 // after state chains into the change), as attribute does for finished
 // calls; those parts are returned as others, owned by their calls.
-func (g *Guard) takeOutDeclared(self record.CallRef, patches []record.FilePatch, declared map[string][]record.FilePatch) ([]record.FilePatch, []record.FilePatch, error) {
+func (a *Attributor) takeOutDeclared(self record.CallRef, patches []record.FilePatch, declared map[string][]record.FilePatch) ([]record.FilePatch, []record.FilePatch, error) {
 	var own, others []record.FilePatch
 	for _, p := range patches {
 		before, after := p.Before(), p.After()
@@ -189,7 +191,7 @@ func (g *Guard) takeOutDeclared(self record.CallRef, patches []record.FilePatch,
 			continue // all of it was theirs
 		}
 		if before != p.Before() || after != p.After() {
-			np, err := g.makePatch(self.Call, p.Path, before, after, p.Oversize)
+			np, err := a.Patches.Make(self.Call, p.Path, before, after, p.Oversize)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -203,17 +205,17 @@ func (g *Guard) takeOutDeclared(self record.CallRef, patches []record.FilePatch,
 // killedPathChanges compares each declared path's before state with the
 // first later checkpoint that captured the path (a full snapshot, or a
 // call declaring it), or with the file now.
-func (g *Guard) killedPathChanges(w *killedWindow, c *patchstore.Call) (*killedChange, error) {
-	kc := &killedChange{}
+func (a *Attributor) killedPathChanges(w *killedWindow, c *patchstore.Call) (*KilledChange, error) {
+	kc := &KilledChange{}
 	usedNow := false
 	for _, b := range c.Before {
-		end, oversize, seq, err := g.pathAtWindowEnd(w, c, b.Path)
+		end, oversize, seq, err := a.pathAtWindowEnd(w, c, b.Path)
 		if err != nil {
 			return nil, err
 		}
 		if seq == 0 {
 			usedNow = true
-			now, err := g.capture([]string{b.Path})
+			now, err := a.Patches.Capture([]string{b.Path})
 			if err != nil {
 				return nil, err
 			}
@@ -223,7 +225,7 @@ func (g *Guard) killedPathChanges(w *killedWindow, c *patchstore.Call) (*killedC
 		if end == b.State {
 			continue
 		}
-		fp, err := g.makePatch(c.Ledger.CallID, b.Path, b.State, end, b.Oversize || oversize)
+		fp, err := a.Patches.Make(c.Ledger.CallID, b.Path, b.State, end, b.Oversize || oversize)
 		if err != nil {
 			return nil, err
 		}
@@ -237,7 +239,7 @@ func (g *Guard) killedPathChanges(w *killedWindow, c *patchstore.Call) (*killedC
 
 // pathAtWindowEnd returns path's state in the first checkpoint after c's
 // start that captured it, and that checkpoint's number; 0 when none did.
-func (g *Guard) pathAtWindowEnd(w *killedWindow, c *patchstore.Call, path string) (record.State, bool, int, error) {
+func (a *Attributor) pathAtWindowEnd(w *killedWindow, c *patchstore.Call, path string) (record.State, bool, int, error) {
 	for _, en := range w.entries {
 		cp := en.Checkpoint
 		if cp.Seq <= c.Ledger.StartSeq || cp.Kind == record.KindLedger || cp.CallID == c.Ledger.CallID || cp.WorktreeTree.IsZero() {
@@ -251,21 +253,21 @@ func (g *Guard) pathAtWindowEnd(w *killedWindow, c *patchstore.Call, path string
 		}
 		for _, o := range cp.Oversize {
 			if o.Path == path {
-				return state(o), true, cp.Seq, nil
+				return o.State(), true, cp.Seq, nil
 			}
 		}
-		fs, err := g.db.Lookup(cp.WorktreeTree, path)
+		fs, err := a.DB.Lookup(cp.WorktreeTree, path)
 		if err != nil {
 			return record.State{}, false, 0, err
 		}
-		return state(fs), false, cp.Seq, nil
+		return fs.State(), false, cp.Seq, nil
 	}
 	return record.State{}, false, 0, nil
 }
 
-// attributeKilled records, in the checkpoint that marks it uncertain, what
+// AttributeKilled records, in the checkpoint that marks it uncertain, what
 // is attributed to a call found started.
-func attributeKilled(c *patchstore.Call, kc *killedChange, seq int) {
+func AttributeKilled(c *patchstore.Call, kc *KilledChange, seq int) {
 	if kc == nil {
 		return
 	}
@@ -283,28 +285,28 @@ func attributeKilled(c *patchstore.Call, kc *killedChange, seq int) {
 		"what changed from its start (%s) to %s is attributed to it", record.CheckpointID(c.Ledger.StartSeq), record.CheckpointID(through))
 }
 
-// markKilled marks the calls of run found started uncertain (their
+// MarkKilled marks the calls of run found started uncertain (their
 // process is gone) and records what changed in their windows as theirs,
 // in one checkpoint: a snapshot when some window ended only now, a ledger
 // change otherwise.
-func (g *Guard) markKilled(ctx context.Context, run *patchstore.Run, stale []record.CallID) (*patchstore.Run, error) {
+func (a *Attributor) MarkKilled(ctx context.Context, run *patchstore.Run, stale []record.CallID) (*patchstore.Run, error) {
 	// Attribution compares the killed calls with every other call of the
 	// run: a rare path, so it reads them all.
-	if err := g.store.LoadAll(run); err != nil {
+	if err := a.Store.LoadAll(run); err != nil {
 		return nil, err
 	}
-	changes, snap, err := g.killedChanges(ctx, run, stale)
+	changes, snap, err := a.KilledChanges(ctx, run, stale)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
 		// Marking them uncertain matters more: what they changed then
 		// shows as changed outside any call, not as nobody's loss.
-		g.log.Warn("changes of calls found started not attributed to them", "err", err)
+		a.Log.Warn("changes of calls found started not attributed to them", "err", err)
 		changes, snap = nil, nil
 	}
-	return g.store.Commit(ctx, run.ID, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		seq := nextSeq(tip)
+	return a.Store.Commit(ctx, run.ID, func(tip *patchstore.Run) (*record.Checkpoint, error) {
+		seq := runread.NextSeq(tip)
 		for _, cid := range stale {
 			c := tip.Calls[cid]
 			if c == nil || c.Ledger.Status != record.StatusStarted {
@@ -313,11 +315,11 @@ func (g *Guard) markKilled(ctx context.Context, run *patchstore.Run, stale []rec
 			c.Touch()
 			c.Ledger.Status = record.StatusUncertain
 			c.Ledger.UncertainReason = "found started at resume: the process running it stopped before recording its end"
-			attributeKilled(c, changes[cid], seq)
+			AttributeKilled(c, changes[cid], seq)
 		}
 		label := "resume: started calls marked uncertain"
 		if snap != nil {
-			cp := snapshotCheckpoint(snap, record.KindSnapshot)
+			cp := filepatch.Checkpoint(snap, record.KindSnapshot)
 			cp.Label, cp.StepID = label, tip.Checkpoint.StepID
 			return cp, nil
 		}

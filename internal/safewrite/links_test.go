@@ -1,14 +1,9 @@
-package gitguard
+package safewrite
 
 import (
-	"context"
-	"strings"
 	"testing"
 
-	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/internal/gittest"
-	"github.com/gitguard/gitguard/internal/ospath"
-	"github.com/gitguard/gitguard/record"
 )
 
 // TestLinkEscapes: a symlink undo may create stays inside the work tree
@@ -21,11 +16,7 @@ func TestLinkEscapes(t *testing.T) {
 	r.Commit("init")
 	r.Symlink("..", "dir/up")    // on disk: dir/up -> .. (the top)
 	r.Symlink("/etc", "abslink") // on disk: an absolute link
-	g, err := Open(context.Background(), r.Dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	w := &Writer{WorkTree: r.Dir}
 	str := func(s string) *string { return &s }
 	for _, c := range []struct {
 		link, target string
@@ -60,29 +51,9 @@ func TestLinkEscapes(t *testing.T) {
 		// A loop is refused (too many links), as the system would refuse it.
 		{link: "l1", target: "l2", planned: map[string]*string{"l1": str("l2"), "l2": str("l1")}, bad: true},
 	} {
-		why := g.linkEscapes(c.link, c.target, c.planned)
+		why := w.linkEscapes(c.link, c.target, c.planned)
 		if (why != "") != c.bad {
 			t.Errorf("%s -> %q (planned %v): %q, want refused=%v", c.link, c.target, c.planned, why, c.bad)
 		}
-	}
-}
-
-// TestRefusedOnWindows: a recorded name Windows cannot hold (a backslash,
-// which it reads as a separator, so a\..\..\x would leave the work tree)
-// is planned as left alone, with the reason, without looking at the file;
-// every other path is planned as usual, and nothing is refused elsewhere.
-func TestRefusedOnWindows(t *testing.T) {
-	t.Parallel()
-	p := &record.FilePatch{Path: `a\..\..\x`, ToolCallID: "c1"}
-	pl, refused := refusedOn(ospath.Windows, p.Path, []*record.FilePatch{p})
-	if !refused || pl.Action != conflict.Conflict || pl.Writes() || !strings.Contains(pl.Reason, "backslash") {
-		t.Errorf("on Windows: %+v, refused %v", pl, refused)
-	}
-	if _, refused := refusedOn(ospath.Unix, p.Path, []*record.FilePatch{p}); refused {
-		t.Errorf("a backslash is a name character on Unix, refused")
-	}
-	ok := &record.FilePatch{Path: "dir/file.txt", ToolCallID: "c1"}
-	if _, refused := refusedOn(ospath.Windows, ok.Path, []*record.FilePatch{ok}); refused {
-		t.Errorf("dir/file.txt refused on Windows")
 	}
 }

@@ -1,0 +1,236 @@
+// Package pathstatus classifies the paths a run's calls touched against
+// the newest patch for each (applied, reapplyable, conflicted, merged,
+// unrecoverable), hashing only those paths.
+//
+// Invariants: it reads the work tree and the object database and writes
+// nothing; a name this system cannot hold is reported without looking at
+// the file; a path whose undone change someone else's edits outlived is
+// merged, not conflicted, when the file is as that undo left it.
+package pathstatus
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/gitguard/gitguard/conflict"
+	"github.com/gitguard/gitguard/internal/filepatch"
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/internal/ospath"
+	"github.com/gitguard/gitguard/internal/undoplan"
+	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/record"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+// Path is the state of one path the run touched, against the newest
+// patch for it (the root package's PathStatus).
+type Path struct {
+	Path     string
+	State    record.Class
+	Call     record.CallID
+	Tool     string
+	Before   record.State
+	After    record.State
+	Current  record.State
+	IsDir    bool // a folder stands where the file should be
+	Oversize bool
+	// Reason says why the path is Unrecoverable, or cannot be looked at
+	// on this system.
+	Reason string
+	// UndoneBy is the undo that took Call's change out (State is then
+	// reapplyable, or merged when that undo kept someone else's edits).
+	UndoneBy record.CallID
+	// LastUndo is the newest undo that touched the path, when newer than
+	// Call: with UndoneBy empty, the undo that left it conflicted.
+	LastUndo record.CallID
+	// SharedWith names the calls of other runs that ran at the same time
+	// as Call and may equally have made its change: undo leaves the path
+	// alone unless forced.
+	SharedWith []record.CallRef
+	// Uncertain is set when Call is uncertain: its process died and the
+	// change was attributed to it from what changed while it may have run.
+	Uncertain bool
+}
+
+// Classifier classifies paths of one work tree.
+type Classifier struct {
+	DB *odb.DB
+	WS *workspace.Workspace
+}
+
+// Paths classifies every path the agent calls patched, by path, against
+// the newest patch; undos are the undo and redo calls, which tell which
+// undo last touched each path.
+func (cl *Classifier) Paths(run *patchstore.Run, agent, undos []*patchstore.Call) ([]Path, error) {
+	var out []Path
+	newest, undoPatch := newestPatches(agent), newestPatches(undos)
+	// The undo that last planned each path, whether or not it wrote it.
+	lastUndo := map[string]*patchstore.Call{}
+	for _, u := range undos {
+		for _, p := range u.Ledger.Paths {
+			lastUndo[p] = u
+		}
+	}
+	paths := make([]string, 0, len(newest))
+	for p := range newest {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fp := newest[p]
+		if ps, ok := unreadableHere(run, fp); ok {
+			out = append(out, ps)
+			continue
+		}
+		cur, _, err := cl.WS.Capture(p, false)
+		if err != nil {
+			return nil, err
+		}
+		now := conflict.Current{State: cur.State(), IsDir: cur.Mode == record.ModeTree}
+		if now.IsDir {
+			now.State = record.State{}
+		}
+		c := run.Calls[fp.ToolCallID]
+		ps := Path{
+			Path: p, Call: fp.ToolCallID, Tool: c.Ledger.ToolName,
+			Before: fp.Before(), After: fp.After(), Current: now.State, IsDir: now.IsDir,
+			Oversize: fp.Oversize, State: now.Class(fp.Before(), fp.After()), UndoneBy: c.Ledger.UndoneBy,
+			SharedWith: fp.SharedWith, Uncertain: c.Ledger.Status == record.StatusUncertain,
+		}
+		if u := lastUndo[p]; u != nil && newerCall(u, c) {
+			ps.LastUndo = u.Ledger.CallID
+			// The undo that took the agent's change out kept someone
+			// else's edits, and the file is as it left it.
+			if up := undoPatch[p]; up != nil && up.ToolCallID == ps.LastUndo && ps.UndoneBy != "" &&
+				ps.State == conflict.Conflicted && !now.IsDir && up.After() == now.State {
+				ps.State = conflict.Merged
+			}
+		}
+		cl.markUnrecoverable(&ps, fp)
+		out = append(out, ps)
+	}
+	return out, nil
+}
+
+// newerCall reports whether a finished after b.
+func newerCall(a, b *patchstore.Call) bool {
+	fa, sa := record.CallOrder(&a.Call)
+	fb, sb := record.CallOrder(&b.Call)
+	return fa > fb || (fa == fb && sa > sb)
+}
+
+// newestPatches returns, per path, the newest patch among calls.
+func newestPatches(calls []*patchstore.Call) map[string]*record.FilePatch {
+	out := map[string]*record.FilePatch{}
+	for _, c := range calls {
+		for i := range c.Patches {
+			out[c.Patches[i].Path] = &c.Patches[i]
+		}
+	}
+	return out
+}
+
+// markUnrecoverable turns an applied path whose patch undo cannot revert
+// (content over the size limit, recorded by hash only: see
+// conflict.OversizeLoss) into an Unrecoverable one with the reason, so that
+// status says what undo will say instead of calling it applied.
+func (cl *Classifier) markUnrecoverable(ps *Path, fp *record.FilePatch) {
+	if ps.State != conflict.Applied {
+		return
+	}
+	if why := conflict.OversizeLoss(fp, cl.DB.Has); why != "" {
+		ps.State, ps.Reason = conflict.Irrecoverable, why
+	}
+}
+
+// unreadableHere is the status of a recorded path this system cannot hold
+// (on Windows: a backslash, a ':' or a device name in it), which is left
+// unread: looking it up would read another file. ok is false for every
+// path this system can hold.
+func unreadableHere(run *patchstore.Run, fp *record.FilePatch) (ps Path, ok bool) {
+	err := ospath.Host().CheckName(fp.Path)
+	if err == nil {
+		return Path{}, false
+	}
+	c := run.Calls[fp.ToolCallID]
+	return Path{Path: fp.Path, Call: fp.ToolCallID, Tool: c.Ledger.ToolName, Before: fp.Before(), After: fp.After(),
+		Oversize: fp.Oversize, State: conflict.Conflicted, UndoneBy: c.Ledger.UndoneBy,
+		Reason: fmt.Sprintf("cannot be looked at on this system: %v", err)}, true
+}
+
+// CallPatch is one path of one call, as it stands now (the root package's
+// CallPatch).
+type CallPatch struct {
+	Path string
+	// State is the call's own patch against the file now: applied,
+	// reapplyable or conflicted.
+	State    record.Class
+	Current  record.State
+	Before   record.State
+	After    record.State
+	Text     []byte // git-style patch of the call's change
+	Binary   bool
+	Oversize bool
+	Added    int // lines the patch adds
+	Removed  int // lines the patch removes
+}
+
+// Call describes each path of call c against the call's own patch, with
+// the patch text and its line counts, and returns the paths sorted. It
+// reads only c's patch blobs and the files c touched. It returns
+// record.ErrCorrupt when a patch blob is missing.
+func (cl *Classifier) Call(c *record.Call) ([]CallPatch, []string, error) {
+	byPath, paths := undoplan.PatchesByPath([]*record.Call{c}, nil)
+	var out []CallPatch
+	for _, p := range paths {
+		fps := byPath[p]
+		fp := fps[len(fps)-1]
+		cp := CallPatch{Path: p, Before: fp.Before(), After: fp.After(), Binary: fp.Binary, Oversize: fp.Oversize}
+		cur, _, err := cl.WS.Capture(p, false)
+		if err != nil {
+			return nil, nil, fmt.Errorf("inspect %s: %w", p, err)
+		}
+		cp.Current = cur.State()
+		if cur.Mode == record.ModeTree {
+			cp.Current = record.State{}
+			cp.State = conflict.Conflicted
+		} else {
+			cp.State = conflict.Classify(cp.Before, cp.After, cp.Current)
+		}
+		text, err := cl.DB.ReadAs(fp.PatchRef, odb.TypeBlob)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: patch of %s in call %s: %w", record.ErrCorrupt, p, c.Ledger.CallID, err)
+		}
+		cp.Text = text
+		if !cp.Binary {
+			cp.Added, cp.Removed = filepatch.CountLines(text)
+		}
+		out = append(out, cp)
+	}
+	return out, paths, nil
+}
+
+// SkippedPath is a path a call could not record (the root package's
+// SkippedPath).
+type SkippedPath struct {
+	Call   record.CallID
+	Path   string
+	Reason string
+}
+
+// Skipped lists, once per path and newest call last, the paths the
+// calls could not record.
+func Skipped(calls []*patchstore.Call) []SkippedPath {
+	byPath := map[string]SkippedPath{}
+	for _, c := range calls {
+		for _, sk := range c.Ledger.Skipped {
+			byPath[sk.Path] = SkippedPath{Call: c.Ledger.CallID, Path: sk.Path, Reason: sk.Reason}
+		}
+	}
+	out := make([]SkippedPath, 0, len(byPath))
+	for _, s := range byPath {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}

@@ -1,0 +1,194 @@
+// Package undoafter tidies what an undo leaves behind: the empty folders
+// the agent created for files the undo deleted, and the index entries that
+// still hold the agent's change (undo never writes the index, so it names
+// the git command that makes the index agree).
+//
+// Invariants: only an empty folder that did not exist when the oldest
+// undone call started is removed, never through a symlink; the index is
+// read, never written; a conflict the agent resolved and staged is given
+// back with git update-index --unresolve, never git restore --staged.
+package undoafter
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/gitguard/gitguard/internal/odb"
+	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/record"
+	"github.com/gitguard/gitguard/workspace"
+)
+
+// Tidier tidies one work tree after an undo.
+type Tidier struct {
+	DB    *odb.DB
+	WS    *workspace.Workspace
+	Store *patchstore.Store
+}
+
+// Note is a path whose staged state still holds the agent's change after
+// undo restored the file, and the git command that fixes the index.
+type Note struct {
+	Path string
+	Fix  string
+}
+
+// RemoveCreatedDirs removes the folders that held only files the undo
+// deleted and that were not there when the oldest undone call started:
+// the agent made them. A folder holding anything else stays. written are
+// the plans undo carried out.
+func (t *Tidier) RemoveCreatedDirs(ctx context.Context, run *patchstore.Run, targets []*patchstore.Call, written []record.Plan) []string {
+	var deleted []string
+	for _, it := range written {
+		if it.Action == record.ActionDelete {
+			deleted = append(deleted, it.Path)
+		}
+	}
+	if len(deleted) == 0 || len(targets) == 0 {
+		return nil
+	}
+	before, err := t.treeAtStart(ctx, run, targets[0])
+	if err != nil {
+		return nil // the folders stay: no harm, only debris
+	}
+	seen := map[string]bool{}
+	var dirs []string
+	for _, p := range deleted {
+		for d := path.Dir(p); d != "." && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	// Deepest first, so that a parent is empty once its children are gone.
+	sort.Slice(dirs, func(i, j int) bool {
+		return len(dirs[i]) > len(dirs[j]) || (len(dirs[i]) == len(dirs[j]) && dirs[i] < dirs[j])
+	})
+	var removed []string
+	for _, d := range dirs {
+		if existed, err := t.DB.IsDir(before, d); err != nil || existed {
+			continue
+		}
+		if t.WS.CheckParents(d) != nil {
+			continue
+		}
+		// os.Remove removes only an empty folder.
+		if err := os.Remove(t.WS.Abs(d)); err == nil {
+			removed = append(removed, d)
+		}
+	}
+	sort.Strings(removed)
+	return removed
+}
+
+// treeAtStart is the work tree recorded when call c started.
+func (t *Tidier) treeAtStart(ctx context.Context, run *patchstore.Run, c *patchstore.Call) (record.Hash, error) {
+	if !c.Ledger.BeforeTree.IsZero() {
+		return c.Ledger.BeforeTree, nil
+	}
+	if c.Ledger.StartSeq == 0 {
+		return record.ZeroHash, errors.New("call has no start checkpoint")
+	}
+	e, err := t.Store.CheckpointAt(ctx, run.ID, c.Ledger.StartSeq)
+	if err != nil {
+		return record.ZeroHash, err
+	}
+	return e.Checkpoint.WorktreeTree, nil
+}
+
+// IndexNotes lists the written paths whose index entry is the agent's
+// after state (a git add or git rm it made) and differs from HEAD: the
+// file is back, the index still says otherwise.
+func (t *Tidier) IndexNotes(ctx context.Context, written []record.Plan) []Note {
+	index, err := t.WS.IndexTree(ctx)
+	if err != nil {
+		return nil
+	}
+	head, err := t.WS.ReadHead(ctx)
+	if err != nil {
+		return nil
+	}
+	var headTree record.Hash
+	if !head.Commit.IsZero() {
+		c, err := t.DB.ReadCommit(head.Commit)
+		if err != nil {
+			return nil
+		}
+		headTree = c.Tree
+	}
+	unresolvable, _ := t.WS.Unresolvable(ctx)
+	var notes []Note
+	for _, it := range written {
+		if len(it.Calls) == 0 {
+			continue
+		}
+		staged, err1 := t.DB.Lookup(index, it.Path)
+		committed, err2 := t.DB.Lookup(headTree, it.Path)
+		if err1 != nil || err2 != nil || staged.State() == committed.State() || staged.State() == it.Target {
+			continue
+		}
+		fix := "git restore --staged -- " + quoteArg(it.Path)
+		if !committed.Exists() {
+			fix = "git rm --cached -- " + quoteArg(it.Path)
+		}
+		if f := t.unresolveFix(unresolvable, it); f != "" {
+			fix = f // the conflict the agent resolved and staged comes back
+		}
+		notes = append(notes, Note{Path: it.Path, Fix: fix})
+	}
+	return notes
+}
+
+// quoteArg quotes a path for a POSIX shell when it needs it.
+func quoteArg(s string) string {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && !strings.ContainsRune("/._-", r) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// An agent that resolves a conflict often stages the result (git add)
+// inside the same call. Undoing that call puts the conflict's markers back
+// in the file, but the index still says "resolved": git would commit the
+// markers. git remembers what git add resolved (the index's resolve-undo
+// record), so the fix is `git update-index --unresolve PATH`, which brings
+// the stages back and leaves the file alone; `git restore --staged` would
+// stage HEAD's version and lose the conflict.
+
+// unresolveFix returns that command for an undone path whose restored
+// content holds conflict markers and whose conflict the index remembers;
+// "" otherwise.
+func (t *Tidier) unresolveFix(unresolvable map[string]bool, it record.Plan) string {
+	if !unresolvable[it.Path] || !it.Target.Mode.IsFile() {
+		return ""
+	}
+	content := it.Content
+	if content == nil {
+		data, err := t.DB.ReadAs(it.Target.Hash, odb.TypeBlob)
+		if err != nil {
+			return ""
+		}
+		content = data
+	}
+	if !hasConflictMarkers(content) {
+		return ""
+	}
+	arg := it.Path
+	if strings.HasPrefix(arg, "-") {
+		arg = "./" + arg // update-index takes no "--" before its paths
+	}
+	return "git update-index --unresolve " + quoteArg(arg)
+}
+
+// hasConflictMarkers reports whether data has a line opening a conflict
+// ("<<<<<<< ") and a line closing one (">>>>>>> "), as git writes them.
+func hasConflictMarkers(data []byte) bool {
+	open := bytes.HasPrefix(data, []byte("<<<<<<< ")) || bytes.Contains(data, []byte("\n<<<<<<< "))
+	return open && bytes.Contains(data, []byte("\n>>>>>>> "))
+}
