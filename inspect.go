@@ -2,10 +2,12 @@ package gitguard
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/daemonwire"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/internal/runread"
@@ -16,10 +18,6 @@ import (
 
 // The types the API returns that a caller may keep are defined here or in
 // record, so that a caller needs no other package of gitguard's.
-type (
-	// Daemon is a watch daemon serving snapshots of one work tree.
-	Daemon = workspace.Daemon
-)
 
 // Run is the state of a run as of one checkpoint: its record and the
 // records of the calls read with it. The calls are the store's, not
@@ -147,6 +145,44 @@ func (g *Guard) CheckpointChanges(cp *record.Checkpoint) ([]record.Change, error
 	return runread.Changes(g.store, g.db, cp)
 }
 
+// Daemon is a watch daemon serving snapshots of one work tree to the
+// gitguard processes of that work tree, and the ops registered with
+// Handle. Listen, then Serve; Close when done. Its methods are safe for
+// concurrent use.
+type Daemon struct{ d *workspace.Daemon }
+
+// OpHandler answers one request of an op registered with Daemon.Handle.
+type OpHandler func(ctx context.Context, payload json.RawMessage) (json.RawMessage, error)
+
+// Handle makes the daemon answer op with h, one request at a time.
+// Register before Serve.
+func (d *Daemon) Handle(op string, h OpHandler) { d.d.Handle(op, daemonwire.OpHandler(h)) }
+
+// Listen binds the daemon's socket. It returns ErrDaemonRunning when
+// another process serves the work tree.
+func (d *Daemon) Listen() error { return d.d.Listen() }
+
+// Serve answers requests until ctx ends, Stop is called, or no request
+// came for idle (0: no limit).
+func (d *Daemon) Serve(ctx context.Context, idle time.Duration) error { return d.d.Serve(ctx, idle) }
+
+// Snapshot takes the daemon's snapshot of the work tree now, arming its
+// watcher when this is the first, so that the first client is served
+// from the watcher rather than after a walk.
+func (d *Daemon) Snapshot(ctx context.Context) error {
+	_, err := d.d.Snapshot(ctx)
+	return err
+}
+
+// Stop makes Serve return.
+func (d *Daemon) Stop() { d.d.Stop() }
+
+// Close stops serving and releases the socket and the watcher.
+func (d *Daemon) Close() error { return d.d.Close() }
+
+// Status is what the daemon would report of itself to WatchStatus.
+func (d *Daemon) Status() DaemonStatus { return DaemonStatus(d.d.Status()) }
+
 // NewDaemon makes a watch daemon for the work tree and routes this Guard's
 // snapshots through it. reopen, if set, opens the Guard again with the
 // configuration as it is then (see workspace.Workspace.NewDaemon).
@@ -161,7 +197,7 @@ func (g *Guard) NewDaemon(reopen func() (*Guard, error)) *Daemon {
 			return g2.ws, nil
 		}
 	}
-	return g.ws.NewDaemon(again)
+	return &Daemon{d: g.ws.NewDaemon(again)}
 }
 
 // WatchStatus asks the work tree's watch daemon for its status, and to

@@ -121,7 +121,7 @@ func NewDaemon(ctx context.Context, g *gitguard.Guard, o Options) (*Daemon, erro
 		return nil, err
 	}
 	go func() {
-		if _, err := d.Snapshot(ctx); err != nil && ctx.Err() == nil {
+		if err := d.Snapshot(ctx); err != nil && ctx.Err() == nil {
 			o.Log.Info("watch daemon: first snapshot", "err", err)
 		}
 	}()
