@@ -165,7 +165,9 @@ func TestVerifyRunRefusesHostile(t *testing.T) {
 		{"absolute oversize path", func(f *forgery) {
 			f.cp.Oversize = []record.FileState{{Path: "/etc/passwd", Mode: record.ModeFile, Hash: blob, Size: 1}}
 		}, "absolute"},
-		{"terminal escape in label", func(f *forgery) { f.cp.Label = "\x1b]0;owned\x07" }, "control character"},
+		// Text is data: a local run may record it, so a fetched one may
+		// hold it; text output escapes it.
+		{"terminal escape in label", func(f *forgery) { f.cp.Label = "\x1b]0;owned\x07" }, ""},
 		{"wrong run id", func(f *forgery) { f.cp.RunID = "other" }, `record names run "other"`},
 		{"wrong sequence", func(f *forgery) { f.cp.Seq, f.cp.ID = 2, "ckpt_002" }, "previous link and sequence number disagree"},
 		{"newer format", func(f *forgery) { f.cp.Version = record.FormatVersion + 1 }, "format version not supported"},
@@ -223,10 +225,11 @@ func TestFetchRefusesAndKeepsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A hostile run: the good checkpoint's record under another run id.
+	// A hostile run: the good checkpoint's record under another run id,
+	// naming a path outside the work tree.
 	bad := *good.Checkpoint
 	bad.RunID = "bad"
-	bad.Label = "\x1b[2J"
+	bad.Oversize = []record.FileState{{Path: "../outside", Mode: record.ModeFile, Hash: bad.WorktreeTree, Size: 1}}
 	data, _ := json.Marshal(&bad)
 	cj, _ := gitguard.DBOf(gs).Write(odb.TypeBlob, data)
 	root, _ := gitguard.DBOf(gs).WriteTree([]odb.TreeEntry{
