@@ -281,8 +281,6 @@ func (g *Guard) startRun(ctx context.Context, id record.RunID, opts CheckpointOp
 	}
 	if id == "" {
 		id = record.NewRunID(time.Now())
-	} else if err := id.Validate(); err != nil {
-		return nil, err
 	}
 	if active != "" && active != id {
 		return nil, fmt.Errorf("%w: %s", ErrRunActive, active)

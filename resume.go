@@ -45,7 +45,7 @@ type Resume struct {
 	Unrecorded []record.Change
 	// Since is the newest checkpoint that looked at the whole work tree:
 	// Unrecorded holds what changed after it outside any call.
-	Since  string
+	Since  record.CheckpointID
 	Budget *record.Budget
 	// FromOthers are changes other sessions (calls of other runs of this
 	// work tree) made; OpenElsewhere their calls running now.

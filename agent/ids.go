@@ -25,7 +25,7 @@ func RunID(prefix, session, fallback string) record.RunID {
 	for strings.HasSuffix(id, ".") || strings.HasSuffix(id, ".lock") {
 		id = strings.TrimSuffix(strings.TrimSuffix(id, "."), ".lock") + "_"
 	}
-	return record.RunID(id)
+	return record.RunIDOf(id)
 }
 
 // CallID maps an agent's tool call id into the call id alphabet.
@@ -39,7 +39,7 @@ func CallID(toolUseID string) record.CallID {
 			id = id[:128]
 		}
 	}
-	return record.CallID(id)
+	return record.CallIDOf(id)
 }
 
 // SanitizeID maps an id into an alphabet: characters outside it become

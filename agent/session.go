@@ -57,14 +57,14 @@ func (h *handler) callID(ctx context.Context, g *gitguard.Guard, pre bool) (reco
 		return ev.CallID, nil
 	case ev.Pair:
 		p := &Pairing{Dir: pairingDir(g.StateDir()), Run: string(ev.RunID), Prefix: ev.PairPrefix,
-			Taken: func(id string) bool { return callExists(ctx, g, ev.RunID, record.CallID(id)) }}
+			Taken: func(id string) bool { return callExists(ctx, g, ev.RunID, record.CallIDOf(id)) }}
 		key := ev.Tool + "\x00" + ev.InputHash
 		begin := p.End
 		if pre {
 			begin = p.Begin
 		}
 		id, err := begin(key)
-		return record.CallID(id), err
+		return record.CallIDOf(id), err
 	}
 	run, err := readRunIfAny(ctx, g, ev.RunID, "")
 	if err != nil {
@@ -86,9 +86,9 @@ func callExists(ctx context.Context, g *gitguard.Guard, runID record.RunID, call
 func derivedCallID(base string, status func(record.CallID) (record.Status, bool), pre bool) record.CallID {
 	id := func(n int) record.CallID {
 		if n == 1 {
-			return record.CallID(base)
+			return record.CallIDOf(base)
 		}
-		return record.CallID(fmt.Sprintf("%s-%d", base, n))
+		return record.CallIDOf(fmt.Sprintf("%s-%d", base, n))
 	}
 	started := func(n int) bool {
 		st, _ := status(id(n))

@@ -60,7 +60,7 @@ func Text(r *gitguard.Resume) string {
 		case record.StatusUncertain:
 			s = fmt.Sprintf("%s is uncertain (it may or may not have happened)", name(c))
 			if e.ChangesThrough > 0 && e.Patches > 0 {
-				s += fmt.Sprintf("; its process stopped without recording its end, and what changed from its start to %s is attributed to it", record.CheckpointID(e.ChangesThrough))
+				s += fmt.Sprintf("; its process stopped without recording its end, and what changed from its start to %s is attributed to it", record.NewCheckpointID(e.ChangesThrough))
 			}
 		case record.StatusPlanned:
 			s = fmt.Sprintf("%s was planned but not started", name(c))

@@ -145,10 +145,10 @@ type CommitsOut struct {
 
 // StatusOut is the status tool's answer.
 type StatusOut struct {
-	Run          record.RunID `json:"run"`
-	Checkpoint   string       `json:"checkpoint"`
-	Paths        []PathOut    `json:"paths"`
-	AgentCommits []CommitsOut `json:"agent_commits,omitempty"`
+	Run          record.RunID        `json:"run"`
+	Checkpoint   record.CheckpointID `json:"checkpoint"`
+	Paths        []PathOut           `json:"paths"`
+	AgentCommits []CommitsOut        `json:"agent_commits,omitempty"`
 }
 
 func (s *server) status(ctx context.Context, g *gitguard.Guard, run record.RunID, _ StatusIn) (StatusOut, error) {
@@ -190,7 +190,11 @@ type DiffOut struct {
 const maxPatch = 256 << 10
 
 func (s *server) diff(ctx context.Context, g *gitguard.Guard, run record.RunID, in DiffIn) (DiffOut, error) {
-	nps, err := g.Diff(ctx, run, gitguard.DiffOptions{Call: record.CallID(in.Call), Globs: in.Paths})
+	call, err := record.ParseOptionalCallID(in.Call)
+	if err != nil {
+		return DiffOut{}, err
+	}
+	nps, err := g.Diff(ctx, run, gitguard.DiffOptions{Call: call, Globs: in.Paths})
 	if err != nil {
 		return DiffOut{}, err
 	}
@@ -272,9 +276,9 @@ type CheckpointIn struct {
 
 // CheckpointOut names the checkpoint recorded.
 type CheckpointOut struct {
-	Run        record.RunID `json:"run"`
-	Checkpoint string       `json:"checkpoint"`
-	Commit     string       `json:"commit"`
+	Run        record.RunID        `json:"run"`
+	Checkpoint record.CheckpointID `json:"checkpoint"`
+	Commit     string              `json:"commit"`
 }
 
 func (s *server) checkpoint(ctx context.Context, g *gitguard.Guard, run record.RunID, in CheckpointIn) (CheckpointOut, error) {
@@ -326,12 +330,20 @@ func (s *server) undo(ctx context.Context, g *gitguard.Guard, run record.RunID, 
 	if strings.TrimSpace(in.Call) == "" {
 		return UndoOut{}, errors.New("undo needs the call to revert (its id from the ledger tool)")
 	}
-	res, err := g.Undo(ctx, run, gitguard.UndoOptions{Call: record.CallID(in.Call), DryRun: !in.Confirm})
+	call, err := record.ParseCallID(strings.TrimSpace(in.Call))
+	if err != nil {
+		return UndoOut{}, err
+	}
+	res, err := g.Undo(ctx, run, gitguard.UndoOptions{Call: call, DryRun: !in.Confirm})
 	return undoOut(res, err, in.Confirm, "undo")
 }
 
 func (s *server) redo(ctx context.Context, g *gitguard.Guard, run record.RunID, in RedoIn) (UndoOut, error) {
-	res, err := g.Redo(ctx, run, gitguard.UndoOptions{Call: record.CallID(in.UndoCall), DryRun: !in.Confirm})
+	call, err := record.ParseOptionalCallID(strings.TrimSpace(in.UndoCall))
+	if err != nil {
+		return UndoOut{}, err
+	}
+	res, err := g.Redo(ctx, run, gitguard.UndoOptions{Call: call, DryRun: !in.Confirm})
 	return undoOut(res, err, in.Confirm, "redo")
 }
 

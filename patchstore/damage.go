@@ -86,7 +86,7 @@ func (s *Store) readIntact(ctx context.Context, id record.RunID, want *callFilte
 // previous returns a checkpoint's id and the commit of the previous
 // checkpoint of its chain, from its record when that reads, else from the
 // commit's first parent when that is a checkpoint of the same run.
-func (s *Store) previous(commit record.Hash) (string, record.Hash) {
+func (s *Store) previous(commit record.Hash) (record.CheckpointID, record.Hash) {
 	if cp, err := s.ReadRecord(commit); err == nil {
 		return cp.ID, cp.Prev
 	}
@@ -95,9 +95,9 @@ func (s *Store) previous(commit record.Hash) (string, record.Hash) {
 		return "", record.ZeroHash
 	}
 	// The message says "gitguard <kind> <checkpoint id> of run <run>".
-	id := ""
-	if f := strings.Fields(strings.SplitN(c.Message, "\n", 2)[0]); len(f) >= 3 && f[0] == "gitguard" && strings.HasPrefix(f[2], "ckpt_") {
-		id = f[2]
+	var id record.CheckpointID
+	if f := strings.Fields(strings.SplitN(c.Message, "\n", 2)[0]); len(f) >= 3 && f[0] == "gitguard" {
+		id, _ = record.ParseCheckpointID(f[2]) // none when it is no checkpoint id
 	}
 	if len(c.Parents) == 0 {
 		return id, record.ZeroHash

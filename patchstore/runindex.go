@@ -537,7 +537,11 @@ func (s *Store) loadAll(r *Run) error {
 		return nil
 	}
 	err := s.fanLeaves(r.calls, "calls", func(a, b string, e odb.TreeEntry) error {
-		if r.Calls[record.CallID(e.Name)] != nil {
+		id, err := record.ParseCallID(e.Name)
+		if err != nil {
+			return fmt.Errorf("%w: calls/%s/%s/%s is not a valid call", record.ErrCorrupt, a, b, e.Name)
+		}
+		if r.Calls[id] != nil {
 			return nil
 		}
 		if x, y := fanKey(e.Name); x != a || y != b {

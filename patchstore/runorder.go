@@ -298,12 +298,14 @@ func (s *Store) LedgerOf(r *Run, ids []record.CallID) ([]record.LedgerEntry, err
 // ledgerOf returns the ledger entry of the call filed at e, from r when r
 // holds the call, else from its ledger.json alone.
 func (s *Store) ledgerOf(r *Run, e odb.TreeEntry) (record.LedgerEntry, error) {
-	id := record.CallID(e.Name)
-	if c := r.Calls[id]; c != nil {
-		return c.Ledger, nil
-	}
 	var l record.LedgerEntry
-	if err := id.Validate(); err != nil || e.Mode != record.ModeTree {
+	id, err := record.ParseCallID(e.Name)
+	if err == nil {
+		if c := r.Calls[id]; c != nil {
+			return c.Ledger, nil
+		}
+	}
+	if err != nil || e.Mode != record.ModeTree {
 		return l, fmt.Errorf("%w: calls/%s is not a valid call", record.ErrCorrupt, e.Name)
 	}
 	what := "calls/" + e.Name + "/ledger.json"

@@ -178,9 +178,6 @@ func selectCalls(ids []record.CallID) *callFilter { return &callFilter{ids: ids}
 func (f *callFilter) has(id record.CallID) bool { return f == nil || slices.Contains(f.ids, id) }
 
 func (s *Store) readRun(ctx context.Context, id record.RunID, want *callFilter) (*Run, error) {
-	if err := id.Validate(); err != nil {
-		return nil, err
-	}
 	tip, err := s.refs.Read(ctx, gitrefs.RunRef(id))
 	if err != nil {
 		return nil, err
@@ -467,7 +464,7 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, m
 		fault.Point("ref.update.before")
 		var named, intact error
 		ready := false
-		err = s.refs.UpdateAlongside(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+cp.ID, gitrefs.Alongside{
+		err = s.refs.UpdateAlongside(ctx, ref, next.Commit, tip.Commit, "gitguard: "+cp.Kind+" "+string(cp.ID), gitrefs.Alongside{
 			Ready: func() error {
 				ready = true
 				err := s.syncObjects()
@@ -535,7 +532,7 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 			prevTree = hc.Tree
 		}
 	}
-	cp.ID = record.CheckpointID(cp.Seq)
+	cp.ID = record.NewCheckpointID(cp.Seq)
 	if cp.CreatedAt.IsZero() {
 		cp.CreatedAt = s.now()
 	}

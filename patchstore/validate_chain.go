@@ -76,7 +76,7 @@ func (s *Store) checkCommitParts(h record.Hash, parents []record.Hash, root []od
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: run %s, checkpoint commit %s: %s", record.ErrCorrupt, cp.RunID, h.Short(), fmt.Sprintf(format, args...))
 	}
-	if cp.Seq < 1 || cp.ID != record.CheckpointID(cp.Seq) {
+	if cp.Seq < 1 || cp.ID != record.NewCheckpointID(cp.Seq) {
 		return fail("checkpoint id %q does not match sequence number %d", cp.ID, cp.Seq)
 	}
 	if cp.Prev.IsZero() != (cp.Seq == 1) {

@@ -77,7 +77,7 @@ func (s *Store) VerifyRun(ctx context.Context, id record.RunID, tip record.Hash)
 		if seq >= 0 && cp.Seq != seq {
 			return fail("sequence number %d, expected %d", cp.Seq, seq)
 		}
-		if cp.Seq < 1 || cp.ID != record.CheckpointID(cp.Seq) {
+		if cp.Seq < 1 || cp.ID != record.NewCheckpointID(cp.Seq) {
 			return fail("checkpoint id %q does not match sequence number %d", cp.ID, cp.Seq)
 		}
 		if cp.Prev.IsZero() != (cp.Seq == 1) {

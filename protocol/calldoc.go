@@ -9,12 +9,12 @@ import (
 
 // CallDoc is one call after it was recorded: the result of the call.* ops.
 type CallDoc struct {
-	Version    int          `json:"version"`
-	Run        record.RunID `json:"run"`
-	Checkpoint string       `json:"checkpoint"`
-	Commit     string       `json:"commit"`
-	Call       CallRecord   `json:"call"`
-	Patches    []Patch      `json:"patches"`
+	Version    int                 `json:"version"`
+	Run        record.RunID        `json:"run"`
+	Checkpoint record.CheckpointID `json:"checkpoint"`
+	Commit     string              `json:"commit"`
+	Call       CallRecord          `json:"call"`
+	Patches    []Patch             `json:"patches"`
 }
 
 // CallRecord is a call's ledger entry.

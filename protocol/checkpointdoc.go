@@ -10,32 +10,32 @@ import (
 // CheckpointDoc is a recorded checkpoint: the result of run.start,
 // run.finish and snapshot, and an entry of the CLI's log.
 type CheckpointDoc struct {
-	Version      int            `json:"version"`
-	Commit       string         `json:"commit"`
-	ID           string         `json:"id"`
-	Seq          int            `json:"seq"`
-	Run          record.RunID   `json:"run"`
-	Kind         string         `json:"kind"`
-	Step         string         `json:"step,omitempty"`
-	Label        string         `json:"label,omitempty"`
-	Call         record.CallID  `json:"call,omitempty"`
-	CreatedAt    time.Time      `json:"created_at"`
-	Prev         string         `json:"prev,omitempty"`
-	HeadCommit   string         `json:"head_commit,omitempty"`
-	HeadRef      string         `json:"head_ref,omitempty"`
-	IndexTree    string         `json:"index_tree"`
-	WorktreeTree string         `json:"worktree_tree"`
-	Partial      bool           `json:"partial,omitempty"`
-	ChangedPaths int            `json:"changed_paths"`
-	Oversize     []FileRecord   `json:"oversize,omitempty"`
-	Skipped      []Skipped      `json:"skipped,omitempty"`
-	MessagesRef  string         `json:"messages_ref,omitempty"`
-	ApprovalsRef string         `json:"approvals_ref,omitempty"`
-	TraceRef     string         `json:"trace_ref,omitempty"`
-	Budget       *Budget        `json:"budget,omitempty"`
-	RunFinished  bool           `json:"run_finished,omitempty"`
-	Changes      []Change       `json:"changes,omitempty"`
-	Stats        *SnapshotStats `json:"stats,omitempty"`
+	Version      int                 `json:"version"`
+	Commit       string              `json:"commit"`
+	ID           record.CheckpointID `json:"id"`
+	Seq          int                 `json:"seq"`
+	Run          record.RunID        `json:"run"`
+	Kind         string              `json:"kind"`
+	Step         string              `json:"step,omitempty"`
+	Label        string              `json:"label,omitempty"`
+	Call         record.CallID       `json:"call,omitempty"`
+	CreatedAt    time.Time           `json:"created_at"`
+	Prev         string              `json:"prev,omitempty"`
+	HeadCommit   string              `json:"head_commit,omitempty"`
+	HeadRef      string              `json:"head_ref,omitempty"`
+	IndexTree    string              `json:"index_tree"`
+	WorktreeTree string              `json:"worktree_tree"`
+	Partial      bool                `json:"partial,omitempty"`
+	ChangedPaths int                 `json:"changed_paths"`
+	Oversize     []FileRecord        `json:"oversize,omitempty"`
+	Skipped      []Skipped           `json:"skipped,omitempty"`
+	MessagesRef  string              `json:"messages_ref,omitempty"`
+	ApprovalsRef string              `json:"approvals_ref,omitempty"`
+	TraceRef     string              `json:"trace_ref,omitempty"`
+	Budget       *Budget             `json:"budget,omitempty"`
+	RunFinished  bool                `json:"run_finished,omitempty"`
+	Changes      []Change            `json:"changes,omitempty"`
+	Stats        *SnapshotStats      `json:"stats,omitempty"`
 	// Unmerged is what the index held in conflict at this checkpoint.
 	Unmerged *GitOperation `json:"unmerged,omitempty"`
 

@@ -9,15 +9,15 @@ import (
 // ResumeDoc is the recovery facts of a run and the brief for the model:
 // the result of resume.
 type ResumeDoc struct {
-	Version    int          `json:"version"`
-	Run        record.RunID `json:"run"`
-	Checkpoint string       `json:"checkpoint"`
-	Commit     string       `json:"commit"`
-	LastStep   string       `json:"last_step,omitempty"`
-	Calls      []ResumeCall `json:"calls"`
-	Paths      []PathStatus `json:"paths"`
-	Unrecorded []Change     `json:"unrecorded"`
-	Budget     *Budget      `json:"budget,omitempty"`
+	Version    int                 `json:"version"`
+	Run        record.RunID        `json:"run"`
+	Checkpoint record.CheckpointID `json:"checkpoint"`
+	Commit     string              `json:"commit"`
+	LastStep   string              `json:"last_step,omitempty"`
+	Calls      []ResumeCall        `json:"calls"`
+	Paths      []PathStatus        `json:"paths"`
+	Unrecorded []Change            `json:"unrecorded"`
+	Budget     *Budget             `json:"budget,omitempty"`
 	// FromOthers are changes calls of other sessions (runs of this work
 	// tree) made; OpenElsewhere their calls running now, as "run/call".
 	FromOthers    []OtherChange `json:"from_others,omitempty"`
@@ -29,7 +29,7 @@ type ResumeDoc struct {
 	Git *GitOperation `json:"git,omitempty"`
 	// Since is the newest checkpoint that looked at the whole work tree:
 	// Unrecorded is what changed after it outside any call.
-	Since string `json:"unrecorded_since,omitempty"`
+	Since record.CheckpointID `json:"unrecorded_since,omitempty"`
 }
 
 // ResumeCall is one call of a ResumeDoc: its ledger entry, the replay

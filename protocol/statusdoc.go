@@ -7,11 +7,11 @@ import (
 
 // StatusDoc classifies every path the run touched: the result of status.
 type StatusDoc struct {
-	Version    int          `json:"version"`
-	Run        record.RunID `json:"run"`
-	Checkpoint string       `json:"checkpoint"`
-	Paths      []PathStatus `json:"paths"`
-	Unrecorded []Change     `json:"unrecorded"`
+	Version    int                 `json:"version"`
+	Run        record.RunID        `json:"run"`
+	Checkpoint record.CheckpointID `json:"checkpoint"`
+	Paths      []PathStatus        `json:"paths"`
+	Unrecorded []Change            `json:"unrecorded"`
 	// OpenElsewhere names, as "run/call", the calls of other runs of this
 	// work tree running now: an undo may race what they write.
 	OpenElsewhere []string `json:"open_elsewhere,omitempty"`

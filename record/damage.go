@@ -22,14 +22,14 @@ func (m Missing) String() string { return m.What + " " + m.ID.String() }
 // DamagedCheckpoint is a checkpoint of a run that names missing objects.
 type DamagedCheckpoint struct {
 	Commit  Hash
-	ID      string // its checkpoint id (ckpt_007), when its record could be read
+	ID      CheckpointID // its checkpoint id (ckpt_007), when its record could be read
 	Missing []Missing
 }
 
 // Describe names the checkpoint (its id, or "checkpoint" when its record
 // is gone) and lists what it misses: "ckpt_007", "tree 1a2b…, commit 3c4d…".
 func (c DamagedCheckpoint) Describe() (name, missing string) {
-	name = c.ID
+	name = string(c.ID)
 	if name == "" {
 		name = "checkpoint"
 	}
@@ -49,7 +49,7 @@ type Damage struct {
 	// Intact is the newest checkpoint of the chain that is complete, and
 	// all of whose predecessors are (for Check); zero when there is none.
 	Intact   Hash
-	IntactID string
+	IntactID CheckpointID
 }
 
 // Summary says in one line what is damaged and what is read instead.

@@ -38,3 +38,24 @@ func TestParseCallID(t *testing.T) {
 		}
 	}
 }
+
+func TestIDsOfText(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"", "ok-1", "-lead", "a..b", "end.", "x.lock", "with space/and\nnewline", "ünï",
+		strings.Repeat("a", 300), strings.Repeat(".", 5), "...lock", "a.lock.", "@x", "t" + strings.Repeat("b", 127) + ".."} {
+		r := RunIDOf(in)
+		if err := r.Validate(); err != nil {
+			t.Errorf("RunIDOf(%q) = %q: %v", in, r, err)
+		}
+		c := CallIDOf(in)
+		if err := c.Validate(); err != nil {
+			t.Errorf("CallIDOf(%q) = %q: %v", in, c, err)
+		}
+		if _, err := ParseRunID(in); err == nil && string(r) != in {
+			t.Errorf("RunIDOf(%q) = %q, want a valid id unchanged", in, r)
+		}
+		if _, err := ParseCallID(in); err == nil && string(c) != in {
+			t.Errorf("CallIDOf(%q) = %q, want a valid id unchanged", in, c)
+		}
+	}
+}

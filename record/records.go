@@ -19,28 +19,28 @@ func (b *Budget) IsZero() bool {
 
 // Checkpoint is the record of one checkpoint (checkpoint.json).
 type Checkpoint struct {
-	Version      int         `json:"version"`
-	ID           string      `json:"id"`  // ckpt_001, unique within the run
-	Seq          int         `json:"seq"` // 1, 2, ...
-	RunID        RunID       `json:"runId"`
-	StepID       string      `json:"stepId,omitempty"`
-	Label        string      `json:"label,omitempty"`
-	Kind         string      `json:"kind"` // see the Kind constants
-	CallID       CallID      `json:"callId,omitempty"`
-	CreatedAt    time.Time   `json:"createdAt"`
-	Prev         Hash        `json:"prev"` // previous checkpoint commit; zero for the first
-	Head         Head        `json:"head"`
-	IndexTree    Hash        `json:"indexTree"`
-	WorktreeTree Hash        `json:"worktreeTree"`
-	Partial      bool        `json:"partial,omitempty"` // worktree = previous + the call's paths only
-	ChangedPaths int         `json:"changedPaths"`      // paths differing from the previous checkpoint
-	Oversize     []FileState `json:"oversize,omitempty"`
-	Skipped      []Skipped   `json:"skipped,omitempty"`
-	MessagesRef  string      `json:"messagesRef,omitempty"`
-	ApprovalsRef string      `json:"approvalsRef,omitempty"`
-	TraceRef     string      `json:"traceRef,omitempty"`
-	Budget       *Budget     `json:"budget,omitempty"`
-	RunFinished  bool        `json:"runFinished,omitempty"`
+	Version      int          `json:"version"`
+	ID           CheckpointID `json:"id"`  // ckpt_001, unique within the run
+	Seq          int          `json:"seq"` // 1, 2, ...
+	RunID        RunID        `json:"runId"`
+	StepID       string       `json:"stepId,omitempty"`
+	Label        string       `json:"label,omitempty"`
+	Kind         string       `json:"kind"` // see the Kind constants
+	CallID       CallID       `json:"callId,omitempty"`
+	CreatedAt    time.Time    `json:"createdAt"`
+	Prev         Hash         `json:"prev"` // previous checkpoint commit; zero for the first
+	Head         Head         `json:"head"`
+	IndexTree    Hash         `json:"indexTree"`
+	WorktreeTree Hash         `json:"worktreeTree"`
+	Partial      bool         `json:"partial,omitempty"` // worktree = previous + the call's paths only
+	ChangedPaths int          `json:"changedPaths"`      // paths differing from the previous checkpoint
+	Oversize     []FileState  `json:"oversize,omitempty"`
+	Skipped      []Skipped    `json:"skipped,omitempty"`
+	MessagesRef  string       `json:"messagesRef,omitempty"`
+	ApprovalsRef string       `json:"approvalsRef,omitempty"`
+	TraceRef     string       `json:"traceRef,omitempty"`
+	Budget       *Budget      `json:"budget,omitempty"`
+	RunFinished  bool         `json:"runFinished,omitempty"`
 	// Worktree names the linked worktree the run records (the folder name
 	// under the common git dir's worktrees/); empty for the main one.
 	Worktree string `json:"worktree,omitempty"`

@@ -151,7 +151,10 @@ func build(ctx context.Context, repo string, n int) error {
 	}
 	for i := n; i >= 1; i-- {
 		p := fmt.Sprintf("f%02d.txt", i%50)
-		id := record.CallID(fmt.Sprintf("c%04d", i))
+		id, err := record.ParseCallID(fmt.Sprintf("c%04d", i))
+		if err != nil {
+			return err
+		}
 		if _, err := g.CallStart(ctx, run.ID, gitguard.CallOptions{CallID: id, Tool: "edit", Paths: []string{p}}); err != nil {
 			return err
 		}

@@ -49,12 +49,11 @@ func (e *env) openAt(ctx context.Context, dir string) (*gitguard.Guard, error) {
 			Exclude: e.settings.exclude, MaxFileSize: e.settings.maxFileSize}})
 }
 
-// usageError marks bad command-line input (exit 2).
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+// usagef is bad command-line input (exit 2), as the library's own
+// usage errors are.
+func usagef(format string, args ...any) error {
+	return &gitguard.UsageError{Err: fmt.Errorf(format, args...)}
+}
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -103,7 +102,7 @@ func newAppFor(e *env, args []string) *cli.App {
 		EnableBashCompletion: true, // gitguard completion; see cmd_completion.go
 
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return &usageError{err.Error()}
+			return &gitguard.UsageError{Err: err}
 		},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "repo", Aliases: []string{"C"}, Usage: "run as if started in `DIR`", EnvVars: []string{"GITGUARD_REPO"}},
@@ -232,7 +231,7 @@ func withCommonHelpAs(c *cli.Command, top string) {
 		c.Description += "\n\n"
 	}
 	c.Description += exitStatusHelp(top)
-	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err.Error()} }
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &gitguard.UsageError{Err: err} }
 	for _, sub := range c.Subcommands {
 		withCommonHelpAs(sub, top)
 	}

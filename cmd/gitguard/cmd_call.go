@@ -61,7 +61,12 @@ func newCallPlanCommand(e *env) *cli.Command {
 				return usagef("call plan needs exactly one CALL")
 			}
 			wantJSON(c, e)
-			o := callOptions(c, record.CallID(c.Args().First()))
+			var p ids
+			runID, call := p.run(c.String("run")), p.call(c.Args().First())
+			if p.err != nil {
+				return p.err
+			}
+			o := callOptions(c, call)
 			if err := o.Validate(); err != nil {
 				return err
 			}
@@ -70,7 +75,7 @@ func newCallPlanCommand(e *env) *cli.Command {
 				return err
 			}
 			defer g.Close()
-			run, err := g.CallPlan(c.Context, record.RunID(c.String("run")), o)
+			run, err := g.CallPlan(c.Context, runID, o)
 			if err != nil {
 				return err
 			}
@@ -100,13 +105,17 @@ func newCallDecideCommand(e *env, approve bool) *cli.Command {
 				return usagef("call %s needs exactly one CALL", name)
 			}
 			wantJSON(c, e)
+			var p ids
+			runID, id := p.run(c.String("run")), p.call(c.Args().First())
+			if p.err != nil {
+				return p.err
+			}
 			g, err := e.open(c.Context)
 			if err != nil {
 				return err
 			}
 			defer g.Close()
-			id := record.CallID(c.Args().First())
-			run, err := g.CallDecide(c.Context, record.RunID(c.String("run")), id, approve, c.String("by"), c.String("reason"))
+			run, err := g.CallDecide(c.Context, runID, id, approve, c.String("by"), c.String("reason"))
 			if err != nil {
 				return err
 			}
@@ -131,12 +140,17 @@ func newCallStartCommand(e *env) *cli.Command {
 				return usagef("call start needs a CALL")
 			}
 			wantJSON(c, e)
-			o := callOptions(c, record.CallID(c.Args().First()))
+			var p ids
+			runID, call := p.run(c.String("run")), p.call(c.Args().First())
+			if p.err != nil {
+				return p.err
+			}
+			o := callOptions(c, call)
 			o.Globs = c.StringSlice("paths")
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return runCallStart(c.Context, e, record.RunID(c.String("run")), o, c.Args().Slice()[1:])
+			return runCallStart(c.Context, e, runID, o, c.Args().Slice()[1:])
 		},
 	}
 }
@@ -190,7 +204,12 @@ func newCallFinishCommand(e *env) *cli.Command {
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return runCallFinish(c.Context, e, record.RunID(c.String("run")), record.CallID(c.Args().First()), o)
+			var p ids
+			runID, call := p.run(c.String("run")), p.call(c.Args().First())
+			if p.err != nil {
+				return p.err
+			}
+			return runCallFinish(c.Context, e, runID, call, o)
 		},
 	}
 }

@@ -26,18 +26,22 @@ func newCheckCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runCheck(c.Context, e, record.RunID(c.String("run")), c.Bool("staged"))
+			run, err := record.ParseOptionalRunID(c.String("run"))
+			if err != nil {
+				return err
+			}
+			return runCheck(c.Context, e, run, c.Bool("staged"))
 		},
 	}
 }
 
 type jsonCheck struct {
-	Version    int          `json:"version"`
-	Run        record.RunID `json:"run,omitempty"`
-	Checkpoint string       `json:"checkpoint,omitempty"`
-	Staged     bool         `json:"staged"`
-	Clean      bool         `json:"clean"`
-	Drift      []jsonDrift  `json:"drift"`
+	Version    int                 `json:"version"`
+	Run        record.RunID        `json:"run,omitempty"`
+	Checkpoint record.CheckpointID `json:"checkpoint,omitempty"`
+	Staged     bool                `json:"staged"`
+	Clean      bool                `json:"clean"`
+	Drift      []jsonDrift         `json:"drift"`
 }
 
 type jsonDrift struct {

@@ -24,7 +24,11 @@ func newCompensateCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runCompensate(c.Context, e, record.RunID(c.String("run")), c.String("since"))
+			run, err := record.ParseOptionalRunID(c.String("run"))
+			if err != nil {
+				return err
+			}
+			return runCompensate(c.Context, e, run, c.String("since"))
 		},
 	}
 }

@@ -37,8 +37,13 @@ func newDiffCommand(e *env) *cli.Command {
 				return usagef("diff takes at most one checkpoint")
 			}
 			wantJSON(c, e)
-			return runDiff(c.Context, e, diffOptions{run: record.RunID(c.String("run")), call: record.CallID(c.String("call")),
-				since: c.Args().First(), stat: c.Bool("stat"), globs: c.StringSlice("paths")})
+			var p ids
+			o := diffOptions{run: p.run(c.String("run")), call: p.call(c.String("call")),
+				since: c.Args().First(), stat: c.Bool("stat"), globs: c.StringSlice("paths")}
+			if p.err != nil {
+				return p.err
+			}
+			return runDiff(c.Context, e, o)
 		},
 	}
 }

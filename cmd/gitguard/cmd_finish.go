@@ -25,7 +25,12 @@ func newFinishCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runFinish(c.Context, e, finishOptions{run: record.RunID(c.String("run")), checkpoint: checkpointOptions(c)})
+			var p ids
+			o := finishOptions{run: p.run(c.String("run")), checkpoint: checkpointOptions(c)}
+			if p.err != nil {
+				return p.err
+			}
+			return runFinish(c.Context, e, o)
 		},
 	}
 }

@@ -53,16 +53,16 @@ type jsonDamagedRun struct {
 	Tip         string                  `json:"tip"`
 	Checkpoints []jsonDamagedCheckpoint `json:"checkpoints"`
 	Intact      string                  `json:"intact,omitempty"`
-	IntactID    string                  `json:"intact_checkpoint,omitempty"`
+	IntactID    record.CheckpointID     `json:"intact_checkpoint,omitempty"`
 	Repaired    bool                    `json:"repaired"`
 	KeptRef     string                  `json:"kept_ref,omitempty"`
 	Error       string                  `json:"error,omitempty"`
 }
 
 type jsonDamagedCheckpoint struct {
-	Commit     string        `json:"commit"`
-	Checkpoint string        `json:"checkpoint,omitempty"`
-	Missing    []jsonMissing `json:"missing"`
+	Commit     string              `json:"commit"`
+	Checkpoint record.CheckpointID `json:"checkpoint,omitempty"`
+	Missing    []jsonMissing       `json:"missing"`
 }
 
 type jsonMissing struct {

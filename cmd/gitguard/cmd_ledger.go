@@ -32,7 +32,11 @@ func newLedgerCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runLedger(c.Context, e, record.RunID(c.String("run")), limit, isDefault)
+			run, err := record.ParseOptionalRunID(c.String("run"))
+			if err != nil {
+				return err
+			}
+			return runLedger(c.Context, e, run, limit, isDefault)
 		},
 	}
 }

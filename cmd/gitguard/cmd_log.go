@@ -66,8 +66,11 @@ func newLogCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			o := logOptions{run: record.RunID(c.String("run"))}
-			var err error
+			run, err := record.ParseOptionalRunID(c.String("run"))
+			if err != nil {
+				return err
+			}
+			o := logOptions{run: run}
 			if o.limit, o.more, err = pageLimit(c); err != nil {
 				return err
 			}

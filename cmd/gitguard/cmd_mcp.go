@@ -32,7 +32,11 @@ func newMCPCommand(e *env) *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			return runMCP(c.Context, e, record.RunID(c.String("run")), mcpserver.Stdio(e.stdin, e.stdout))
+			run, err := record.ParseOptionalRunID(c.String("run"))
+			if err != nil {
+				return err
+			}
+			return runMCP(c.Context, e, run, mcpserver.Stdio(e.stdin, e.stdout))
 		},
 	}
 }

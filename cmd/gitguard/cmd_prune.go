@@ -51,7 +51,11 @@ func newPruneCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			opts := pruneOptions{runs: runIDs(c.StringSlice("run")), olderThan: c.String("older-than"), dryRun: c.Bool("dry-run"), gc: c.Bool("gc")}
+			var p ids
+			opts := pruneOptions{runs: p.runs(c.StringSlice("run")), olderThan: c.String("older-than"), dryRun: c.Bool("dry-run"), gc: c.Bool("gc")}
+			if p.err != nil {
+				return p.err
+			}
 			if c.IsSet("keep") {
 				k := c.Int("keep")
 				if k < 0 {

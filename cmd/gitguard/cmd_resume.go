@@ -27,7 +27,11 @@ func newResumeCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runResume(c.Context, e, record.RunID(c.String("run")), c.Bool("dry-run"))
+			run, err := record.ParseOptionalRunID(c.String("run"))
+			if err != nil {
+				return err
+			}
+			return runResume(c.Context, e, run, c.Bool("dry-run"))
 		},
 	}
 }

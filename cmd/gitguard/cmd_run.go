@@ -51,8 +51,13 @@ func newRunCommand(e *env) *cli.Command {
 			if c.NArg() == 0 {
 				return usagef("run needs a command: gitguard run -- CMD [ARGS...]")
 			}
-			return runWrap(c.Context, e, wrapOptions{run: record.RunID(c.String("run")), call: record.CallID(c.String("call")), tool: c.String("tool"),
-				noRecord: c.Bool("no-wrap-record"), noWatch: c.Bool("no-watch"), argv: c.Args().Slice()})
+			var p ids
+			o := wrapOptions{run: p.run(c.String("run")), call: p.call(c.String("call")), tool: c.String("tool"),
+				noRecord: c.Bool("no-wrap-record"), noWatch: c.Bool("no-watch"), argv: c.Args().Slice()}
+			if p.err != nil {
+				return p.err
+			}
+			return runWrap(c.Context, e, o)
 		},
 	}
 }
@@ -106,7 +111,9 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 			if err != nil {
 				return err
 			}
-			o.call = record.CallID(fmt.Sprintf("wrap-%03d", run.Checkpoint.Seq+1))
+			if o.call, err = record.ParseCallID(fmt.Sprintf("wrap-%03d", run.Checkpoint.Seq+1)); err != nil {
+				return err
+			}
 		}
 		if o.tool == "" {
 			o.tool = filepath.Base(o.argv[0])

@@ -38,12 +38,12 @@ type jsonRuns struct {
 }
 
 type jsonRun struct {
-	ID          record.RunID `json:"id"`
-	State       string       `json:"state"` // active, open, finished
-	Checkpoints int          `json:"checkpoints"`
-	Tip         string       `json:"tip"`
-	LastID      string       `json:"last_checkpoint"`
-	LastAt      time.Time    `json:"last_at"`
+	ID          record.RunID        `json:"id"`
+	State       string              `json:"state"` // active, open, finished
+	Checkpoints int                 `json:"checkpoints"`
+	Tip         string              `json:"tip"`
+	LastID      record.CheckpointID `json:"last_checkpoint"`
+	LastAt      time.Time           `json:"last_at"`
 	// Active: the run is not finished. StartedAt and EndedAt bound its
 	// window (EndedAt only once finished).
 	Active    bool            `json:"active"`

@@ -48,7 +48,12 @@ func newServeCommand(e *env) *cli.Command {
 			if !c.Bool("stdio") {
 				return usagef("serve needs --stdio (the only transport so far)")
 			}
-			return runServe(c.Context, e, serveOptions{stdio: true, run: record.RunID(c.String("run"))})
+			var p ids
+			o := serveOptions{stdio: true, run: p.run(c.String("run"))}
+			if p.err != nil {
+				return p.err
+			}
+			return runServe(c.Context, e, o)
 		},
 	}
 }

@@ -30,7 +30,12 @@ func newShowCommand(e *env) *cli.Command {
 				return usagef("show takes one checkpoint id, or none for the newest")
 			}
 			wantJSON(c, e)
-			return runShow(c.Context, e, showOptions{run: record.RunID(c.String("run")), spec: c.Args().First()})
+			var p ids
+			o := showOptions{run: p.run(c.String("run")), spec: c.Args().First()}
+			if p.err != nil {
+				return p.err
+			}
+			return runShow(c.Context, e, o)
 		},
 	}
 }
@@ -70,7 +75,7 @@ func runShow(ctx context.Context, e *env, opts showOptions) error {
 			fmt.Fprintf(tw, "%s:\t%s\n", k, record.Printable(v))
 		}
 	}
-	row("checkpoint", cp.ID+" of run "+string(cp.RunID))
+	row("checkpoint", string(cp.ID)+" of run "+string(cp.RunID))
 	row("commit", en.Commit.String())
 	row("kind", cp.Kind)
 	row("created", cp.CreatedAt.UTC().Format(time.RFC3339Nano))

@@ -30,7 +30,12 @@ func newSnapshotCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runSnapshot(c.Context, e, snapshotOptions{run: record.RunID(c.String("run")), checkpoint: checkpointOptions(c)})
+			var p ids
+			o := snapshotOptions{run: p.run(c.String("run")), checkpoint: checkpointOptions(c)}
+			if p.err != nil {
+				return p.err
+			}
+			return runSnapshot(c.Context, e, o)
 		},
 	}
 }

@@ -28,7 +28,12 @@ func newStartCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runStart(c.Context, e, startOptions{run: record.RunID(c.String("run")), checkpoint: checkpointOptions(c)})
+			var p ids
+			o := startOptions{run: p.run(c.String("run")), checkpoint: checkpointOptions(c)}
+			if p.err != nil {
+				return p.err
+			}
+			return runStart(c.Context, e, o)
 		},
 	}
 }

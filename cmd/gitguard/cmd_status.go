@@ -44,8 +44,13 @@ func newStatusCommand(e *env) *cli.Command {
 				return err
 			}
 			wantJSON(c, e)
-			return runStatus(c.Context, e, statusOptions{run: record.RunID(c.String("run")), exitZero: c.Bool("exit-zero"), StatusOptions: gitguard.StatusOptions{
-				Call: record.CallID(c.String("call")), Unrecorded: !c.Bool("no-unrecorded") && record.CallID(c.String("call")) == ""}})
+			var p ids
+			o := statusOptions{run: p.run(c.String("run")), exitZero: c.Bool("exit-zero"), StatusOptions: gitguard.StatusOptions{
+				Call: p.call(c.String("call")), Unrecorded: !c.Bool("no-unrecorded") && c.String("call") == ""}}
+			if p.err != nil {
+				return p.err
+			}
+			return runStatus(c.Context, e, o)
 		},
 	}
 }

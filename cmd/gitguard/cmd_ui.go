@@ -50,7 +50,11 @@ func newUICommand(e *env) *cli.Command {
 
 // uiFlags reads the flags ui shares with undo -i.
 func uiFlags(c *cli.Context) (uiOptions, error) {
-	o := uiOptions{run: record.RunID(c.String("run"))}
+	run, err := record.ParseOptionalRunID(c.String("run"))
+	if err != nil {
+		return uiOptions{}, err
+	}
+	o := uiOptions{run: run}
 	switch c.String("conflict") {
 	case "refuse":
 	case "markers":

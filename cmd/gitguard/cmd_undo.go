@@ -82,10 +82,14 @@ func undoAction(c *cli.Context, e *env, redo bool) error {
 		return err
 	}
 	wantJSON(c, e)
-	o := undoOptions{run: record.RunID(c.String("run")), redo: redo, UndoOptions: gitguard.UndoOptions{
-		Call: record.CallID(c.String("call")), WholeRun: c.Bool("all"), DryRun: c.Bool("dry-run"), Globs: c.StringSlice("paths"),
+	var p ids
+	o := undoOptions{run: p.run(c.String("run")), redo: redo, UndoOptions: gitguard.UndoOptions{
+		Call: p.call(c.String("call")), WholeRun: c.Bool("all"), DryRun: c.Bool("dry-run"), Globs: c.StringSlice("paths"),
 		Force: c.Bool("force"),
 	}}
+	if p.err != nil {
+		return p.err
+	}
 	if !redo {
 		o.to = c.String("to")
 	}

@@ -297,7 +297,7 @@ func checkRunsReadable(t *testing.T, dir string) {
 		id := string(info.ID)
 		for _, args := range [][]string{
 			{"log", "--run", id},
-			{"show", "--run", id, run.Checkpoint.ID},
+			{"show", "--run", id, string(run.Checkpoint.ID)},
 			{"ledger", "--run", id},
 			{"status", "--run", id},
 		} {

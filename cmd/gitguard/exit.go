@@ -40,7 +40,6 @@ func (e *foundError) Error() string { return e.msg }
 // place that knows how errors look to users.
 func classify(err error) failure {
 	var (
-		usage   *usageError
 		found   *foundError
 		refused *gitguard.RefusedError
 	)
@@ -50,8 +49,6 @@ func classify(err error) failure {
 		return failure{err, "", code.code}
 	case errors.As(err, &found):
 		return failure{err, "", exitFound}
-	case errors.As(err, &usage):
-		return failure{err, "see 'gitguard help' or 'gitguard COMMAND --help'", exitUsage}
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		return failure{errInterrupted, "nothing was half-written; run the command again to finish", exitInterrupted}
 	case errors.Is(err, gitguard.ErrGitNotFound):
@@ -68,6 +65,8 @@ func classify(err error) failure {
 		return failure{err, "see it with 'gitguard watch status'; stop it with 'gitguard watch stop'", exitUsage}
 	case errors.Is(err, gitguard.ErrBadRunID):
 		return failure{err, "run ids are letters, digits, '.', '_' and '-'", exitUsage}
+	case errors.Is(err, gitguard.ErrBadCallID):
+		return failure{err, "call ids are letters and digits, then also '.', '_', '-', ':' and '@'", exitUsage}
 	case errors.Is(err, gitguard.ErrUnknownRun):
 		return failure{err, "list runs with 'gitguard runs'", exitUsage}
 	case errors.Is(err, gitguard.ErrNoRun):
@@ -105,7 +104,7 @@ func classify(err error) failure {
 	case errors.Is(err, errHookUnresolved):
 		return failure{err, "put the program on that PATH, or pass --command with its absolute path; nothing was written", exitFound}
 	case errors.Is(err, gitguard.ErrUsage):
-		return failure{err, "see 'gitguard COMMAND --help'", exitUsage}
+		return failure{err, "see 'gitguard help' or 'gitguard COMMAND --help'", exitUsage}
 	// Git integration: config, hooks, push/fetch, prune.
 	case errors.Is(err, config.ErrInvalid):
 		return failure{err, configHint(err), exitUsage}

@@ -69,12 +69,34 @@ func noArgs(c *cli.Context) error {
 	return nil
 }
 
-// runIDs types the values of a repeated --run flag; they are validated
-// where they are used.
-func runIDs(ss []string) []record.RunID {
-	ids := make([]record.RunID, len(ss))
+// ids parses the run and call ids of a command line, once, where they
+// enter: each method returns the id (zero for empty text, a flag not
+// given) and keeps the first error, which the command returns before it
+// does anything (as bufio.Scanner keeps its error).
+type ids struct{ err error }
+
+func (p *ids) run(s string) record.RunID {
+	id, err := record.ParseOptionalRunID(s)
+	p.keep(err)
+	return id
+}
+
+func (p *ids) call(s string) record.CallID {
+	id, err := record.ParseOptionalCallID(s)
+	p.keep(err)
+	return id
+}
+
+func (p *ids) runs(ss []string) []record.RunID {
+	out := make([]record.RunID, len(ss))
 	for i, s := range ss {
-		ids[i] = record.RunID(s)
+		out[i] = p.run(s)
 	}
-	return ids
+	return out
+}
+
+func (p *ids) keep(err error) {
+	if p.err == nil && err != nil {
+		p.err = err
+	}
 }

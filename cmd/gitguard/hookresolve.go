@@ -41,8 +41,8 @@ func hookCommandFor(s *agentSpec, getenv func(string) string) string {
 	if err != nil {
 		return s.defaultCommand
 	}
-	if real, err := filepath.EvalSymlinks(self); err == nil {
-		self = real
+	if resolved, err := filepath.EvalSymlinks(self); err == nil {
+		self = resolved
 	}
 	path := getenv("PATH")
 	if runtime.GOOS == "linux" {
@@ -185,7 +185,7 @@ func shellQuote(s string) string {
 		return s
 	}
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,@", r))
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && !strings.ContainsRune("/._-+:,@", r)
 	}) {
 		return s
 	}

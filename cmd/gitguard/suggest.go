@@ -33,7 +33,7 @@ func unknownCommand(app *cli.App, args []string) error {
 			if s := closest(a, cmds); len(s) > 0 {
 				msg += "; did you mean " + strings.Join(quoteAll(path, s), " or ") + "?"
 			}
-			return &usageError{msg}
+			return usagef("%s", msg)
 		}
 		path = append(path, a)
 		if len(c.Subcommands) == 0 {

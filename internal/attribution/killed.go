@@ -282,7 +282,7 @@ func AttributeKilled(c *patchstore.Call, kc *KilledChange, seq int) {
 	// finished before it and before those finished later.
 	c.Ledger.FinishSeq = through
 	c.Ledger.UncertainReason = fmt.Sprintf("found started at resume: the process running it stopped before recording its end; "+
-		"what changed from its start (%s) to %s is attributed to it", record.CheckpointID(c.Ledger.StartSeq), record.CheckpointID(through))
+		"what changed from its start (%s) to %s is attributed to it", record.NewCheckpointID(c.Ledger.StartSeq), record.NewCheckpointID(through))
 }
 
 // MarkKilled marks the calls of run found started uncertain (their

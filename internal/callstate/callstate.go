@@ -75,5 +75,5 @@ func FinishedAgain(run *patchstore.Run, callID record.CallID, status record.Stat
 		return true, nil
 	}
 	return true, fmt.Errorf("call %s already finished as %s at %s; it cannot be finished again as %s: %w",
-		callID, c.Ledger.Status, record.CheckpointID(c.Ledger.FinishSeq), status, ErrCallState)
+		callID, c.Ledger.Status, record.NewCheckpointID(c.Ledger.FinishSeq), status, ErrCallState)
 }

@@ -285,7 +285,10 @@ func (p *Planner) NewCallID(run *patchstore.Run, prefix string) (record.CallID, 
 		n = run.Checkpoint.Seq + 1
 	}
 	for {
-		id := record.CallID(fmt.Sprintf("%s-%03d", prefix, n))
+		id, err := record.ParseCallID(fmt.Sprintf("%s-%03d", prefix, n))
+		if err != nil {
+			return "", err
+		}
 		has, err := p.Store.HasCall(run, id)
 		if err != nil || !has {
 			return id, err

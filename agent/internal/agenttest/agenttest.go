@@ -118,7 +118,11 @@ func (e *Env) Guard() *gitguard.Guard {
 // Run reads run id with every call.
 func (e *Env) Run(id string) *gitguard.Run {
 	e.T.Helper()
-	run, err := e.Guard().ReadRun(e.Ctx, record.RunID(id))
+	runID, err := record.ParseRunID(id)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	run, err := e.Guard().ReadRun(e.Ctx, runID)
 	if err != nil {
 		e.T.Fatalf("read run %s: %v", id, err)
 	}
@@ -197,7 +201,15 @@ func S(s string) *string { return &s }
 // Undo undoes one call and checks nothing else changed but its paths.
 func (e *Env) Undo(run, call string) *gitguard.UndoResult {
 	e.T.Helper()
-	res, err := e.Guard().Undo(e.Ctx, record.RunID(run), gitguard.UndoOptions{Call: record.CallID(call)})
+	runID, err := record.ParseRunID(run)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	callID, err := record.ParseCallID(call)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	res, err := e.Guard().Undo(e.Ctx, runID, gitguard.UndoOptions{Call: callID})
 	if err != nil {
 		e.T.Fatalf("undo %s: %v", call, err)
 	}
