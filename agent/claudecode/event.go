@@ -44,13 +44,9 @@ var FileTools = map[string]record.Idempotency{
 // workspace before and after.
 var WorkspaceTools = map[string]bool{"Bash": true}
 
-// readOnlyTools change no file: ignored without a word.
-var readOnlyTools = map[string]bool{
-	"Read": true, "Glob": true, "Grep": true, "LS": true, "WebFetch": true, "WebSearch": true,
-	"TodoWrite": true, "TodoRead": true, "Task": true, "Agent": true, "NotebookRead": true, "ExitPlanMode": true,
-	"BashOutput": true, "KillShell": true, "KillBash": true, "ListMcpResourcesTool": true, "ReadMcpResourceTool": true,
-	"AskUserQuestion": true, "Skill": true, "SlashCommand": true,
-}
+// HookName is the adapter's name in `gitguard hook NAME`; it picks the
+// read-only tools (agent.ReadOnlyTool).
+const HookName = "claude-code"
 
 // Payload is the part of a Claude Code hook event the adapter reads.
 type Payload struct {
@@ -69,8 +65,9 @@ type Payload struct {
 
 // Options tune Read.
 type Options struct {
-	// WorkspaceTools are more tools (an MCP tool that edits files, say) to
-	// record as whole-workspace calls.
+	// WorkspaceTools are tools to record as whole-workspace calls even
+	// where gitguard takes them to be read-only. Every tool that is neither
+	// a file tool nor read-only is recorded so anyway.
 	WorkspaceTools []string
 }
 
@@ -105,12 +102,14 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	idem, fileTool := FileTools[p.ToolName]
 	whole := WorkspaceTools[p.ToolName] || contains(o.WorkspaceTools, p.ToolName)
 	if !fileTool && !whole {
-		ev.Kind = agent.Ignore
-		if !readOnlyTools[p.ToolName] {
-			ev.Warning = "Claude Code tool " + p.ToolName + " is not one gitguard records; its changes are not recorded" +
-				" (record it as a whole-workspace call with --workspace-tool " + p.ToolName + ")"
+		if agent.ReadOnlyTool(HookName, p.ToolName) {
+			ev.Kind = agent.Ignore
+			return ev, nil
 		}
-		return ev, nil
+		if p.ToolName == "" {
+			return nil, agent.PayloadErrorf(Name, "%s has no tool_name", p.HookEventName)
+		}
+		whole = true // an MCP tool, or one gitguard does not know: any file may change
 	}
 	input, err := agent.DecodeInput(Name, p.ToolInput)
 	if err != nil {
@@ -128,7 +127,7 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 		ev.Paths = []string{path}
 	} else {
 		ev.Whole = true
-		ev.Summary = agent.Summarize(agent.StringField(input, "command"))
+		ev.Summary = agent.ToolSummary(p.ToolName, input)
 	}
 	if p.ToolUseID != "" {
 		ev.CallID = agent.CallID(p.ToolUseID)

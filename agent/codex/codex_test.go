@@ -206,16 +206,10 @@ func TestCodexOtherSessionEndsRun(t *testing.T) {
 	e.CheckUserState()
 }
 
-func TestCodexUnknownIsWarned(t *testing.T) {
+func TestCodexUnknownEventIsWarned(t *testing.T) {
 	e := agenttest.New(t, map[string]string{"a.txt": "a\n"})
-	for _, p := range []string{
-		payload("s1", "BrandNewEvent", nil),
-		tool("s1", codex.PreToolUse, "mcp__fs__write", "c9", "", nil),
-	} {
-		ev, _ := e.Hook(read, p)
-		if ev.Warning == "" {
-			t.Errorf("no warning for %s", p)
-		}
+	if ev, _ := e.Hook(read, payload("s1", "BrandNewEvent", nil)); ev.Warning == "" {
+		t.Error("no warning for an unknown event")
 	}
 	for _, p := range []string{payload("s1", "UserPromptSubmit", nil), payload("s1", "PermissionRequest", nil)} {
 		if ev, _ := e.Hook(read, p); ev.Warning != "" {
@@ -225,10 +219,33 @@ func TestCodexUnknownIsWarned(t *testing.T) {
 	if out := e.Repo.Git("for-each-ref", "refs/agent-checkpoints/"); out != "" {
 		t.Errorf("unknown events recorded something: %s", out)
 	}
-	// --workspace-tool makes the MCP tool a whole-workspace call.
-	ev, err := codex.Read(strings.NewReader(tool("s1", codex.PreToolUse, "mcp__fs__write", "c9", "", nil)),
-		codex.Options{WorkspaceTools: []string{"mcp__fs__write"}})
-	if err != nil || !ev.Whole || ev.Warning != "" {
+	e.CheckUserState()
+}
+
+// TestCodexMCPWriteTool: a tool gitguard does not know (an MCP server's
+// that writes a file) is a whole-workspace call; read-only tools record
+// nothing and open no repository.
+func TestCodexMCPWriteTool(t *testing.T) {
+	e := agenttest.New(t, map[string]string{"a.txt": "a\n"})
+	in := map[string]any{"tool_input": map[string]any{"path": "out/new.txt", "content": "new\n"}}
+	e.Hook(read, tool("s1", codex.PreToolUse, "mcp__filesystem__write_file", "call_mcp1", "", in))
+	e.Repo.Write("out/new.txt", "new\n")
+	in["tool_response"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": "Successfully wrote to out/new.txt"}}}
+	e.Hook(read, tool("s1", codex.PostToolUse, "mcp__filesystem__write_file", "call_mcp1", "", in))
+	c := e.Call("cx-s1", "call_mcp1")
+	if c.Ledger.ToolName != "mcp__filesystem__write_file" || c.Ledger.Status != record.StatusSucceeded || len(c.Ledger.Paths) != 0 {
+		t.Errorf("MCP write: tool %q status %s scope %v", c.Ledger.ToolName, c.Ledger.Status, c.Ledger.Paths)
+	}
+	e.CheckPatch(c, "out/new.txt", nil)
+	for _, name := range []string{"update_plan", "view_image", "web_search", "tool_search", "mcp__gitguard__ledger"} {
+		for _, event := range []string{codex.PreToolUse, codex.PostToolUse} {
+			e.HookReadOnly(read, tool("s1", event, name, "call_ro", "", nil))
+		}
+	}
+	// --workspace-tool records even a tool gitguard takes to be read-only.
+	ev, err := codex.Read(strings.NewReader(tool("s1", codex.PreToolUse, "view_image", "c9", "", nil)),
+		codex.Options{WorkspaceTools: []string{"view_image"}})
+	if err != nil || !ev.Whole || ev.Kind != agent.Pre {
 		t.Errorf("workspace tool: %+v %v", ev, err)
 	}
 	e.CheckUserState()

@@ -14,8 +14,6 @@ import (
 // HookCommand is the command the hooks run.
 const HookCommand = "gitguard hook codex"
 
-// HookMatcher selects the Codex tools that can change files.
-const HookMatcher = "Bash|apply_patch"
 
 // HookEvents are the events the hook is registered for, in order.
 var HookEvents = []string{PreToolUse, PostToolUse, SessionStart, Stop}
@@ -28,9 +26,9 @@ var ConfigRel = filepath.Join(".codex", "config.toml")
 func hookBlock(event, command string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[[hooks.%s]]\n", event)
-	if event == PreToolUse || event == PostToolUse {
-		fmt.Fprintf(&b, "matcher = %s\n", tomlString(HookMatcher))
-	}
+	// No matcher: every tool. A tool that writes files and that gitguard
+	// does not know (an MCP server's, one a newer Codex adds) is recorded
+	// as a whole-workspace call; the hook answers read-only tools at once.
 	fmt.Fprintf(&b, "\n[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\n", event, tomlString(command))
 	return b.String()
 }

@@ -35,12 +35,9 @@ var fileTools = map[string]record.Idempotency{
 // patchTools write the files their patch text names.
 var patchTools = map[string]bool{"patch": true, "apply_patch": true}
 
-// readOnlyTools change no file.
-var readOnlyTools = map[string]bool{
-	"read": true, "glob": true, "grep": true, "list": true, "webfetch": true, "websearch": true,
-	"todowrite": true, "todoread": true, "task": true, "skill": true, "lsp": true, "codesearch": true,
-	"question": true, "invalid": true,
-}
+// HookName is the adapter's name in `gitguard hook NAME`; it picks the
+// read-only tools (agent.ReadOnlyTool).
+const HookName = "opencode"
 
 // Payload is the event the plugin sends.
 type Payload struct {
@@ -59,8 +56,9 @@ type Payload struct {
 
 // Options tune Read.
 type Options struct {
-	// WorkspaceTools are more tools (MCP tools that edit files) to record
-	// as whole-workspace calls.
+	// WorkspaceTools are tools to record as whole-workspace calls even
+	// where gitguard takes them to be read-only; every tool gitguard does
+	// not know is recorded so anyway.
 	WorkspaceTools []string
 }
 
@@ -117,13 +115,15 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	case p.Tool == "bash" || contains(o.WorkspaceTools, p.Tool):
 		ev.Whole = true
 		ev.Summary = agent.Summarize(agent.StringField(args, "command"))
-	default:
+	case agent.ReadOnlyTool(HookName, p.Tool):
 		ev.Kind = agent.Ignore
-		if !readOnlyTools[p.Tool] {
-			ev.Warning = "opencode tool " + p.Tool + " is not one gitguard records; its changes are not recorded" +
-				" (record it as a whole-workspace call with --workspace-tool " + p.Tool + ")"
-		}
 		return ev, nil
+	case p.Tool == "":
+		return nil, agent.PayloadErrorf(Name, "%s names no tool", p.Event)
+	default:
+		// An MCP tool, or one gitguard does not know: any file may change.
+		ev.Whole = true
+		ev.Summary = agent.ToolSummary(p.Tool, args)
 	}
 	if p.CallID != "" {
 		ev.CallID = agent.CallID(p.CallID)

@@ -26,12 +26,14 @@ const pluginMarker = "// gitguard opencode plugin"
 // tool.execute.before throw, which stops the tool. Tool uses whose
 // tool.execute.after never came are sent, marked synthetic, when the
 // session goes idle.
-const pluginTemplate = pluginMarker + ` v1: written by 'gitguard init opencode --write'.
+const pluginTemplate = pluginMarker + ` v2: written by 'gitguard init opencode --write'.
 // It records each tool use with gitguard (see 'gitguard hook opencode --help').
 // Rewritten by that command; to change the command, use its --command flag.
 import { spawn, spawnSync } from "node:child_process"
 
 const COMMAND = @COMMAND@
+// Tools that change no file: their tool uses need no hook.
+const READ_ONLY = new Set(@READONLY@)
 
 export const GitguardPlugin = async ({ directory, client }) => {
   const open = new Map() // callID -> {tool, args, sessionID}
@@ -70,6 +72,7 @@ export const GitguardPlugin = async ({ directory, client }) => {
   }
   return {
     "tool.execute.before": async (input, output) => {
+      if (READ_ONLY.has(input.tool)) return
       open.set(input.callID, { tool: input.tool, args: output.args, sessionID: input.sessionID })
       const r = await hook({ event: "tool.execute.before", session_id: input.sessionID, call_id: input.callID,
         tool: input.tool, args: output.args })
@@ -80,6 +83,7 @@ export const GitguardPlugin = async ({ directory, client }) => {
       }
     },
     "tool.execute.after": async (input, output) => {
+      if (READ_ONLY.has(input.tool)) return
       const started = open.get(input.callID)
       open.delete(input.callID)
       const r = await hook({ event: "tool.execute.after", session_id: input.sessionID, call_id: input.callID,
@@ -110,7 +114,29 @@ func Plugin(command string) []byte {
 		f = strings.Fields(HookCommand)
 	}
 	list, _ := json.Marshal(f)
-	return []byte(strings.Replace(pluginTemplate, "@COMMAND@", string(list), 1))
+	ro, _ := json.Marshal(readOnly(HookName, f))
+	out := strings.Replace(pluginTemplate, "@COMMAND@", string(list), 1)
+	return []byte(strings.Replace(out, "@READONLY@", string(ro), 1))
+}
+
+// readOnly lists the agent's read-only tools less those the hook command
+// records with --workspace-tool.
+func readOnly(name string, command []string) []string {
+	skip := map[string]bool{}
+	for i, a := range command {
+		if v, ok := strings.CutPrefix(a, "--workspace-tool="); ok {
+			skip[v] = true
+		} else if a == "--workspace-tool" && i+1 < len(command) {
+			skip[command[i+1]] = true
+		}
+	}
+	var out []string
+	for _, t := range agent.ReadOnlyTools(name) {
+		if !skip[t] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Fragment returns the plugin, to print.
