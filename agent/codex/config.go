@@ -14,7 +14,6 @@ import (
 // HookCommand is the command the hooks run.
 const HookCommand = "gitguard hook codex"
 
-
 // HookEvents are the events the hook is registered for, in order.
 var HookEvents = []string{PreToolUse, PostToolUse, SessionStart, Stop}
 
