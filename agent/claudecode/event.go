@@ -7,6 +7,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/agent/cursor"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -61,6 +62,10 @@ type Payload struct {
 	Error          string          `json:"error"`         // PostToolUseFailure
 	ErrorMessage   string          `json:"error_message"` // PostToolUseFailure, older spelling
 	IsInterrupt    bool            `json:"is_interrupt"`
+	// Cursor runs Claude Code's hooks too, with these fields beside
+	// Claude Code's (see package cursor).
+	ConversationID string `json:"conversation_id"`
+	CursorVersion  string `json:"cursor_version"`
 }
 
 // Options tune Read.
@@ -82,6 +87,9 @@ func Read(r io.Reader, o Options) (*agent.Event, error) {
 
 // Event maps a payload to an agent.Event.
 func Event(p *Payload, o Options) (*agent.Event, error) {
+	if p.CursorVersion != "" || p.ConversationID != "" {
+		return cursorEvent(p, o)
+	}
 	ev := &agent.Event{Agent: Name, Name: p.HookEventName, RunID: RunID(p), Cwd: p.Cwd, MessagesRef: p.TranscriptPath}
 	switch p.HookEventName {
 	case PreToolUse:
@@ -172,4 +180,31 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// cursorEvent maps an event Cursor sends to Claude Code's hooks to the
+// run and call its own hooks record (package cursor), so that a tool use
+// that reaches gitguard through both is recorded once.
+func cursorEvent(p *Payload, o Options) (*agent.Event, error) {
+	ev := &agent.Event{Agent: cursor.Name, Name: p.HookEventName, RunID: cursor.RunID(p.ConversationID, p.SessionID, p.TranscriptPath),
+		Cwd: p.Cwd, MessagesRef: p.TranscriptPath, Repeated: true}
+	switch p.HookEventName {
+	case PreToolUse:
+		ev.Kind = agent.Pre
+	case PostToolUse, PostToolUseFailure:
+		ev.Kind = agent.Post
+	case SessionEnd, "Stop":
+		ev.Kind, ev.EndLabel = agent.SessionEnd, "Cursor session ended"
+		return ev, nil
+	case "":
+		return nil, agent.PayloadErrorf(Name, "no hook_event_name")
+	default:
+		if !quietEvents[p.HookEventName] {
+			ev.Warning = "Claude Code event " + p.HookEventName + " (from Cursor) is not one gitguard knows; not recorded"
+		}
+		return ev, nil
+	}
+	return cursor.ToolEvent(ev, p.ToolName, p.ToolInput, p.ToolUseID, o.WorkspaceTools, func() gitguard.FinishOptions {
+		return finish(p)
+	})
 }

@@ -6,12 +6,14 @@ import (
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/agent/claudecode"
 	"github.com/gitguard/gitguard/agent/codex"
+	"github.com/gitguard/gitguard/agent/cursor"
 	"github.com/gitguard/gitguard/agent/gemini"
 	"github.com/gitguard/gitguard/agent/opencode"
+	"github.com/gitguard/gitguard/agent/qwen"
 )
 
 // agentSpecs are the agent adapters the CLI offers, in the order of help.
-var agentSpecs = []*agentSpec{claudeCodeSpec(), codexSpec(), geminiSpec(), opencodeSpec()}
+var agentSpecs = []*agentSpec{claudeCodeSpec(), codexSpec(), geminiSpec(), opencodeSpec(), qwenSpec(), cursorSpec()}
 
 func claudeCodeSpec() *agentSpec {
 	return &agentSpec{
@@ -133,5 +135,67 @@ func opencodeSpec() *agentSpec {
 		fragment:       opencode.Fragment,
 		install:        opencode.Init,
 		next:           "opencode loads it when it next starts",
+	}
+}
+
+func qwenSpec() *agentSpec {
+	return &agentSpec{
+		name: "qwen", title: qwen.Name,
+		hookUsage: "record a Qwen Code tool use (run from Qwen Code's PreToolUse/PostToolUse hooks)",
+		hookDescription: "Reads one Qwen Code hook event (JSON) on stdin and records it: the session is run\n" +
+			"qw-<session_id>, each tool use is a call named after its tool_call_id. write_file\n" +
+			"and edit capture the one file they name; run_shell_command and any tool gitguard\n" +
+			"does not know (an MCP server's) capture the whole workspace; read-only tools are\n" +
+			"ignored without opening the repository. Stop (the end of a turn) finishes the run;\n" +
+			"a later turn continues it; SessionStart of another session finishes its run.\n" +
+			"Set it up with 'gitguard init qwen --write'; undo one tool use with\n" +
+			"'gitguard undo --call CALL' (the ids are in 'gitguard ledger').",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return qwen.Read(r, qwen.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the Qwen Code hooks that record each tool use",
+		initDescription: "Prints the \"hooks\" settings that make Qwen Code run 'gitguard hook qwen' before\n" +
+			"and after every tool use (PreToolUse, PostToolUse, PostToolUseFailure) and at\n" +
+			"SessionStart, Stop and SessionEnd. With --write they are merged into .qwen/settings.json\n" +
+			"at the top of the work tree (~/.qwen/settings.json with --user), keeping every\n" +
+			"other setting and hook; running it twice adds nothing. --mcp also adds the\n" +
+			"gitguard MCP server under \"mcpServers\". Qwen Code loads a project's hooks only in\n" +
+			"a trusted folder (when folder trust is on).",
+		defaultCommand: qwen.HookCommand,
+		hasUser:        true,
+		fragment:       qwen.Fragment,
+		install:        qwen.Init,
+		next:           "Qwen Code picks it up in its next session (in a trusted folder, when folder trust is on)",
+	}
+}
+
+func cursorSpec() *agentSpec {
+	return &agentSpec{
+		name: "cursor", title: cursor.Name,
+		hookUsage: "record a Cursor tool use (run from Cursor's preToolUse/postToolUse hooks)",
+		hookDescription: "Reads one Cursor hook event (JSON) on stdin and records it: the conversation is\n" +
+			"run cu-<conversation_id>, each tool use is a call named after its tool_use_id.\n" +
+			"Edit tools capture the one file they name; the shell and any tool gitguard does\n" +
+			"not know (an MCP server's) capture the whole workspace; read-only tools are\n" +
+			"ignored without opening the repository. stop (the end of the agent loop) and\n" +
+			"sessionEnd finish the run; a later turn continues it. Cursor also runs Claude\n" +
+			"Code's hooks: a tool use that reaches gitguard through both is recorded once.\n" +
+			"Set it up with 'gitguard init cursor --write'; undo one tool use with\n" +
+			"'gitguard undo --call TOOL_USE_ID'.",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return cursor.Read(r, cursor.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the Cursor hooks that record each tool use",
+		initDescription: "Prints the .cursor/hooks.json that makes Cursor run 'gitguard hook cursor' before\n" +
+			"and after every tool use (preToolUse, postToolUse, postToolUseFailure), at stop,\n" +
+			"sessionStart and sessionEnd. With --write they are merged into .cursor/hooks.json\n" +
+			"at the top of the work tree (~/.cursor/hooks.json with --user), keeping every\n" +
+			"other hook; running it twice adds nothing. --mcp also adds the gitguard MCP\n" +
+			"server to .cursor/mcp.json.",
+		defaultCommand: cursor.HookCommand,
+		hasUser:        true,
+		fragment:       cursor.Fragment,
+		install:        cursor.Init,
+		next:           "Cursor picks it up when it next runs the agent",
 	}
 }
