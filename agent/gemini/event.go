@@ -147,7 +147,7 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 			ev.Finish = gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
 		}
 		if ev.Whole {
-			if code, signal := shellExit(p.ToolResponse); code != nil || signal != "" {
+			if code, signal := ShellExit(p.ToolResponse); code != nil || signal != "" {
 				ev.Finish.Status, ev.Finish.ExitCode = record.StatusFailed, code
 				if ev.Finish.Result == "" && code != nil {
 					ev.Finish.Result = "exit code " + strconv.Itoa(*code)

@@ -3,10 +3,12 @@ package qwen
 import (
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/agent/gemini"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -146,14 +148,16 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 		ev.IDBase = RunPrefix + agent.ShortHash(p.SessionID+"\x00"+p.ToolName+"\x00"+ev.InputHash)
 	}
 	if ev.Kind == agent.Post {
-		ev.Finish = finish(p)
+		ev.Finish = finish(p, p.ToolName == ShellTool)
 	}
 	return ev, nil
 }
 
 // finish reads how the tool use ended: PostToolUseFailure, an error in
-// tool_response, or a shell command's exit code in its output.
-func finish(p *Payload) gitguard.FinishOptions {
+// tool_response, or a shell command's exit code or signal in its output
+// (as Gemini CLI's, "Exit Code: N" and "Signal: S", with "(none)" for
+// none).
+func finish(p *Payload, shell bool) gitguard.FinishOptions {
 	if p.HookEventName == PostToolUseFailure {
 		msg := p.Error
 		if p.IsInterrupt {
@@ -166,6 +170,18 @@ func finish(p *Payload) gitguard.FinishOptions {
 	}
 	if msg, failed := agent.ToolResponseError(p.ToolResponse); failed {
 		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+	}
+	if shell {
+		code, signal := gemini.ShellExit(p.ToolResponse)
+		if signal == "(none)" {
+			signal = ""
+		}
+		switch {
+		case code != nil:
+			return gitguard.FinishOptions{Status: record.StatusFailed, ExitCode: code, Result: "exit code " + strconv.Itoa(*code)}
+		case signal != "":
+			return gitguard.FinishOptions{Status: record.StatusFailed, Result: "terminated by signal " + signal}
+		}
 	}
 	return gitguard.FinishOptions{Status: record.StatusSucceeded}
 }

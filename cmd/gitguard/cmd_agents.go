@@ -6,6 +6,7 @@ import (
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/agent/claudecode"
 	"github.com/gitguard/gitguard/agent/codex"
+	"github.com/gitguard/gitguard/agent/copilot"
 	"github.com/gitguard/gitguard/agent/cursor"
 	"github.com/gitguard/gitguard/agent/gemini"
 	"github.com/gitguard/gitguard/agent/opencode"
@@ -13,7 +14,7 @@ import (
 )
 
 // agentSpecs are the agent adapters the CLI offers, in the order of help.
-var agentSpecs = []*agentSpec{claudeCodeSpec(), codexSpec(), geminiSpec(), opencodeSpec(), qwenSpec(), cursorSpec()}
+var agentSpecs = []*agentSpec{claudeCodeSpec(), codexSpec(), geminiSpec(), opencodeSpec(), qwenSpec(), copilotSpec(), cursorSpec()}
 
 func claudeCodeSpec() *agentSpec {
 	return &agentSpec{
@@ -197,5 +198,37 @@ func cursorSpec() *agentSpec {
 		fragment:       cursor.Fragment,
 		install:        cursor.Init,
 		next:           "Cursor picks it up when it next runs the agent",
+	}
+}
+
+func copilotSpec() *agentSpec {
+	return &agentSpec{
+		name: "copilot", title: copilot.Name,
+		hookUsage: "record a Copilot CLI tool use (run from Copilot CLI's PreToolUse/PostToolUse hooks)",
+		hookDescription: "Reads one GitHub Copilot CLI hook event (JSON, the Claude Code shape Copilot CLI\n" +
+			"sends to hooks named PreToolUse, PostToolUse...) on stdin and records it: the\n" +
+			"session is run cp-<session_id>. Copilot CLI sends no tool call id, so each\n" +
+			"PostToolUse is paired with the PreToolUse of the same tool and input, and the call\n" +
+			"is cp-<session>-<n>. Write and Edit capture the one file they name; Bash and any\n" +
+			"tool gitguard does not know (an MCP server's) capture the whole workspace;\n" +
+			"read-only tools are ignored without opening the repository. SessionEnd (the end\n" +
+			"of every prompt-mode turn) finishes the run and a call whose PostToolUse never\n" +
+			"came, as uncertain. Set it up with 'gitguard init copilot --write'; find a tool\n" +
+			"use's id with 'gitguard ledger' and undo it with 'gitguard undo --call CALL'.",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return copilot.Read(r, copilot.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the Copilot CLI hooks that record each tool use",
+		initDescription: "Prints the hooks file that makes GitHub Copilot CLI run 'gitguard hook copilot'\n" +
+			"before and after every tool use (PreToolUse, PostToolUse, PostToolUseFailure) and\n" +
+			"at SessionStart and SessionEnd. With --write it is merged into\n" +
+			".github/hooks/gitguard.json at the top of the work tree, keeping any other hooks\n" +
+			"there; running it twice adds nothing. --mcp also adds the gitguard MCP server to\n" +
+			"the project's .mcp.json. Copilot CLI loads a repository's hooks only in a trusted\n" +
+			"folder (trust it when asked, or pass --trust-folder with -p).",
+		defaultCommand: copilot.HookCommand,
+		fragment:       copilot.Fragment,
+		install:        copilot.Init,
+		next:           "Copilot CLI picks it up in its next session in a trusted folder (--trust-folder with -p)",
 	}
 }

@@ -30,9 +30,13 @@ var readOnlyTools = map[string][]string{
 	"qwen": {"read_file", "read_many_files", "list_directory", "glob", "grep_search", "web_fetch", "web_search",
 		"todo_write", "save_memory", "agent", "skill", "exit_plan_mode", "enter_plan_mode", "lsp", "zoom_image",
 		"ask_user_question", "tool_search", "read_mcp_resource", "list_agents", "task_list", "cron_list"},
-	"copilot": {"view", "read", "glob", "grep", "rg", "search", "web_fetch", "web_search", "fetch", "report_intent",
-		"update_todo", "think", "task", "read_bash", "list_bash", "list_powershell", "read_powershell", "ask_user",
-		"skill", "read_agent", "list_agents", "fetch_copilot_cli_documentation", "exit_plan_mode", "sql"},
+	// Copilot CLI sends Claude Code's tool names to hooks configured under
+	// Claude Code's event names, and its own names to the others.
+	"copilot": {"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite", "Task", "Agent", "Skill",
+		"AskUserQuestion", "ExitPlanMode", "BashOutput", "ToolSearch", "view", "read", "glob", "grep", "rg", "search",
+		"web_fetch", "web_search", "fetch", "report_intent", "update_todo", "think", "task", "read_bash", "list_bash",
+		"list_powershell", "read_powershell", "ask_user", "skill", "read_agent", "list_agents",
+		"fetch_copilot_cli_documentation", "exit_plan_mode", "sql"},
 	"cursor": {"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite", "TodoRead", "Task", "Agent",
 		"NotebookRead", "ExitPlanMode", "BashOutput", "ListMcpResourcesTool", "ReadMcpResourceTool",
 		"AskUserQuestion", "Skill", "SlashCommand", "ToolSearch", "read_file", "codebase_search", "grep_search",
