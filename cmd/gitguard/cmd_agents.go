@@ -9,12 +9,13 @@ import (
 	"github.com/gitguard/gitguard/agent/copilot"
 	"github.com/gitguard/gitguard/agent/cursor"
 	"github.com/gitguard/gitguard/agent/gemini"
+	"github.com/gitguard/gitguard/agent/kilo"
 	"github.com/gitguard/gitguard/agent/opencode"
 	"github.com/gitguard/gitguard/agent/qwen"
 )
 
 // agentSpecs are the agent adapters the CLI offers, in the order of help.
-var agentSpecs = []*agentSpec{claudeCodeSpec(), codexSpec(), geminiSpec(), opencodeSpec(), qwenSpec(), copilotSpec(), cursorSpec()}
+var agentSpecs = []*agentSpec{claudeCodeSpec(), codexSpec(), geminiSpec(), opencodeSpec(), qwenSpec(), copilotSpec(), kiloSpec(), cursorSpec()}
 
 func claudeCodeSpec() *agentSpec {
 	return &agentSpec{
@@ -230,5 +231,32 @@ func copilotSpec() *agentSpec {
 		fragment:       copilot.Fragment,
 		install:        copilot.Init,
 		next:           "Copilot CLI picks it up in its next session in a trusted folder (--trust-folder with -p)",
+	}
+}
+
+func kiloSpec() *agentSpec {
+	return &agentSpec{
+		name: "kilo", title: kilo.Name,
+		hookUsage: "record a Kilo CLI tool use (run by the plugin 'gitguard init kilo' writes)",
+		hookDescription: "Reads one event of gitguard's Kilo CLI plugin (JSON, opencode's events) on stdin\n" +
+			"and records it: the session is run kl-<sessionID>, each tool use is a call named\n" +
+			"after its callID. write, edit and multiedit capture the one file they name; patch\n" +
+			"and apply_patch the files their patch names; bash and any tool gitguard does not\n" +
+			"know (an MCP server's) the whole workspace. session.idle (the end of a turn) and\n" +
+			"session.deleted finish the run. Set it up with 'gitguard init kilo --write'; undo\n" +
+			"one tool use with 'gitguard undo --call CALL' (the ids are in 'gitguard ledger').",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return kilo.Read(r, kilo.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the Kilo CLI plugin that records each tool use",
+		initDescription: "Prints the Kilo CLI plugin that runs 'gitguard hook kilo' on tool.execute.before,\n" +
+			"tool.execute.after, session.idle and session.deleted. With --write it is written\n" +
+			"to .kilo/plugin/gitguard.js at the top of the work tree (an older gitguard plugin\n" +
+			"there is replaced; a file of yours is never touched). --mcp also adds the gitguard\n" +
+			"MCP server under \"mcp\" in .kilo/kilo.json.",
+		defaultCommand: kilo.HookCommand,
+		fragment:       kilo.Fragment,
+		install:        kilo.Init,
+		next:           "Kilo CLI loads it when it next starts",
 	}
 }
