@@ -31,7 +31,8 @@ func plan(command string) hookjson.Plan {
 			}
 			return g
 		},
-		Runs: func(c string) bool { return strings.Contains(c, "hook claude-code") },
+		Runs:        func(c string) bool { return strings.Contains(c, "hook claude-code") },
+		OldMatchers: []string{"Write|Edit|MultiEdit|NotebookEdit|Bash"},
 	}
 }
 

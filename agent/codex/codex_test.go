@@ -398,3 +398,47 @@ func newScenarioRepo(t *testing.T) *agenttest.Env {
 		"main.go": "package main\n", "CHANGELOG": "- v1\n",
 	})
 }
+
+// TestCodexInitWidensOldMatcher: the hook tables an older gitguard wrote
+// (matcher "Bash|apply_patch") lose their matcher on the next init, so that
+// every tool is recorded; a table of the user's with that matcher is kept.
+func TestCodexInitWidensOldMatcher(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old := "# mine\n[[hooks.PreToolUse]]\nmatcher = \"Bash|apply_patch\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"./lint.sh\"\n\n" +
+		"# gitguard: record each Codex tool use (gitguard init codex)\n"
+	for _, ev := range []string{"PreToolUse", "PostToolUse"} {
+		old += "[[hooks." + ev + "]]\nmatcher = \"Bash|apply_patch\"\n\n[[hooks." + ev + ".hooks]]\ntype = \"command\"\ncommand = \"gitguard-hook codex\"\n\n"
+	}
+	for _, ev := range []string{"SessionStart", "Stop"} {
+		old += "[[hooks." + ev + "]]\n\n[[hooks." + ev + ".hooks]]\ntype = \"command\"\ncommand = \"gitguard-hook codex\"\n\n"
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".codex"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".codex", "config.toml"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := codex.Init(agent.InitOptions{Command: "gitguard-hook codex", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch[0].Added) != 2 || !strings.HasPrefix(ch[0].Added[0], "PreToolUse") || !strings.HasPrefix(ch[0].Added[1], "PostToolUse") {
+		t.Errorf("added %q", ch[0].Added)
+	}
+	want := strings.Replace(old, "matcher = \"Bash|apply_patch\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"gitguard-hook", "\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"gitguard-hook", 1)
+	want = strings.Replace(want, "matcher = \"Bash|apply_patch\"\n\n[[hooks.PostToolUse.hooks]]", "\n[[hooks.PostToolUse.hooks]]", 1)
+	if diff := cmp.Diff(want, string(ch[0].After)); diff != "" {
+		t.Errorf("widened file (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(string(ch[0].After), "matcher = \"Bash|apply_patch\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"./lint.sh\"") {
+		t.Error("the user's table lost its matcher")
+	}
+	if err := ch[0].Write(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := codex.Init(agent.InitOptions{Command: "gitguard-hook codex", Dir: dir})
+	if err != nil || len(again[0].Added) != 0 {
+		t.Errorf("second init added %v (%v)", again[0].Added, err)
+	}
+}

@@ -34,7 +34,8 @@ func plan(command string) hookjson.Plan {
 			}
 			return g
 		},
-		Runs: func(c string) bool { return strings.Contains(c, "hook gemini") },
+		Runs:        func(c string) bool { return strings.Contains(c, "hook gemini") },
+		OldMatchers: []string{"write_file|replace|run_shell_command"},
 	}
 }
 
