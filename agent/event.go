@@ -67,6 +67,12 @@ type Event struct {
 	// EndLabel labels the last checkpoint of a run SessionEnd finishes.
 	EndLabel string
 
+	// Repeated: the agent may deliver this event through more than one
+	// hook (Cursor runs its own hooks and those in Claude Code's settings),
+	// each with the same run and call id; the first records it, and a
+	// finish of a call already finished is expected and said nowhere.
+	Repeated bool
+
 	// Warning, when set, is said once on stderr: an event or tool the
 	// adapter does not know, and so did not record.
 	Warning string

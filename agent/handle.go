@@ -214,6 +214,10 @@ func (h *handler) post(ctx context.Context, g *gitguard.Guard, co gitguard.CallO
 		h.warnf("%s %s finished but its start was never recorded; it is in the ledger without a patch, and its changes show as unrecorded in 'gitguard status'", ev.Tool, co.CallID)
 		return nil
 	}
+	if ev.Repeated {
+		h.o.Log.Info(ev.Agent+": call already finished through another hook", "call", co.CallID)
+		return nil
+	}
 	h.warnf("call %s is already %s; this %s event was not recorded", co.CallID, c.Ledger.Status, ev.Name)
 	return nil
 }
@@ -225,6 +229,10 @@ func (h *handler) preName() string {
 		return "PreToolUse"
 	case "Gemini CLI":
 		return "BeforeTool"
+	case "Cursor", "Copilot CLI":
+		return "preToolUse"
+	case "Qwen Code":
+		return "PreToolUse"
 	}
 	return "before event"
 }

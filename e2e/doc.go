@@ -1,6 +1,5 @@
 // Package e2e runs the real agent CLIs (Claude Code, Codex, Gemini CLI,
-// opencode),
-// installed from npm at pinned versions, against scripted model servers on
+// opencode, Qwen Code, Copilot CLI, Kilo CLI), installed from npm at pinned versions, against scripted model servers on
 // 127.0.0.1, with gitguard's hooks installed the way a user installs them,
 // and checks what gitguard recorded against git itself.
 //

@@ -26,6 +26,12 @@ var sessions = []agentSession{
 		run:     runGemini, recorded: geminiRecorded},
 	{name: "opencode", steps: func(ws *workspace) []step { return scenario(opencodeVocab(ws.dir)) },
 		prepare: warmOpencodePlugins, run: runOpencode, recorded: opencodeRecorded},
+	{name: "qwen", steps: func(ws *workspace) []step { return scenario(qwenVocab(ws.dir)) },
+		prepare: writeQwenUserSettings, run: runQwen, recorded: qwenRecorded},
+	{name: "copilot", steps: func(ws *workspace) []step { return scenario(copilotVocab(ws.dir)) },
+		prepare: func(testing.TB, *workspace) {}, run: runCopilot, recorded: copilotRecorded},
+	{name: "kilo", steps: func(ws *workspace) []step { return scenario(opencodeVocab(ws.dir)) },
+		prepare: func(testing.TB, *workspace) {}, run: runKilo, recorded: opencodeRecorded},
 }
 
 // BenchmarkToolUse measures what gitguard's hooks add to each tool use of a

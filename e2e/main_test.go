@@ -27,7 +27,7 @@ var (
 func TestMain(m *testing.M) {
 	if !enabled {
 		// Each test skips too, so that go test -v lists them as skipped.
-		fmt.Fprintln(os.Stderr, "e2e: SKIPPED: the real agent CLIs (Claude Code, Codex, Gemini CLI, opencode) were not run;"+
+		fmt.Fprintln(os.Stderr, "e2e: SKIPPED: the real agent CLIs (Claude Code, Codex, Gemini CLI, opencode, Qwen Code, Copilot CLI, Kilo CLI) were not run;"+
 			" set GITGUARD_E2E=1 to install them from npm (about 1.4 GB, cached) and run them against scripted model servers")
 		os.Exit(m.Run())
 	}

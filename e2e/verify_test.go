@@ -13,6 +13,9 @@ type expect struct {
 	// shellExitHidden: the agent does not tell the model that a shell
 	// command exited non-zero.
 	shellExitHidden bool
+	// editErrorHidden: the agent tells the model that an edit failed in
+	// the result's text only, not as an error result.
+	editErrorHidden bool
 }
 
 // verifySession runs every check on a finished scripted session: each call's
@@ -30,7 +33,7 @@ func verifySession(t *testing.T, ws *workspace, m *model, e expect) {
 	byName := map[string]callTruth{}
 	for i, s := range m.steps {
 		byName[s.name] = truth[i]
-		if s.fails && !truth[i].isError && !(e.shellExitHidden && s.name == stepBadShell) {
+		if s.fails && !truth[i].isError && !(e.shellExitHidden && s.name == stepBadShell) && !(e.editErrorHidden && s.name == stepBadEdit) {
 			t.Errorf("step %q is scripted to fail, but the agent sent its result back as a success: %s", s.name, truth[i].result)
 		}
 		if tool, status := e.recorded(s); tool != "" {

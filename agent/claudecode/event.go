@@ -7,6 +7,7 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/agent/cursor"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -44,13 +45,9 @@ var FileTools = map[string]record.Idempotency{
 // workspace before and after.
 var WorkspaceTools = map[string]bool{"Bash": true}
 
-// readOnlyTools change no file: ignored without a word.
-var readOnlyTools = map[string]bool{
-	"Read": true, "Glob": true, "Grep": true, "LS": true, "WebFetch": true, "WebSearch": true,
-	"TodoWrite": true, "TodoRead": true, "Task": true, "Agent": true, "NotebookRead": true, "ExitPlanMode": true,
-	"BashOutput": true, "KillShell": true, "KillBash": true, "ListMcpResourcesTool": true, "ReadMcpResourceTool": true,
-	"AskUserQuestion": true, "Skill": true, "SlashCommand": true,
-}
+// HookName is the adapter's name in `gitguard hook NAME`; it picks the
+// read-only tools (agent.ReadOnlyTool).
+const HookName = "claude-code"
 
 // Payload is the part of a Claude Code hook event the adapter reads.
 type Payload struct {
@@ -65,12 +62,17 @@ type Payload struct {
 	Error          string          `json:"error"`         // PostToolUseFailure
 	ErrorMessage   string          `json:"error_message"` // PostToolUseFailure, older spelling
 	IsInterrupt    bool            `json:"is_interrupt"`
+	// Cursor runs Claude Code's hooks too, with these fields beside
+	// Claude Code's (see package cursor).
+	ConversationID string `json:"conversation_id"`
+	CursorVersion  string `json:"cursor_version"`
 }
 
 // Options tune Read.
 type Options struct {
-	// WorkspaceTools are more tools (an MCP tool that edits files, say) to
-	// record as whole-workspace calls.
+	// WorkspaceTools are tools to record as whole-workspace calls even
+	// where gitguard takes them to be read-only. Every tool that is neither
+	// a file tool nor read-only is recorded so anyway.
 	WorkspaceTools []string
 }
 
@@ -85,6 +87,9 @@ func Read(r io.Reader, o Options) (*agent.Event, error) {
 
 // Event maps a payload to an agent.Event.
 func Event(p *Payload, o Options) (*agent.Event, error) {
+	if p.CursorVersion != "" || p.ConversationID != "" {
+		return cursorEvent(p, o)
+	}
 	ev := &agent.Event{Agent: Name, Name: p.HookEventName, RunID: RunID(p), Cwd: p.Cwd, MessagesRef: p.TranscriptPath}
 	switch p.HookEventName {
 	case PreToolUse:
@@ -105,12 +110,14 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	idem, fileTool := FileTools[p.ToolName]
 	whole := WorkspaceTools[p.ToolName] || contains(o.WorkspaceTools, p.ToolName)
 	if !fileTool && !whole {
-		ev.Kind = agent.Ignore
-		if !readOnlyTools[p.ToolName] {
-			ev.Warning = "Claude Code tool " + p.ToolName + " is not one gitguard records; its changes are not recorded" +
-				" (record it as a whole-workspace call with --workspace-tool " + p.ToolName + ")"
+		if agent.ReadOnlyTool(HookName, p.ToolName) {
+			ev.Kind = agent.Ignore
+			return ev, nil
 		}
-		return ev, nil
+		if p.ToolName == "" {
+			return nil, agent.PayloadErrorf(Name, "%s has no tool_name", p.HookEventName)
+		}
+		whole = true // an MCP tool, or one gitguard does not know: any file may change
 	}
 	input, err := agent.DecodeInput(Name, p.ToolInput)
 	if err != nil {
@@ -128,7 +135,7 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 		ev.Paths = []string{path}
 	} else {
 		ev.Whole = true
-		ev.Summary = agent.Summarize(agent.StringField(input, "command"))
+		ev.Summary = agent.ToolSummary(p.ToolName, input)
 	}
 	if p.ToolUseID != "" {
 		ev.CallID = agent.CallID(p.ToolUseID)
@@ -173,4 +180,31 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// cursorEvent maps an event Cursor sends to Claude Code's hooks to the
+// run and call its own hooks record (package cursor), so that a tool use
+// that reaches gitguard through both is recorded once.
+func cursorEvent(p *Payload, o Options) (*agent.Event, error) {
+	ev := &agent.Event{Agent: cursor.Name, Name: p.HookEventName, RunID: cursor.RunID(p.ConversationID, p.SessionID, p.TranscriptPath),
+		Cwd: p.Cwd, MessagesRef: p.TranscriptPath, Repeated: true}
+	switch p.HookEventName {
+	case PreToolUse:
+		ev.Kind = agent.Pre
+	case PostToolUse, PostToolUseFailure:
+		ev.Kind = agent.Post
+	case SessionEnd, "Stop":
+		ev.Kind, ev.EndLabel = agent.SessionEnd, "Cursor session ended"
+		return ev, nil
+	case "":
+		return nil, agent.PayloadErrorf(Name, "no hook_event_name")
+	default:
+		if !quietEvents[p.HookEventName] {
+			ev.Warning = "Claude Code event " + p.HookEventName + " (from Cursor) is not one gitguard knows; not recorded"
+		}
+		return ev, nil
+	}
+	return cursor.ToolEvent(ev, p.ToolName, p.ToolInput, p.ToolUseID, o.WorkspaceTools, func() gitguard.FinishOptions {
+		return finish(p)
+	})
 }

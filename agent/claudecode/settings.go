@@ -8,8 +8,11 @@ import (
 	"github.com/gitguard/gitguard/agent/internal/hookjson"
 )
 
-// HookMatcher selects the Claude Code tools that can change files.
-const HookMatcher = "Write|Edit|MultiEdit|NotebookEdit|Bash"
+// HookMatcher selects every tool: a tool that writes files and that
+// gitguard does not know (an MCP server's, one a newer Claude Code adds) is
+// recorded as a whole-workspace call, and the hook answers read-only tools
+// at once.
+const HookMatcher = "*"
 
 // HookCommand is the command the hooks run.
 const HookCommand = "gitguard hook claude-code"
@@ -28,7 +31,8 @@ func plan(command string) hookjson.Plan {
 			}
 			return g
 		},
-		Runs: func(c string) bool { return strings.Contains(c, "hook claude-code") },
+		Runs:        func(c string) bool { return strings.Contains(c, "hook claude-code") },
+		OldMatchers: []string{"Write|Edit|MultiEdit|NotebookEdit|Bash"},
 	}
 }
 

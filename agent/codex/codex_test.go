@@ -206,16 +206,10 @@ func TestCodexOtherSessionEndsRun(t *testing.T) {
 	e.CheckUserState()
 }
 
-func TestCodexUnknownIsWarned(t *testing.T) {
+func TestCodexUnknownEventIsWarned(t *testing.T) {
 	e := agenttest.New(t, map[string]string{"a.txt": "a\n"})
-	for _, p := range []string{
-		payload("s1", "BrandNewEvent", nil),
-		tool("s1", codex.PreToolUse, "mcp__fs__write", "c9", "", nil),
-	} {
-		ev, _ := e.Hook(read, p)
-		if ev.Warning == "" {
-			t.Errorf("no warning for %s", p)
-		}
+	if ev, _ := e.Hook(read, payload("s1", "BrandNewEvent", nil)); ev.Warning == "" {
+		t.Error("no warning for an unknown event")
 	}
 	for _, p := range []string{payload("s1", "UserPromptSubmit", nil), payload("s1", "PermissionRequest", nil)} {
 		if ev, _ := e.Hook(read, p); ev.Warning != "" {
@@ -225,10 +219,33 @@ func TestCodexUnknownIsWarned(t *testing.T) {
 	if out := e.Repo.Git("for-each-ref", "refs/agent-checkpoints/"); out != "" {
 		t.Errorf("unknown events recorded something: %s", out)
 	}
-	// --workspace-tool makes the MCP tool a whole-workspace call.
-	ev, err := codex.Read(strings.NewReader(tool("s1", codex.PreToolUse, "mcp__fs__write", "c9", "", nil)),
-		codex.Options{WorkspaceTools: []string{"mcp__fs__write"}})
-	if err != nil || !ev.Whole || ev.Warning != "" {
+	e.CheckUserState()
+}
+
+// TestCodexMCPWriteTool: a tool gitguard does not know (an MCP server's
+// that writes a file) is a whole-workspace call; read-only tools record
+// nothing and open no repository.
+func TestCodexMCPWriteTool(t *testing.T) {
+	e := agenttest.New(t, map[string]string{"a.txt": "a\n"})
+	in := map[string]any{"tool_input": map[string]any{"path": "out/new.txt", "content": "new\n"}}
+	e.Hook(read, tool("s1", codex.PreToolUse, "mcp__filesystem__write_file", "call_mcp1", "", in))
+	e.Repo.Write("out/new.txt", "new\n")
+	in["tool_response"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": "Successfully wrote to out/new.txt"}}}
+	e.Hook(read, tool("s1", codex.PostToolUse, "mcp__filesystem__write_file", "call_mcp1", "", in))
+	c := e.Call("cx-s1", "call_mcp1")
+	if c.Ledger.ToolName != "mcp__filesystem__write_file" || c.Ledger.Status != record.StatusSucceeded || len(c.Ledger.Paths) != 0 {
+		t.Errorf("MCP write: tool %q status %s scope %v", c.Ledger.ToolName, c.Ledger.Status, c.Ledger.Paths)
+	}
+	e.CheckPatch(c, "out/new.txt", nil)
+	for _, name := range []string{"update_plan", "view_image", "web_search", "tool_search", "mcp__gitguard__ledger"} {
+		for _, event := range []string{codex.PreToolUse, codex.PostToolUse} {
+			e.HookReadOnly(read, tool("s1", event, name, "call_ro", "", nil))
+		}
+	}
+	// --workspace-tool records even a tool gitguard takes to be read-only.
+	ev, err := codex.Read(strings.NewReader(tool("s1", codex.PreToolUse, "view_image", "c9", "", nil)),
+		codex.Options{WorkspaceTools: []string{"view_image"}})
+	if err != nil || !ev.Whole || ev.Kind != agent.Pre {
 		t.Errorf("workspace tool: %+v %v", ev, err)
 	}
 	e.CheckUserState()
@@ -380,4 +397,48 @@ func newScenarioRepo(t *testing.T) *agenttest.Env {
 		"README.md": "# Demo\n\nStatus: draft\n", "VERSION": "v1\n", "LICENSE": "MIT\n", "NOTICE": "notice\n",
 		"main.go": "package main\n", "CHANGELOG": "- v1\n",
 	})
+}
+
+// TestCodexInitWidensOldMatcher: the hook tables an older gitguard wrote
+// (matcher "Bash|apply_patch") lose their matcher on the next init, so that
+// every tool is recorded; a table of the user's with that matcher is kept.
+func TestCodexInitWidensOldMatcher(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old := "# mine\n[[hooks.PreToolUse]]\nmatcher = \"Bash|apply_patch\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"./lint.sh\"\n\n" +
+		"# gitguard: record each Codex tool use (gitguard init codex)\n"
+	for _, ev := range []string{"PreToolUse", "PostToolUse"} {
+		old += "[[hooks." + ev + "]]\nmatcher = \"Bash|apply_patch\"\n\n[[hooks." + ev + ".hooks]]\ntype = \"command\"\ncommand = \"gitguard-hook codex\"\n\n"
+	}
+	for _, ev := range []string{"SessionStart", "Stop"} {
+		old += "[[hooks." + ev + "]]\n\n[[hooks." + ev + ".hooks]]\ntype = \"command\"\ncommand = \"gitguard-hook codex\"\n\n"
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".codex"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".codex", "config.toml"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := codex.Init(agent.InitOptions{Command: "gitguard-hook codex", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch[0].Added) != 2 || !strings.HasPrefix(ch[0].Added[0], "PreToolUse") || !strings.HasPrefix(ch[0].Added[1], "PostToolUse") {
+		t.Errorf("added %q", ch[0].Added)
+	}
+	want := strings.Replace(old, "matcher = \"Bash|apply_patch\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"gitguard-hook", "\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"gitguard-hook", 1)
+	want = strings.Replace(want, "matcher = \"Bash|apply_patch\"\n\n[[hooks.PostToolUse.hooks]]", "\n[[hooks.PostToolUse.hooks]]", 1)
+	if diff := cmp.Diff(want, string(ch[0].After)); diff != "" {
+		t.Errorf("widened file (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(string(ch[0].After), "matcher = \"Bash|apply_patch\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"./lint.sh\"") {
+		t.Error("the user's table lost its matcher")
+	}
+	if err := ch[0].Write(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := codex.Init(agent.InitOptions{Command: "gitguard-hook codex", Dir: dir})
+	if err != nil || len(again[0].Added) != 0 {
+		t.Errorf("second init added %v (%v)", again[0].Added, err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -13,9 +14,6 @@ import (
 
 // HookCommand is the command the hooks run.
 const HookCommand = "gitguard hook codex"
-
-// HookMatcher selects the Codex tools that can change files.
-const HookMatcher = "Bash|apply_patch"
 
 // HookEvents are the events the hook is registered for, in order.
 var HookEvents = []string{PreToolUse, PostToolUse, SessionStart, Stop}
@@ -28,9 +26,9 @@ var ConfigRel = filepath.Join(".codex", "config.toml")
 func hookBlock(event, command string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[[hooks.%s]]\n", event)
-	if event == PreToolUse || event == PostToolUse {
-		fmt.Fprintf(&b, "matcher = %s\n", tomlString(HookMatcher))
-	}
+	// No matcher: every tool. A tool that writes files and that gitguard
+	// does not know (an MCP server's, one a newer Codex adds) is recorded
+	// as a whole-workspace call; the hook answers read-only tools at once.
 	fmt.Fprintf(&b, "\n[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\n", event, tomlString(command))
 	return b.String()
 }
@@ -104,6 +102,8 @@ func mergeConfig(old []byte, o agent.InitOptions) ([]byte, []string, error) {
 		return nil, nil, agent.NotSettingsf("hooks is not a table")
 	}
 	var added, blocks []string
+	old, widened := widenMatchers(old)
+	added = append(added, widened...)
 	for _, ev := range HookEvents {
 		if runsGitguard(hooks[ev]) {
 			continue
@@ -120,6 +120,9 @@ func mergeConfig(old []byte, o agent.InitOptions) ([]byte, []string, error) {
 	}
 	if len(added) == 0 {
 		return old, nil, nil
+	}
+	if len(blocks) == 0 {
+		return old, added, nil // only widened
 	}
 	var out bytes.Buffer
 	out.Write(old)
@@ -140,7 +143,7 @@ func mergeConfig(old []byte, o agent.InitOptions) ([]byte, []string, error) {
 	}
 	ch, _ := check["hooks"].(map[string]any)
 	for _, ev := range added {
-		if strings.HasPrefix(ev, "mcp ") {
+		if strings.HasPrefix(ev, "mcp ") || strings.Contains(ev, " (") {
 			continue
 		}
 		if !runsGitguard(ch[ev]) {
@@ -148,6 +151,27 @@ func mergeConfig(old []byte, o agent.InitOptions) ([]byte, []string, error) {
 		}
 	}
 	return out.Bytes(), added, nil
+}
+
+// oldMatcherLine is the matcher an older gitguard wrote into its
+// PreToolUse and PostToolUse tables; oldTable is such a table as it wrote
+// it (event, matcher, then the hook running gitguard).
+const oldMatcherLine = "matcher = \"Bash|apply_patch\"\n"
+
+var oldTable = regexp.MustCompile(`(?m)^\[\[hooks\.(PreToolUse|PostToolUse)\]\]\n` + regexp.QuoteMeta(oldMatcherLine) +
+	`\n\[\[hooks\.(?:PreToolUse|PostToolUse)\.hooks\]\]\ntype = "command"\ncommand = "[^"\n]*hook codex[^"\n]*"\n`)
+
+// widenMatchers drops the matcher from the hook tables an older gitguard
+// wrote (exactly as it wrote them), so that they match every tool, and
+// says which events it widened. Anything else in the file is kept byte
+// for byte.
+func widenMatchers(old []byte) ([]byte, []string) {
+	var widened []string
+	out := oldTable.ReplaceAllFunc(old, func(table []byte) []byte {
+		widened = append(widened, string(oldTable.FindSubmatch(table)[1])+" (matcher removed: every tool)")
+		return bytes.Replace(table, []byte(oldMatcherLine), nil, 1)
+	})
+	return out, widened
 }
 
 // runsGitguard tells whether an event's groups already run the codex hook,

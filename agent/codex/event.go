@@ -26,6 +26,10 @@ const (
 	SessionEnd   = "SessionEnd"
 )
 
+// HookName is the adapter's name in `gitguard hook NAME`; it picks the
+// read-only tools (agent.ReadOnlyTool).
+const HookName = "codex"
+
 // Tool names.
 const (
 	Bash       = "Bash"
@@ -55,8 +59,9 @@ type Payload struct {
 
 // Options tune Read.
 type Options struct {
-	// WorkspaceTools are more tools (MCP tools that edit files) to record
-	// as whole-workspace calls.
+	// WorkspaceTools are tools to record as whole-workspace calls even
+	// where gitguard takes them to be read-only; every tool gitguard does
+	// not know is recorded so anyway.
 	WorkspaceTools []string
 }
 
@@ -118,11 +123,15 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	case p.ToolName == Bash || contains(o.WorkspaceTools, p.ToolName):
 		ev.Whole = true
 		ev.Summary = agent.Summarize(command)
-	default:
+	case agent.ReadOnlyTool(HookName, p.ToolName):
 		ev.Kind = agent.Ignore
-		ev.Warning = "Codex tool " + p.ToolName + " is not one gitguard records; its changes are not recorded" +
-			" (record it as a whole-workspace call with --workspace-tool " + p.ToolName + ")"
 		return ev, nil
+	case p.ToolName == "":
+		return nil, agent.PayloadErrorf(Name, "%s has no tool_name", p.HookEventName)
+	default:
+		// An MCP tool, or one gitguard does not know: any file may change.
+		ev.Whole = true
+		ev.Summary = agent.ToolSummary(p.ToolName, input)
 	}
 	if p.ToolUseID != "" {
 		ev.CallID = agent.CallID(p.ToolUseID)

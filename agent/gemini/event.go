@@ -40,13 +40,9 @@ var FileTools = map[string]record.Idempotency{
 // ShellTool may change any file.
 const ShellTool = "run_shell_command"
 
-// readOnlyTools change no file: ignored without a word.
-var readOnlyTools = map[string]bool{
-	"read_file": true, "read_many_files": true, "list_directory": true, "glob": true, "grep_search": true,
-	"search_file_content": true, "google_web_search": true, "web_fetch": true, "save_memory": true,
-	"write_todos": true, "activate_skill": true, "ask_user": true, "get_internal_docs": true,
-	"enter_plan_mode": true, "exit_plan_mode": true, "list_mcp_resources": true, "read_mcp_resource": true,
-}
+// HookName is the adapter's name in `gitguard hook NAME`; it picks the
+// read-only tools (agent.ReadOnlyTool).
+const HookName = "gemini"
 
 // Payload is the part of a Gemini CLI hook event the adapter reads.
 type Payload struct {
@@ -64,8 +60,9 @@ type Payload struct {
 
 // Options tune Read.
 type Options struct {
-	// WorkspaceTools are more tools (MCP tools that edit files) to record
-	// as whole-workspace calls.
+	// WorkspaceTools are tools to record as whole-workspace calls even
+	// where gitguard takes them to be read-only; every tool gitguard does
+	// not know is recorded so anyway.
 	WorkspaceTools []string
 }
 
@@ -117,12 +114,14 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	idem, fileTool := FileTools[p.ToolName]
 	whole := p.ToolName == ShellTool || contains(o.WorkspaceTools, p.ToolName)
 	if !fileTool && !whole {
-		ev.Kind = agent.Ignore
-		if !readOnlyTools[p.ToolName] {
-			ev.Warning = "Gemini CLI tool " + p.ToolName + " is not one gitguard records; its changes are not recorded" +
-				" (record it as a whole-workspace call with --workspace-tool " + p.ToolName + ")"
+		if agent.ReadOnlyTool(HookName, p.ToolName) {
+			ev.Kind = agent.Ignore
+			return ev, nil
 		}
-		return ev, nil
+		if p.ToolName == "" {
+			return nil, agent.PayloadErrorf(Name, "%s has no tool_name", p.HookEventName)
+		}
+		whole = true // an MCP tool, or one gitguard does not know: any file may change
 	}
 	input, err := agent.DecodeInput(Name, p.ToolInput)
 	if err != nil {
@@ -140,7 +139,7 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 		ev.Paths = []string{path}
 	} else {
 		ev.Whole = true
-		ev.Summary = agent.Summarize(agent.StringField(input, "command"))
+		ev.Summary = agent.ToolSummary(p.ToolName, input)
 	}
 	if ev.Kind == agent.Post {
 		ev.Finish = gitguard.FinishOptions{Status: record.StatusSucceeded}
@@ -148,7 +147,7 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 			ev.Finish = gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
 		}
 		if ev.Whole {
-			if code, signal := shellExit(p.ToolResponse); code != nil || signal != "" {
+			if code, signal := ShellExit(p.ToolResponse); code != nil || signal != "" {
 				ev.Finish.Status, ev.Finish.ExitCode = record.StatusFailed, code
 				if ev.Finish.Result == "" && code != nil {
 					ev.Finish.Result = "exit code " + strconv.Itoa(*code)

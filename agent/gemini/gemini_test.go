@@ -176,7 +176,6 @@ func TestGeminiUnknownIsWarned(t *testing.T) {
 		{event("AfterModel", nil), false},
 		{before("read_file", map[string]any{"file_path": "a.txt"}), false},
 		{event("BeforeSomethingNew", nil), true},
-		{before("mcp_fs_write", map[string]any{"path": "a.txt"}), true},
 	} {
 		ev, _ := e.Hook(read, tc.payload)
 		if (ev.Warning != "") != tc.warn {
@@ -185,6 +184,30 @@ func TestGeminiUnknownIsWarned(t *testing.T) {
 	}
 	if out := e.Repo.Git("for-each-ref", "refs/agent-checkpoints/"); out != "" {
 		t.Errorf("recorded: %s", out)
+	}
+	e.CheckUserState()
+}
+
+// TestGeminiMCPWriteTool: a tool gitguard does not know (an MCP server's
+// that writes a file) is a whole-workspace call; read-only tools record
+// nothing and open no repository.
+func TestGeminiMCPWriteTool(t *testing.T) {
+	e := agenttest.New(t, map[string]string{"a.txt": "a\n"})
+	in := map[string]any{"path": "out/new.txt", "content": "new\n"}
+	_, r1 := e.Hook(read, before("mcp_filesystem_write_file", in))
+	e.Repo.Write("out/new.txt", "new\n")
+	_, r2 := e.Hook(read, after("mcp_filesystem_write_file", in, nil))
+	if r1.Call == "" || r1.Call != r2.Call {
+		t.Fatalf("MCP write calls %q %q", r1.Call, r2.Call)
+	}
+	c := e.Call("gm-"+sid, r1.Call)
+	if c.Ledger.ToolName != "mcp_filesystem_write_file" || c.Ledger.Status != record.StatusSucceeded {
+		t.Errorf("MCP write: tool %q status %s", c.Ledger.ToolName, c.Ledger.Status)
+	}
+	e.CheckPatch(c, "out/new.txt", nil)
+	for _, tool := range []string{"read_file", "glob", "grep_search", "list_directory", "web_fetch", "write_todos"} {
+		e.HookReadOnly(read, before(tool, map[string]any{"file_path": "a.txt"}))
+		e.HookReadOnly(read, after(tool, map[string]any{"file_path": "a.txt"}, nil))
 	}
 	e.CheckUserState()
 }

@@ -11,8 +11,11 @@ import (
 // HookCommand is the command the hooks run.
 const HookCommand = "gitguard hook gemini"
 
-// HookMatcher selects the Gemini CLI tools that can change files.
-const HookMatcher = "write_file|replace|run_shell_command"
+// HookMatcher selects every tool (Gemini CLI matches "*" to all): a tool
+// that writes files and that gitguard does not know (an MCP server's, one a
+// newer Gemini CLI adds) is recorded as a whole-workspace call, and the
+// hook answers read-only tools at once.
+const HookMatcher = "*"
 
 // HookEvents are the events the hook is registered for, in order.
 var HookEvents = []string{BeforeTool, AfterTool, SessionStart, SessionEnd}
@@ -31,7 +34,8 @@ func plan(command string) hookjson.Plan {
 			}
 			return g
 		},
-		Runs: func(c string) bool { return strings.Contains(c, "hook gemini") },
+		Runs:        func(c string) bool { return strings.Contains(c, "hook gemini") },
+		OldMatchers: []string{"write_file|replace|run_shell_command"},
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// shellExit reads how run_shell_command ended from its tool_response:
+// ShellExit reads how run_shell_command ended from its tool_response:
 // Gemini CLI appends "Exit Code: N" (only when N is not 0) and "Signal: S"
 // to the llmContent after the command's output, followed only by lines
 // about background and process-group ids, and (0.61) wraps it all in
@@ -14,7 +14,7 @@ import (
 // only those trailing lines, keeps a command that prints "Exit Code: 1"
 // itself from counting as failed. When the output is empty, returnDisplay
 // is "Command exited with code: N" too.
-func shellExit(raw json.RawMessage) (code *int, signal string) {
+func ShellExit(raw json.RawMessage) (code *int, signal string) {
 	var resp struct {
 		LLMContent    json.RawMessage `json:"llmContent"`
 		ReturnDisplay json.RawMessage `json:"returnDisplay"`

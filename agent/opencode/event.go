@@ -35,12 +35,9 @@ var fileTools = map[string]record.Idempotency{
 // patchTools write the files their patch text names.
 var patchTools = map[string]bool{"patch": true, "apply_patch": true}
 
-// readOnlyTools change no file.
-var readOnlyTools = map[string]bool{
-	"read": true, "glob": true, "grep": true, "list": true, "webfetch": true, "websearch": true,
-	"todowrite": true, "todoread": true, "task": true, "skill": true, "lsp": true, "codesearch": true,
-	"question": true, "invalid": true,
-}
+// HookName is the adapter's name in `gitguard hook NAME`; it picks the
+// read-only tools (agent.ReadOnlyTool).
+const HookName = "opencode"
 
 // Payload is the event the plugin sends.
 type Payload struct {
@@ -59,38 +56,64 @@ type Payload struct {
 
 // Options tune Read.
 type Options struct {
-	// WorkspaceTools are more tools (MCP tools that edit files) to record
-	// as whole-workspace calls.
+	// WorkspaceTools are tools to record as whole-workspace calls even
+	// where gitguard takes them to be read-only; every tool gitguard does
+	// not know is recorded so anyway.
 	WorkspaceTools []string
 }
 
+// Flavor is opencode, or an agent built on it that loads the same
+// plugins (Kilo CLI): the names it goes by and where its plugin lives.
+type Flavor struct {
+	Name      string // in messages: "opencode"
+	HookName  string // as in `gitguard hook NAME`; picks the read-only tools
+	RunPrefix string // starts the id of every session's run
+	// PluginRel is the plugin file below the project; Marker opens every
+	// plugin file gitguard writes there.
+	PluginRel string
+	Marker    string
+	// ConfigRel is the project's configuration file, where --mcp adds the
+	// gitguard MCP server under "mcp".
+	ConfigRel string
+}
+
+// Opencode is opencode itself.
+var Opencode = Flavor{Name: Name, HookName: HookName, RunPrefix: RunPrefix, PluginRel: PluginRel, Marker: pluginMarker,
+	ConfigRel: "opencode.json"}
+
 // Read reads one plugin event from r.
-func Read(r io.Reader, o Options) (*agent.Event, error) {
+func Read(r io.Reader, o Options) (*agent.Event, error) { return Opencode.Read(r, o) }
+
+// Event maps a payload to an agent.Event.
+func Event(p *Payload, o Options) (*agent.Event, error) { return Opencode.Event(p, o) }
+
+// Read reads one plugin event from r.
+func (f Flavor) Read(r io.Reader, o Options) (*agent.Event, error) {
 	var p Payload
-	if err := agent.ReadPayload(Name, r, &p); err != nil {
+	if err := agent.ReadPayload(f.Name, r, &p); err != nil {
 		return nil, err
 	}
-	return Event(&p, o)
+	return f.Event(&p, o)
 }
 
 // Event maps a payload to an agent.Event.
-func Event(p *Payload, o Options) (*agent.Event, error) {
-	ev := &agent.Event{Agent: Name, Name: p.Event, RunID: agent.RunID(RunPrefix, p.SessionID, ""), Cwd: p.Cwd}
+func (f Flavor) Event(p *Payload, o Options) (*agent.Event, error) {
+	ev := &agent.Event{Agent: f.Name, Name: p.Event, RunID: agent.RunID(f.RunPrefix, p.SessionID, ""), Cwd: p.Cwd}
 	switch p.Event {
 	case ToolBefore:
 		ev.Kind = agent.Pre
 	case ToolAfter:
 		ev.Kind = agent.Post
 	case SessionIdle, SessionDeleted:
-		ev.Kind, ev.EndLabel = agent.SessionEnd, "opencode session idle"
+		ev.Kind, ev.EndLabel = agent.SessionEnd, f.Name+" session idle"
 		return ev, nil
 	case "":
-		return nil, agent.PayloadErrorf(Name, "no event")
+		return nil, agent.PayloadErrorf(f.Name, "no event")
 	default:
-		ev.Warning = "opencode event " + p.Event + " is not one gitguard knows; not recorded"
+		ev.Warning = f.Name + " event " + p.Event + " is not one gitguard knows; not recorded"
 		return ev, nil
 	}
-	args, err := agent.DecodeInput(Name, p.Args)
+	args, err := agent.DecodeInput(f.Name, p.Args)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +126,7 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 		ev.Idempotency = idem
 		path := agent.StringField(args, "filePath", "file_path", "path")
 		if path == "" {
-			return nil, agent.PayloadErrorf(Name, "%s args have no filePath", p.Tool)
+			return nil, agent.PayloadErrorf(f.Name, "%s args have no filePath", p.Tool)
 		}
 		ev.Paths = []string{path}
 	case patchTools[p.Tool]:
@@ -117,29 +140,31 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	case p.Tool == "bash" || contains(o.WorkspaceTools, p.Tool):
 		ev.Whole = true
 		ev.Summary = agent.Summarize(agent.StringField(args, "command"))
-	default:
+	case agent.ReadOnlyTool(f.HookName, p.Tool):
 		ev.Kind = agent.Ignore
-		if !readOnlyTools[p.Tool] {
-			ev.Warning = "opencode tool " + p.Tool + " is not one gitguard records; its changes are not recorded" +
-				" (record it as a whole-workspace call with --workspace-tool " + p.Tool + ")"
-		}
 		return ev, nil
+	case p.Tool == "":
+		return nil, agent.PayloadErrorf(f.Name, "%s names no tool", p.Event)
+	default:
+		// An MCP tool, or one gitguard does not know: any file may change.
+		ev.Whole = true
+		ev.Summary = agent.ToolSummary(p.Tool, args)
 	}
 	if p.CallID != "" {
 		ev.CallID = agent.CallID(p.CallID)
 	} else {
-		ev.IDBase = RunPrefix + agent.ShortHash(p.SessionID+"\x00"+p.Tool+"\x00"+ev.InputHash)
+		ev.IDBase = f.RunPrefix + agent.ShortHash(p.SessionID+"\x00"+p.Tool+"\x00"+ev.InputHash)
 	}
 	if ev.Kind == agent.Post {
-		ev.Finish = finish(p)
+		ev.Finish = f.finish(p)
 	}
 	return ev, nil
 }
 
-func finish(p *Payload) gitguard.FinishOptions {
+func (f Flavor) finish(p *Payload) gitguard.FinishOptions {
 	if p.Synthetic {
 		return gitguard.FinishOptions{Status: record.StatusUncertain,
-			Result: "opencode sent no tool.execute.after; captured when the session went idle"}
+			Result: f.Name + " sent no tool.execute.after; captured when the session went idle"}
 	}
 	if msg, failed := agent.ToolResponseError(p.Metadata); failed {
 		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}

@@ -1,6 +1,7 @@
 package opencode_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -29,7 +30,15 @@ func TestMain(m *testing.M) {
 
 func hookMain(failClosed bool) int {
 	ctx := context.Background()
-	ev, err := opencode.Read(os.Stdin, opencode.Options{})
+	data, _ := io.ReadAll(os.Stdin)
+	if log := os.Getenv("OPENCODE_TEST_LOG"); log != "" {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			f.Write(append(data, '\n'))
+			f.Close()
+		}
+	}
+	ev, err := opencode.Read(bytes.NewReader(data), opencode.Options{})
 	if err == nil && ev.Warning != "" {
 		err = fmt.Errorf("%s", ev.Warning)
 	}
@@ -68,11 +77,21 @@ func TestOpencodeEvents(t *testing.T) {
 	if b := e.Call("oc-ses_1", "call_b"); b.Ledger.Status != record.StatusFailed {
 		t.Errorf("bash exit 1: %s", b.Ledger.Status)
 	}
-	if x, _ := e.Hook(read, `{"event":"tool.execute.before","session_id":"ses_1","call_id":"c","tool":"frobnicate","args":{}}`); x.Warning == "" {
-		t.Error("unknown tool not warned")
+	// A tool gitguard does not know (an MCP server's that writes a file)
+	// is a whole-workspace call.
+	mcp := `"tool":"filesystem_write_file","args":{"path":"out/new.txt","content":"new\n"},"cwd":"@REPO@"`
+	e.Hook(read, `{"event":"tool.execute.before","session_id":"ses_1","call_id":"call_m",`+mcp+`}`)
+	e.Repo.Write("out/new.txt", "new\n")
+	e.Hook(read, `{"event":"tool.execute.after","session_id":"ses_1","call_id":"call_m",`+mcp+`,"title":"","metadata":{}}`)
+	m := e.Call("oc-ses_1", "call_m")
+	if m.Ledger.ToolName != "filesystem_write_file" || len(m.Ledger.Paths) != 0 {
+		t.Errorf("MCP write: tool %q scope %v", m.Ledger.ToolName, m.Ledger.Paths)
 	}
-	if x, _ := e.Hook(read, `{"event":"tool.execute.before","session_id":"ses_1","call_id":"c","tool":"read","args":{"filePath":"a.txt"}}`); x.Warning != "" {
-		t.Error("read warned")
+	e.CheckPatch(m, "out/new.txt", nil)
+	for _, tool := range []string{"read", "grep", "glob", "list", "webfetch", "todowrite", "gitguard_status"} {
+		for _, ev := range []string{"tool.execute.before", "tool.execute.after"} {
+			e.HookReadOnly(read, `{"event":"`+ev+`","session_id":"ses_1","call_id":"c","tool":"`+tool+`","args":{"filePath":"a.txt"},"cwd":"@REPO@"}`)
+		}
 	}
 	e.CheckUserState()
 }
@@ -99,6 +118,9 @@ const [plugin, dir] = process.argv.slice(2)
 const logs = []
 const mod = await import(plugin)
 const p = await mod.GitguardPlugin({ directory: dir, client: { app: { log: async (x) => logs.push(x.body.message) } } })
+// Read-only tools: the plugin answers them without starting the hook.
+await p["tool.execute.before"]({ tool: "read", sessionID: "ses_A", callID: "call_r" }, { args: { filePath: dir + "/keep.txt" } })
+await p["tool.execute.after"]({ tool: "read", sessionID: "ses_A", callID: "call_r" }, { title: "keep.txt", output: "keep", metadata: {} })
 await p["tool.execute.before"]({ tool: "write", sessionID: "ses_A", callID: "call_w" }, { args: { filePath: dir + "/new.txt", content: "n\n" } })
 fs.writeFileSync(dir + "/new.txt", "n\n")
 await p["tool.execute.after"]({ tool: "write", sessionID: "ses_A", callID: "call_w" }, { title: "new.txt", output: "", metadata: {} })
@@ -109,7 +131,7 @@ await p.event({ event: { type: "session.idle", properties: { sessionID: "ses_A" 
 // Failing closed: a tool use the hook cannot record is stopped.
 let threw = false
 try {
-  await p["tool.execute.before"]({ tool: "frobnicate", sessionID: "ses_A", callID: "call_x" }, { args: {} })
+  await p["tool.execute.before"]({ tool: "write", sessionID: "ses_A", callID: "call_x" }, { args: {} })
 } catch (err) { threw = true }
 console.log(JSON.stringify({ threw, logs }))
 `
@@ -117,13 +139,18 @@ console.log(JSON.stringify({ threw, logs }))
 		t.Fatal(err)
 	}
 	cmd := exec.Command(node, driver, filepath.Join(e.Repo.Dir, filepath.FromSlash(".opencode/plugin/gitguard.js")), e.Repo.Dir)
-	cmd.Env = append(os.Environ(), "OPENCODE_TEST_HOOK=fail-closed")
+	hookLog := filepath.Join(t.TempDir(), "hook.log")
+	cmd.Env = append(os.Environ(), "OPENCODE_TEST_HOOK=fail-closed", "OPENCODE_TEST_LOG="+hookLog)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), `"threw":true`) || !strings.Contains(string(out), "frobnicate") {
+	if !strings.Contains(string(out), `"threw":true`) || !strings.Contains(string(out), "no filePath") {
 		t.Errorf("failing closed did not stop the tool: %s", out)
+	}
+	logged, err := os.ReadFile(hookLog)
+	if err != nil || !strings.Contains(string(logged), `"call_w"`) || strings.Contains(string(logged), `"call_r"`) {
+		t.Errorf("hook runs (want call_w's, none of the read tool's): %v\n%s", err, logged)
 	}
 	w := e.Call("oc-ses_A", "call_w")
 	e.CheckPatch(w, "new.txt", nil)

@@ -26,12 +26,14 @@ const pluginMarker = "// gitguard opencode plugin"
 // tool.execute.before throw, which stops the tool. Tool uses whose
 // tool.execute.after never came are sent, marked synthetic, when the
 // session goes idle.
-const pluginTemplate = pluginMarker + ` v1: written by 'gitguard init opencode --write'.
-// It records each tool use with gitguard (see 'gitguard hook opencode --help').
+const pluginTemplate = `@MARKER@ v2: written by 'gitguard init @NAME@ --write'.
+// It records each tool use with gitguard (see 'gitguard hook @NAME@ --help').
 // Rewritten by that command; to change the command, use its --command flag.
 import { spawn, spawnSync } from "node:child_process"
 
 const COMMAND = @COMMAND@
+// Tools that change no file: their tool uses need no hook.
+const READ_ONLY = new Set(@READONLY@)
 
 export const GitguardPlugin = async ({ directory, client }) => {
   const open = new Map() // callID -> {tool, args, sessionID}
@@ -70,6 +72,7 @@ export const GitguardPlugin = async ({ directory, client }) => {
   }
   return {
     "tool.execute.before": async (input, output) => {
+      if (READ_ONLY.has(input.tool)) return
       open.set(input.callID, { tool: input.tool, args: output.args, sessionID: input.sessionID })
       const r = await hook({ event: "tool.execute.before", session_id: input.sessionID, call_id: input.callID,
         tool: input.tool, args: output.args })
@@ -80,6 +83,7 @@ export const GitguardPlugin = async ({ directory, client }) => {
       }
     },
     "tool.execute.after": async (input, output) => {
+      if (READ_ONLY.has(input.tool)) return
       const started = open.get(input.callID)
       open.delete(input.callID)
       const r = await hook({ event: "tool.execute.after", session_id: input.sessionID, call_id: input.callID,
@@ -104,29 +108,61 @@ export const GitguardPlugin = async ({ directory, client }) => {
 `
 
 // Plugin returns the plugin file that runs command.
-func Plugin(command string) []byte {
-	f := strings.Fields(command)
-	if len(f) == 0 {
-		f = strings.Fields(HookCommand)
+func Plugin(command string) []byte { return Opencode.Plugin(command) }
+
+// Plugin returns the plugin file that runs command.
+func (f Flavor) Plugin(command string) []byte {
+	words := strings.Fields(command)
+	if len(words) == 0 {
+		words = []string{"gitguard", "hook", f.HookName}
 	}
-	list, _ := json.Marshal(f)
-	return []byte(strings.Replace(pluginTemplate, "@COMMAND@", string(list), 1))
+	list, _ := json.Marshal(words)
+	ro, _ := json.Marshal(readOnly(f.HookName, words))
+	return []byte(strings.NewReplacer("@MARKER@", f.Marker, "@NAME@", f.HookName, "@COMMAND@", string(list),
+		"@READONLY@", string(ro)).Replace(pluginTemplate))
+}
+
+// readOnly lists the agent's read-only tools less those the hook command
+// records with --workspace-tool.
+func readOnly(name string, command []string) []string {
+	skip := map[string]bool{}
+	for i, a := range command {
+		if v, ok := strings.CutPrefix(a, "--workspace-tool="); ok {
+			skip[v] = true
+		} else if a == "--workspace-tool" && i+1 < len(command) {
+			skip[command[i+1]] = true
+		}
+	}
+	var out []string
+	for _, t := range agent.ReadOnlyTools(name) {
+		if !skip[t] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Fragment returns the plugin, to print.
-func Fragment(o agent.InitOptions) ([]byte, error) { return Plugin(o.Command), nil }
+func Fragment(o agent.InitOptions) ([]byte, error) { return Opencode.Fragment(o) }
 
-// Init computes the changes "gitguard init opencode --write" makes: the
+// Fragment returns the plugin, to print.
+func (f Flavor) Fragment(o agent.InitOptions) ([]byte, error) { return f.Plugin(o.Command), nil }
+
+// Init computes the changes "gitguard init opencode --write" makes (see
+// Flavor.Init).
+func Init(o agent.InitOptions) ([]agent.Change, error) { return Opencode.Init(o) }
+
+// Init computes the changes "gitguard init NAME --write" makes: the
 // plugin file written whole (replacing an older gitguard plugin, never a
-// file of the user's), and with o.MCP the gitguard MCP server added to
-// opencode.json.
-func Init(o agent.InitOptions) ([]agent.Change, error) {
-	want := Plugin(o.Command)
-	c, err := agent.MergeFile(o.Dir, PluginRel, func(old []byte) ([]byte, []string, error) {
+// file of the user's), and with o.MCP the gitguard MCP server added to the
+// project's configuration file (opencode.json).
+func (f Flavor) Init(o agent.InitOptions) ([]agent.Change, error) {
+	want := f.Plugin(o.Command)
+	c, err := agent.MergeFile(o.Dir, f.PluginRel, func(old []byte) ([]byte, []string, error) {
 		switch {
 		case bytes.Equal(old, want):
 			return old, nil, nil
-		case len(old) > 0 && !bytes.HasPrefix(old, []byte(pluginMarker)):
+		case len(old) > 0 && !bytes.HasPrefix(old, []byte(f.Marker)):
 			return nil, nil, agent.NotSettingsf("not a plugin gitguard wrote; move it away to let gitguard write its own")
 		case len(old) > 0:
 			return want, []string{"tool.execute.before, tool.execute.after, session.idle (plugin updated)"}, nil
@@ -139,7 +175,7 @@ func Init(o agent.InitOptions) ([]agent.Change, error) {
 	out := []agent.Change{c}
 	if o.MCP {
 		server, _ := json.Marshal(map[string]any{"type": "local", "command": strings.Fields(o.MCPCommand), "enabled": true})
-		m, err := agent.MergeFile(o.Dir, "opencode.json", func(old []byte) ([]byte, []string, error) {
+		m, err := agent.MergeFile(o.Dir, f.ConfigRel, func(old []byte) ([]byte, []string, error) {
 			return hookjson.MergeMCPServer(old, "mcp", "gitguard", server)
 		})
 		if err != nil {

@@ -6,12 +6,16 @@ import (
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/agent/claudecode"
 	"github.com/gitguard/gitguard/agent/codex"
+	"github.com/gitguard/gitguard/agent/copilot"
+	"github.com/gitguard/gitguard/agent/cursor"
 	"github.com/gitguard/gitguard/agent/gemini"
+	"github.com/gitguard/gitguard/agent/kilo"
 	"github.com/gitguard/gitguard/agent/opencode"
+	"github.com/gitguard/gitguard/agent/qwen"
 )
 
 // agentSpecs are the agent adapters the CLI offers, in the order of help.
-var agentSpecs = []*agentSpec{claudeCodeSpec(), codexSpec(), geminiSpec(), opencodeSpec()}
+var agentSpecs = []*agentSpec{claudeCodeSpec(), codexSpec(), geminiSpec(), opencodeSpec(), qwenSpec(), copilotSpec(), kiloSpec(), cursorSpec()}
 
 func claudeCodeSpec() *agentSpec {
 	return &agentSpec{
@@ -133,5 +137,126 @@ func opencodeSpec() *agentSpec {
 		fragment:       opencode.Fragment,
 		install:        opencode.Init,
 		next:           "opencode loads it when it next starts",
+	}
+}
+
+func qwenSpec() *agentSpec {
+	return &agentSpec{
+		name: "qwen", title: qwen.Name,
+		hookUsage: "record a Qwen Code tool use (run from Qwen Code's PreToolUse/PostToolUse hooks)",
+		hookDescription: "Reads one Qwen Code hook event (JSON) on stdin and records it: the session is run\n" +
+			"qw-<session_id>, each tool use is a call named after its tool_call_id. write_file\n" +
+			"and edit capture the one file they name; run_shell_command and any tool gitguard\n" +
+			"does not know (an MCP server's) capture the whole workspace; read-only tools are\n" +
+			"ignored without opening the repository. Stop (the end of a turn) finishes the run;\n" +
+			"a later turn continues it; SessionStart of another session finishes its run.\n" +
+			"Set it up with 'gitguard init qwen --write'; undo one tool use with\n" +
+			"'gitguard undo --call CALL' (the ids are in 'gitguard ledger').",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return qwen.Read(r, qwen.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the Qwen Code hooks that record each tool use",
+		initDescription: "Prints the \"hooks\" settings that make Qwen Code run 'gitguard hook qwen' before\n" +
+			"and after every tool use (PreToolUse, PostToolUse, PostToolUseFailure) and at\n" +
+			"SessionStart, Stop and SessionEnd. With --write they are merged into .qwen/settings.json\n" +
+			"at the top of the work tree (~/.qwen/settings.json with --user), keeping every\n" +
+			"other setting and hook; running it twice adds nothing. --mcp also adds the\n" +
+			"gitguard MCP server under \"mcpServers\". Qwen Code loads a project's hooks only in\n" +
+			"a trusted folder (when folder trust is on).",
+		defaultCommand: qwen.HookCommand,
+		hasUser:        true,
+		fragment:       qwen.Fragment,
+		install:        qwen.Init,
+		next:           "Qwen Code picks it up in its next session (in a trusted folder, when folder trust is on)",
+	}
+}
+
+func cursorSpec() *agentSpec {
+	return &agentSpec{
+		name: "cursor", title: cursor.Name,
+		hookUsage: "record a Cursor tool use (run from Cursor's preToolUse/postToolUse hooks)",
+		hookDescription: "Reads one Cursor hook event (JSON) on stdin and records it: the conversation is\n" +
+			"run cu-<conversation_id>, each tool use is a call named after its tool_use_id.\n" +
+			"Edit tools capture the one file they name; the shell and any tool gitguard does\n" +
+			"not know (an MCP server's) capture the whole workspace; read-only tools are\n" +
+			"ignored without opening the repository. stop (the end of the agent loop) and\n" +
+			"sessionEnd finish the run; a later turn continues it. Cursor also runs Claude\n" +
+			"Code's hooks: a tool use that reaches gitguard through both is recorded once.\n" +
+			"Set it up with 'gitguard init cursor --write'; undo one tool use with\n" +
+			"'gitguard undo --call TOOL_USE_ID'.",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return cursor.Read(r, cursor.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the Cursor hooks that record each tool use",
+		initDescription: "Prints the .cursor/hooks.json that makes Cursor run 'gitguard hook cursor' before\n" +
+			"and after every tool use (preToolUse, postToolUse, postToolUseFailure), at stop,\n" +
+			"sessionStart and sessionEnd. With --write they are merged into .cursor/hooks.json\n" +
+			"at the top of the work tree (~/.cursor/hooks.json with --user), keeping every\n" +
+			"other hook; running it twice adds nothing. --mcp also adds the gitguard MCP\n" +
+			"server to .cursor/mcp.json.",
+		defaultCommand: cursor.HookCommand,
+		hasUser:        true,
+		fragment:       cursor.Fragment,
+		install:        cursor.Init,
+		next:           "Cursor picks it up when it next runs the agent",
+	}
+}
+
+func copilotSpec() *agentSpec {
+	return &agentSpec{
+		name: "copilot", title: copilot.Name,
+		hookUsage: "record a Copilot CLI tool use (run from Copilot CLI's PreToolUse/PostToolUse hooks)",
+		hookDescription: "Reads one GitHub Copilot CLI hook event (JSON, the Claude Code shape Copilot CLI\n" +
+			"sends to hooks named PreToolUse, PostToolUse...) on stdin and records it: the\n" +
+			"session is run cp-<session_id>. Copilot CLI sends no tool call id, so each\n" +
+			"PostToolUse is paired with the PreToolUse of the same tool and input, and the call\n" +
+			"is cp-<session>-<n>. Write and Edit capture the one file they name; Bash and any\n" +
+			"tool gitguard does not know (an MCP server's) capture the whole workspace;\n" +
+			"read-only tools are ignored without opening the repository. SessionEnd (the end\n" +
+			"of every prompt-mode turn) finishes the run and a call whose PostToolUse never\n" +
+			"came, as uncertain. Set it up with 'gitguard init copilot --write'; find a tool\n" +
+			"use's id with 'gitguard ledger' and undo it with 'gitguard undo --call CALL'.",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return copilot.Read(r, copilot.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the Copilot CLI hooks that record each tool use",
+		initDescription: "Prints the hooks file that makes GitHub Copilot CLI run 'gitguard hook copilot'\n" +
+			"before and after every tool use (PreToolUse, PostToolUse, PostToolUseFailure) and\n" +
+			"at SessionStart and SessionEnd. With --write it is merged into\n" +
+			".github/hooks/gitguard.json at the top of the work tree, keeping any other hooks\n" +
+			"there; running it twice adds nothing. --mcp also adds the gitguard MCP server to\n" +
+			"the project's .mcp.json. Copilot CLI loads a repository's hooks only in a trusted\n" +
+			"folder (trust it when asked, or pass --trust-folder with -p).",
+		defaultCommand: copilot.HookCommand,
+		fragment:       copilot.Fragment,
+		install:        copilot.Init,
+		next:           "Copilot CLI picks it up in its next session in a trusted folder (--trust-folder with -p)",
+	}
+}
+
+func kiloSpec() *agentSpec {
+	return &agentSpec{
+		name: "kilo", title: kilo.Name,
+		hookUsage: "record a Kilo CLI tool use (run by the plugin 'gitguard init kilo' writes)",
+		hookDescription: "Reads one event of gitguard's Kilo CLI plugin (JSON, opencode's events) on stdin\n" +
+			"and records it: the session is run kl-<sessionID>, each tool use is a call named\n" +
+			"after its callID. write, edit and multiedit capture the one file they name; patch\n" +
+			"and apply_patch the files their patch names; bash and any tool gitguard does not\n" +
+			"know (an MCP server's) the whole workspace. session.idle (the end of a turn) and\n" +
+			"session.deleted finish the run. Set it up with 'gitguard init kilo --write'; undo\n" +
+			"one tool use with 'gitguard undo --call CALL' (the ids are in 'gitguard ledger').",
+		read: func(r io.Reader, tools []string) (*agent.Event, error) {
+			return kilo.Read(r, kilo.Options{WorkspaceTools: tools})
+		},
+		initUsage: "print or install the Kilo CLI plugin that records each tool use",
+		initDescription: "Prints the Kilo CLI plugin that runs 'gitguard hook kilo' on tool.execute.before,\n" +
+			"tool.execute.after, session.idle and session.deleted. With --write it is written\n" +
+			"to .kilo/plugin/gitguard.js at the top of the work tree (an older gitguard plugin\n" +
+			"there is replaced; a file of yours is never touched). --mcp also adds the gitguard\n" +
+			"MCP server under \"mcp\" in .kilo/kilo.json.",
+		defaultCommand: kilo.HookCommand,
+		fragment:       kilo.Fragment,
+		install:        kilo.Init,
+		next:           "Kilo CLI loads it when it next starts",
 	}
 }

@@ -134,7 +134,7 @@ func newHookCommand(e *env) *cli.Command {
 		Usage:     "agent hook adapters and the git pre-commit hook",
 		UsageText: "gitguard hook install|uninstall | gitguard hook AGENT < EVENT.json",
 		Description: "install/uninstall manage the git pre-commit hook that runs 'gitguard check --staged';\n" +
-			"the agent adapters (claude-code, codex, gemini, opencode) turn an agent's hook events\n" +
+			"the agent adapters (claude-code, codex, gemini, opencode, qwen, ...) turn an agent's hook events\n" +
 			"into recorded calls; set them up with 'gitguard init AGENT --write'.",
 	}
 	c.Subcommands = newGitHookCommands(e)

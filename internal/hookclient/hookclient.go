@@ -34,6 +34,11 @@ import (
 // returns the status to exit with.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	data, err := io.ReadAll(io.LimitReader(stdin, hookwire.MaxPayload+1))
+	if err == nil && readOnly(args, data, getenv) {
+		// A read-only tool's event: gitguard would record nothing, and
+		// say nothing.
+		return 0
+	}
 	if err == nil {
 		if req, dir, ok := handOffRequest(args, data, getenv); ok {
 			ans, err := hookwire.HandOff(ctx, dir, getenv, req)
@@ -120,6 +125,56 @@ func handOffRequest(args []string, data []byte, getenv func(string) string) (req
 	req.Event = data
 	req.Env = hookwire.EnvKey()
 	return req, ev.Cwd, true
+}
+
+// readOnly reports whether data is an event of a read-only tool of the
+// agent args name, not one --workspace-tool names: `gitguard hook` records
+// nothing for it and prints nothing, so the hook answers at once instead
+// of asking the daemon or starting gitguard.
+func readOnly(args []string, data []byte, getenv func(string) string) bool {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") || len(data) > hookwire.MaxPayload {
+		return false
+	}
+	if v := getenv("GITGUARD_WATCH_IDLE"); v != "" && !validIdle(v) {
+		return false // gitguard refuses it
+	}
+	if v := getenv("GITGUARD_FAIL_CLOSED"); v != "" {
+		if _, err := strconv.ParseBool(v); err != nil {
+			return false
+		}
+	}
+	var tools []string
+	for i := 1; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") {
+			return false // gitguard refuses arguments
+		}
+		switch name {
+		case "help", "h":
+			return false
+		case "workspace-tool":
+			if !hasValue {
+				if i+1 >= len(args) {
+					return false
+				}
+				i++
+				value = args[i]
+			}
+			tools = append(tools, value)
+		case "watch-idle":
+			if !hasValue {
+				if i+1 >= len(args) {
+					return false
+				}
+				i++
+				value = args[i]
+			}
+			if !validIdle(value) {
+				return false
+			}
+		}
+	}
+	return hookwire.ReadOnlyEvent(args[0], data, tools)
 }
 
 func validIdle(s string) bool {

@@ -90,3 +90,32 @@ func TestNoGitguard(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyToolAnsweredAtOnce: a read-only tool's event is answered
+// without asking a daemon or starting gitguard (here, gitguard cannot be
+// found: starting it would warn); a tool --workspace-tool names is not.
+func TestReadOnlyToolAnsweredAtOnce(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, tc := range []struct {
+		args  []string
+		event string
+		quick bool
+	}{
+		{[]string{"claude-code"}, `{"hook_event_name":"PreToolUse","cwd":"/work/repo","tool_name":"Read","tool_input":{"file_path":"a"}}`, true},
+		{[]string{"claude-code", "--fail-closed"}, `{"hook_event_name":"PostToolUse","cwd":"/work/repo","tool_name":"Grep","tool_input":{}}`, true},
+		{[]string{"codex"}, `{"hook_event_name":"PreToolUse","cwd":"/work/repo","tool_name":"update_plan","tool_input":{}}`, true},
+		{[]string{"gemini"}, `{"hook_event_name":"BeforeTool","cwd":"/work/repo","tool_name":"read_file","tool_input":{}}`, true},
+		{[]string{"copilot"}, `{"cwd":"/work/repo","toolName":"view","toolArgs":"{}"}`, true},
+		{[]string{"claude-code", "--workspace-tool", "Read"}, `{"hook_event_name":"PreToolUse","cwd":"/work/repo","tool_name":"Read","tool_input":{}}`, false},
+		{[]string{"claude-code"}, `{"hook_event_name":"PreToolUse","cwd":"/work/repo","tool_name":"mcp__fs__write_file","tool_input":{}}`, false},
+		{[]string{"claude-code"}, `{"hook_event_name":"PreToolUse","cwd":"/work/repo","tool_name":"Write","tool_input":{}}`, false},
+		{[]string{"claude-code", "--watch-idle", "-1s"}, `{"hook_event_name":"PreToolUse","cwd":"/work/repo","tool_name":"Read","tool_input":{}}`, false},
+	} {
+		var stdout, stderr bytes.Buffer
+		exit := Run(context.Background(), tc.args, strings.NewReader(tc.event), &stdout, &stderr, func(string) string { return "" })
+		quick := exit == 0 && stderr.Len() == 0 && stdout.Len() == 0
+		if quick != tc.quick {
+			t.Errorf("%q %s: exit %d, stderr %q; want answered at once: %v", tc.args, tc.event, exit, stderr.String(), tc.quick)
+		}
+	}
+}

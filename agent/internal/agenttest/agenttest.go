@@ -227,3 +227,26 @@ func (e *Env) File(path string) string {
 	}
 	return string(bytes.Clone(b))
 }
+
+// HookReadOnly sends payload as Hook does and fails the test unless the
+// event is ignored without the repository being opened (and so without
+// running git or capturing anything).
+func (e *Env) HookReadOnly(read Reader, payload string) {
+	e.T.Helper()
+	payload = strings.ReplaceAll(payload, "@REPO@", jsonEscape(e.Repo.Dir))
+	ev, err := read(strings.NewReader(payload))
+	if err != nil {
+		e.T.Fatalf("hook %s: %v", short(payload), err)
+	}
+	if ev.Kind != agent.Ignore || ev.Warning != "" {
+		e.T.Errorf("read-only tool %q: kind %d, warning %q; want it ignored quietly", ev.Tool, ev.Kind, ev.Warning)
+	}
+	opened := false
+	_, err = agent.Handle(e.Ctx, ev, agent.Options{Dir: ".", Open: func(ctx context.Context, dir string) (*gitguard.Guard, error) {
+		opened = true
+		return e.Open(ctx, dir)
+	}})
+	if err != nil || opened {
+		e.T.Errorf("read-only tool %s: err %v, repository opened %v", short(payload), err, opened)
+	}
+}

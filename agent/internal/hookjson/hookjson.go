@@ -40,6 +40,10 @@ type Plan struct {
 	// Runs tells whether a command already is the hook (whatever path or
 	// flags it was given).
 	Runs func(command string) bool
+	// OldMatchers are matchers an older gitguard wrote for the hook: a
+	// group that runs the hook with one of them gets the plan's matcher
+	// instead, so that merging again widens it.
+	OldMatchers []string
 }
 
 // Fragment is the "hooks" settings of the plan alone, events in order.
@@ -88,6 +92,15 @@ func Merge(settings []byte, p Plan) ([]byte, []string, error) {
 			}
 		}
 		if runs(groups, p.Runs) {
+			widened, err := widen(groups, p, ev)
+			if err != nil {
+				return nil, nil, err
+			}
+			if widened == nil {
+				continue
+			}
+			hooks.Set(ev, widened)
+			added = append(added, ev+" (matcher "+p.Group(ev).Matcher+")")
 			continue
 		}
 		b, err := json.Marshal(p.Group(ev))
@@ -109,6 +122,58 @@ func Merge(settings []byte, p Plan) ([]byte, []string, error) {
 	root.Set("hooks", hb)
 	out, err := Indent(root, indent)
 	return out, added, err
+}
+
+// widen returns groups with the matcher of each group that runs the hook
+// under one of p.OldMatchers replaced by the plan's, or nil when there is
+// none such.
+func widen(groups []json.RawMessage, p Plan, ev string) (json.RawMessage, error) {
+	want := p.Group(ev).Matcher
+	if len(p.OldMatchers) == 0 || want == "" {
+		return nil, nil
+	}
+	changed := false
+	for i, g := range groups {
+		var grp struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		}
+		if json.Unmarshal(g, &grp) != nil || !containsString(p.OldMatchers, grp.Matcher) {
+			continue
+		}
+		mine := false
+		for _, h := range grp.Hooks {
+			mine = mine || p.Runs(h.Command)
+		}
+		if !mine {
+			continue
+		}
+		obj, err := ParseObject(g)
+		if err != nil {
+			continue
+		}
+		m, _ := json.Marshal(want)
+		obj.Set("matcher", m)
+		if groups[i], err = obj.MarshalJSON(); err != nil {
+			return nil, err
+		}
+		changed = true
+	}
+	if !changed {
+		return nil, nil
+	}
+	return json.Marshal(groups)
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func runs(groups []json.RawMessage, is func(string) bool) bool {

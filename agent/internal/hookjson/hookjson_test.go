@@ -106,3 +106,51 @@ func TestMergeMCPServer(t *testing.T) {
 		t.Errorf("replaced the user's entry: %s %v %v", out, added, err)
 	}
 }
+
+// TestMergeWidensOldMatcher: a group that runs the hook under a matcher an
+// older gitguard wrote gets the plan's matcher; a group of the user's with
+// the same matcher is left alone; merging again changes nothing.
+func TestMergeWidensOldMatcher(t *testing.T) {
+	t.Parallel()
+	p := hookjson.Plan{
+		Events: []string{"PreToolUse", "SessionEnd"},
+		Group: func(ev string) hookjson.Group {
+			g := hookjson.Group{Hooks: []hookjson.Hook{{Type: "command", Command: "gitguard hook x"}}}
+			if ev == "PreToolUse" {
+				g.Matcher = "*"
+			}
+			return g
+		},
+		Runs:        func(c string) bool { return strings.Contains(c, "hook x") },
+		OldMatchers: []string{"Write|Bash"},
+	}
+	in := `{"hooks": {"PreToolUse": [{"matcher": "Write|Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]},
+	  {"matcher": "Write|Bash", "hooks": [{"type": "command", "command": "gitguard-hook x", "timeout": 5}]}],
+	  "SessionEnd": [{"hooks": [{"type": "command", "command": "gitguard hook x"}]}]}}`
+	out, added, err := hookjson.Merge([]byte(in), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"PreToolUse (matcher *)"}, added); diff != "" {
+		t.Errorf("added (-want +got):\n%s", diff)
+	}
+	var doc struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Command string `json:"command"`
+				Timeout int    `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	pre := doc.Hooks["PreToolUse"]
+	if len(pre) != 2 || pre[0].Matcher != "Write|Bash" || pre[1].Matcher != "*" || pre[1].Hooks[0].Timeout != 5 {
+		t.Errorf("merged:\n%s", out)
+	}
+	if again, added2, err := hookjson.Merge(out, p); err != nil || len(added2) != 0 || string(again) != string(out) {
+		t.Errorf("second merge added %v (err %v)", added2, err)
+	}
+}

@@ -1,0 +1,236 @@
+package cursor
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/record"
+)
+
+// Name is the agent's name in messages.
+const Name = "Cursor"
+
+// HookName is the adapter's name in `gitguard hook NAME`; it picks the
+// read-only tools (agent.ReadOnlyTool).
+const HookName = "cursor"
+
+// RunPrefix starts the id of every Cursor conversation's run.
+const RunPrefix = "cu-"
+
+// Hook event names the adapter acts on.
+const (
+	PreToolUse         = "preToolUse"
+	PostToolUse        = "postToolUse"
+	PostToolUseFailure = "postToolUseFailure"
+	Stop               = "stop"
+	SessionStart       = "sessionStart"
+	SessionEnd         = "sessionEnd"
+)
+
+// quietEvents are Cursor events gitguard has no use for: the tool events
+// above already cover what they report (afterFileEdit has no before event
+// to pair with, beforeShellExecution no tool use id).
+var quietEvents = map[string]bool{
+	"beforeShellExecution": true, "afterShellExecution": true, "beforeMCPExecution": true,
+	"afterMCPExecution": true, "beforeReadFile": true, "afterFileEdit": true, "beforeSubmitPrompt": true,
+	"afterAgentResponse": true, "afterAgentThought": true, "subagentStart": true, "subagentStop": true,
+	"preCompact": true, "beforeTabFileRead": true, "afterTabFileEdit": true,
+}
+
+// fileTools name the one file they write.
+var fileTools = map[string]record.Idempotency{
+	"Write": record.Idempotent, "Edit": record.Conditional, "MultiEdit": record.Conditional,
+	"StrReplace": record.Conditional, "Delete": record.Idempotent, "NotebookEdit": record.Conditional,
+	"edit_file": record.Conditional, "search_replace": record.Conditional, "write": record.Idempotent,
+	"delete_file": record.Idempotent,
+}
+
+// shellTools may change any file.
+var shellTools = map[string]bool{"Shell": true, "Bash": true, "run_terminal_cmd": true}
+
+// Payload is the part of a Cursor hook event the adapter reads.
+type Payload struct {
+	HookEventName  string          `json:"hook_event_name"`
+	ConversationID string          `json:"conversation_id"`
+	SessionID      string          `json:"session_id"`
+	GenerationID   string          `json:"generation_id"`
+	CursorVersion  string          `json:"cursor_version"`
+	TranscriptPath string          `json:"transcript_path"`
+	WorkspaceRoots []string        `json:"workspace_roots"`
+	Cwd            string          `json:"cwd"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	ToolOutput     json.RawMessage `json:"tool_output"`
+	Error          string          `json:"error"`         // postToolUseFailure
+	ErrorMessage   string          `json:"error_message"` // postToolUseFailure, another spelling
+	Status         string          `json:"status"`        // stop: completed, aborted, error
+}
+
+// Options tune Read.
+type Options struct {
+	// WorkspaceTools are tools to record as whole-workspace calls even
+	// where gitguard takes them to be read-only.
+	WorkspaceTools []string
+}
+
+// Read reads one hook event from r.
+func Read(r io.Reader, o Options) (*agent.Event, error) {
+	var p Payload
+	if err := agent.ReadPayload(Name, r, &p); err != nil {
+		return nil, err
+	}
+	return Event(&p, o)
+}
+
+// RunID derives the run of a conversation: "cu-" and the conversation id
+// (the session id when there is none). Package claudecode names the runs
+// of Cursor's Claude-shaped events with it, so that a tool use both hooks
+// report is one call.
+func RunID(conversationID, sessionID, transcript string) record.RunID {
+	id := conversationID
+	if id == "" {
+		id = sessionID
+	}
+	return agent.RunID(RunPrefix, id, transcript)
+}
+
+// Event maps a payload to an agent.Event.
+func Event(p *Payload, o Options) (*agent.Event, error) {
+	cwd := p.Cwd
+	if cwd == "" && len(p.WorkspaceRoots) > 0 {
+		cwd = p.WorkspaceRoots[0]
+	}
+	ev := &agent.Event{Agent: Name, Name: p.HookEventName, RunID: RunID(p.ConversationID, p.SessionID, p.TranscriptPath),
+		Cwd: cwd, MessagesRef: p.TranscriptPath, Repeated: true}
+	switch p.HookEventName {
+	case PreToolUse:
+		ev.Kind = agent.Pre
+	case PostToolUse, PostToolUseFailure:
+		ev.Kind = agent.Post
+	case SessionStart:
+		ev.Kind, ev.EndOthers = agent.SessionStart, RunPrefix
+		return ev, nil
+	case Stop:
+		ev.Kind, ev.EndLabel = agent.SessionEnd, "Cursor agent loop ended"
+		return ev, nil
+	case SessionEnd:
+		ev.Kind, ev.EndLabel = agent.SessionEnd, "Cursor session ended"
+		return ev, nil
+	case "":
+		return nil, agent.PayloadErrorf(Name, "no hook_event_name")
+	default:
+		if !quietEvents[p.HookEventName] {
+			ev.Warning = "Cursor event " + p.HookEventName + " is not one gitguard knows; not recorded"
+		}
+		return ev, nil
+	}
+	return ToolEvent(ev, p.ToolName, p.ToolInput, p.ToolUseID, o.WorkspaceTools, func() gitguard.FinishOptions {
+		return finish(p)
+	})
+}
+
+// ToolEvent fills in ev, a Pre or Post event of a Cursor conversation, for
+// one tool use: its tool, scope and call. finish says how a Post ended.
+// Package claudecode uses it for Cursor's events to Claude Code's hooks.
+func ToolEvent(ev *agent.Event, tool string, rawInput json.RawMessage, toolUseID string, workspaceTools []string,
+	finish func() gitguard.FinishOptions) (*agent.Event, error) {
+	idem, fileTool := fileTools[tool]
+	whole := shellTools[tool] || contains(workspaceTools, tool)
+	if !fileTool && !whole {
+		if agent.ReadOnlyTool(HookName, tool) {
+			ev.Kind = agent.Ignore
+			return ev, nil
+		}
+		if tool == "" {
+			return nil, agent.PayloadErrorf(Name, "%s has no tool_name", ev.Name)
+		}
+	}
+	input, err := decodeInput(rawInput)
+	if err != nil {
+		return nil, err
+	}
+	ev.Tool = tool
+	ev.InputHash = agent.InputHash(input)
+	ev.Idempotency = record.Conditional
+	if fileTool {
+		ev.Idempotency = idem
+		path := agent.StringField(input, "file_path", "path", "target_file", "filePath", "notebook_path")
+		if path == "" {
+			return nil, agent.PayloadErrorf(Name, "%s tool_input names no file", tool)
+		}
+		ev.Paths = []string{path}
+	} else {
+		// The shell, an MCP tool, or one gitguard does not know: any file
+		// may change.
+		ev.Whole = true
+		ev.Summary = agent.ToolSummary(tool, input)
+	}
+	if toolUseID == "" {
+		return nil, agent.PayloadErrorf(Name, "%s has no tool_use_id", ev.Name)
+	}
+	ev.CallID = agent.CallID(toolUseID)
+	if ev.Kind == agent.Post {
+		ev.Finish = finish()
+	}
+	return ev, nil
+}
+
+// decodeInput reads tool_input: an object, or (as Cursor sends MCP tools'
+// input) a string holding one.
+func decodeInput(raw json.RawMessage) (map[string]any, error) {
+	var s string
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '"' && json.Unmarshal(t, &s) == nil {
+		if strings.TrimSpace(s) == "" {
+			return map[string]any{}, nil
+		}
+		raw = json.RawMessage(s)
+	}
+	return agent.DecodeInput(Name, raw)
+}
+
+// finish reads how the tool use ended.
+func finish(p *Payload) gitguard.FinishOptions {
+	if p.HookEventName == PostToolUseFailure {
+		msg := p.Error
+		if msg == "" {
+			msg = p.ErrorMessage
+		}
+		if msg == "" {
+			msg = "the tool failed"
+		}
+		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+	}
+	out := p.ToolOutput
+	var s string
+	if json.Unmarshal(out, &s) == nil && strings.HasPrefix(strings.TrimSpace(s), "{") {
+		out = json.RawMessage(s) // tool_output is often a JSON string holding an object
+	}
+	if msg, failed := agent.ToolResponseError(out); failed {
+		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+	}
+	var resp map[string]any
+	if json.Unmarshal(out, &resp) == nil {
+		for _, k := range []string{"exitCode", "exit_code"} {
+			if n, ok := resp[k].(float64); ok && n != 0 {
+				code := int(n)
+				return gitguard.FinishOptions{Status: record.StatusFailed, ExitCode: &code,
+					Result: agent.Summarize(agent.StringField(resp, "stderr", "output"))}
+			}
+		}
+	}
+	return gitguard.FinishOptions{Status: record.StatusSucceeded}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

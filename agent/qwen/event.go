@@ -1,0 +1,196 @@
+package qwen
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/agent"
+	"github.com/gitguard/gitguard/agent/gemini"
+	"github.com/gitguard/gitguard/record"
+)
+
+// Name is the agent's name in messages.
+const Name = "Qwen Code"
+
+// HookName is the adapter's name in `gitguard hook NAME`; it picks the
+// read-only tools (agent.ReadOnlyTool).
+const HookName = "qwen"
+
+// RunPrefix starts the id of every Qwen Code session's run.
+const RunPrefix = "qw-"
+
+// Hook event names the adapter acts on.
+const (
+	PreToolUse         = "PreToolUse"
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
+	SessionStart       = "SessionStart"
+	SessionEnd         = "SessionEnd"
+	Stop               = "Stop"
+)
+
+// quietEvents are Qwen Code events gitguard has no use for.
+var quietEvents = map[string]bool{
+	"UserPromptSubmit": true, "StopFailure": true, "SubagentStart": true, "SubagentStop": true,
+	"Notification": true, "PreCompact": true, "PostCompact": true, "PermissionRequest": true,
+	"PermissionDenied": true, "PostToolBatch": true, "TodoCreated": true, "TodoCompleted": true,
+	"SessionDelete": true, "InstructionsLoaded": true, "UserPromptExpansion": true,
+}
+
+// FileTools name the one file they write in tool_input.file_path.
+var FileTools = map[string]record.Idempotency{
+	"write_file": record.Idempotent,
+	"edit":       record.Conditional,
+}
+
+// ShellTool may change any file.
+const ShellTool = "run_shell_command"
+
+// Payload is the part of a Qwen Code hook event the adapter reads.
+type Payload struct {
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`  // made up per event pair
+	ToolCallID     string          `json:"tool_call_id"` // the model's id of the call
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	Error          string          `json:"error"` // PostToolUseFailure
+	IsInterrupt    bool            `json:"is_interrupt"`
+}
+
+// Options tune Read.
+type Options struct {
+	// WorkspaceTools are tools to record as whole-workspace calls even
+	// where gitguard takes them to be read-only; every tool gitguard does
+	// not know is recorded so anyway.
+	WorkspaceTools []string
+}
+
+// Read reads one hook event from r.
+func Read(r io.Reader, o Options) (*agent.Event, error) {
+	var p Payload
+	if err := agent.ReadPayload(Name, r, &p); err != nil {
+		return nil, err
+	}
+	return Event(&p, o)
+}
+
+// RunID derives the run id of a session: "qw-" and the session id.
+func RunID(p *Payload) record.RunID { return agent.RunID(RunPrefix, p.SessionID, p.TranscriptPath) }
+
+// Event maps a payload to an agent.Event.
+func Event(p *Payload, o Options) (*agent.Event, error) {
+	ev := &agent.Event{Agent: Name, Name: p.HookEventName, RunID: RunID(p), Cwd: p.Cwd, MessagesRef: p.TranscriptPath}
+	switch p.HookEventName {
+	case PreToolUse:
+		ev.Kind = agent.Pre
+	case PostToolUse, PostToolUseFailure:
+		ev.Kind = agent.Post
+	case SessionStart:
+		ev.Kind, ev.EndOthers = agent.SessionStart, RunPrefix
+		return ev, nil
+	case Stop:
+		ev.Kind, ev.EndLabel = agent.SessionEnd, "Qwen Code turn ended"
+		return ev, nil
+	case SessionEnd:
+		ev.Kind, ev.EndLabel = agent.SessionEnd, "Qwen Code session ended"
+		return ev, nil
+	case "":
+		return nil, agent.PayloadErrorf(Name, "no hook_event_name")
+	default:
+		if !quietEvents[p.HookEventName] {
+			ev.Warning = "Qwen Code event " + p.HookEventName + " is not one gitguard knows; not recorded"
+		}
+		return ev, nil
+	}
+	idem, fileTool := FileTools[p.ToolName]
+	if !fileTool && p.ToolName != ShellTool && !contains(o.WorkspaceTools, p.ToolName) {
+		if agent.ReadOnlyTool(HookName, p.ToolName) {
+			ev.Kind = agent.Ignore
+			return ev, nil
+		}
+		if p.ToolName == "" {
+			return nil, agent.PayloadErrorf(Name, "%s has no tool_name", p.HookEventName)
+		}
+	}
+	input, err := agent.DecodeInput(Name, p.ToolInput)
+	if err != nil {
+		return nil, err
+	}
+	ev.Tool = p.ToolName
+	ev.InputHash = agent.InputHash(input)
+	ev.Idempotency = record.Conditional
+	if fileTool {
+		ev.Idempotency = idem
+		path := agent.StringField(input, "file_path", "absolute_path", "path")
+		if path == "" {
+			return nil, agent.PayloadErrorf(Name, "%s tool_input has no file_path", p.ToolName)
+		}
+		ev.Paths = []string{path}
+	} else {
+		// The shell, an MCP tool, or one gitguard does not know: any file
+		// may change.
+		ev.Whole = true
+		ev.Summary = agent.ToolSummary(p.ToolName, input)
+	}
+	switch {
+	case p.ToolCallID != "":
+		ev.CallID = agent.CallID(p.ToolCallID)
+	case p.ToolUseID != "":
+		ev.CallID = agent.CallID(p.ToolUseID)
+	default:
+		ev.IDBase = RunPrefix + agent.ShortHash(p.SessionID+"\x00"+p.ToolName+"\x00"+ev.InputHash)
+	}
+	if ev.Kind == agent.Post {
+		ev.Finish = finish(p, p.ToolName == ShellTool)
+	}
+	return ev, nil
+}
+
+// finish reads how the tool use ended: PostToolUseFailure, an error in
+// tool_response, or a shell command's exit code or signal in its output
+// (as Gemini CLI's, "Exit Code: N" and "Signal: S", with "(none)" for
+// none).
+func finish(p *Payload, shell bool) gitguard.FinishOptions {
+	if p.HookEventName == PostToolUseFailure {
+		msg := p.Error
+		if p.IsInterrupt {
+			msg = strings.TrimSpace("interrupted by the user " + msg)
+		}
+		if msg == "" {
+			msg = "the tool failed"
+		}
+		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+	}
+	if msg, failed := agent.ToolResponseError(p.ToolResponse); failed {
+		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+	}
+	if shell {
+		code, signal := gemini.ShellExit(p.ToolResponse)
+		if signal == "(none)" {
+			signal = ""
+		}
+		switch {
+		case code != nil:
+			return gitguard.FinishOptions{Status: record.StatusFailed, ExitCode: code, Result: "exit code " + strconv.Itoa(*code)}
+		case signal != "":
+			return gitguard.FinishOptions{Status: record.StatusFailed, Result: "terminated by signal " + signal}
+		}
+	}
+	return gitguard.FinishOptions{Status: record.StatusSucceeded}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
