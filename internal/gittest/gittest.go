@@ -54,6 +54,53 @@ func Seal(t testing.TB) string {
 	return home
 }
 
+// processHome is the home Main sealed the whole test process with; empty
+// when each test seals its own environment (New calls Seal then).
+var processHome string
+
+// Main seals the environment of the whole test process, as Seal does for one
+// test, runs m and removes the shared home: call it from TestMain as
+// os.Exit(gittest.Main(m)). New then leaves the environment as it is, so
+// tests that build repositories may call t.Parallel. The shared home must
+// stay as Main made it: a test that writes global git configuration (or
+// anything under HOME or XDG_CONFIG_HOME) calls Seal for a home of its own
+// and does not call t.Parallel.
+//
+// The go command keeps finding its caches and settings: GOCACHE, GOPATH,
+// GOMODCACHE and GOENV are set to where they were before HOME changed.
+func Main(m interface{ Run() int }) int {
+	keep := map[string]string{}
+	if dir, err := os.UserCacheDir(); err == nil {
+		keep["GOCACHE"] = filepath.Join(dir, "go-build")
+	}
+	if dir, err := os.UserConfigDir(); err == nil {
+		keep["GOENV"] = filepath.Join(dir, "go", "env")
+	}
+	if dir, err := os.UserHomeDir(); err == nil {
+		keep["GOPATH"] = filepath.Join(dir, "go")
+	}
+	for k, v := range keep {
+		if os.Getenv(k) == "" {
+			os.Setenv(k, v)
+		}
+	}
+	if os.Getenv("GOMODCACHE") == "" {
+		os.Setenv("GOMODCACHE", filepath.Join(filepath.SplitList(os.Getenv("GOPATH"))[0], "pkg", "mod"))
+	}
+	home, err := os.MkdirTemp("", "gittest-home-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gittest: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	for _, kv := range Env(home) {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+	processHome = home
+	return m.Run()
+}
+
 // RequireGit skips the test when git is missing, except when
 // GITGUARD_TEST_REQUIRE_GIT=1 (as in CI), where it fails.
 func RequireGit(t testing.TB) {
@@ -73,11 +120,14 @@ type Repo struct {
 }
 
 // New runs `git init -b main` in a fresh temporary folder, in a sealed
-// environment. At cleanup it checks `git fsck --strict`.
+// environment: the test's own (Seal), unless Main sealed the whole process.
+// At cleanup it checks `git fsck --strict`.
 func New(t testing.TB) *Repo {
 	t.Helper()
 	RequireGit(t)
-	Seal(t)
+	if processHome == "" {
+		Seal(t)
+	}
 	r := &Repo{t: t, Dir: filepath.Join(t.TempDir(), "repo")}
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		t.Fatal(err)
