@@ -211,17 +211,17 @@ func (r *Repo) Commit(msg string) {
 // change: refs outside refs/agent-checkpoints/, HEAD, the index file, the
 // stash, reflogs of user refs and the config. With worktree it also covers
 // every file of the work tree (content and mode).
+//
+// Two git processes take it: the refs with their values (git for-each-ref)
+// and where the git folders are (git rev-parse). The rest is read from the
+// files themselves, which hold all that git symbolic-ref HEAD, git
+// rev-parse HEAD and git stash list would print: HEAD's file (the branch,
+// or the commit when detached; the branch's value is among the refs), and
+// the stash (refs/stash among the refs, its entries in the reflog
+// logs/refs/stash).
 func UserState(dir string, worktree bool) (string, error) {
 	ctx := context.Background()
 	var b strings.Builder
-	run := func(args ...string) error {
-		out, err := git.Run(ctx, dir, args...)
-		if err != nil && git.ExitCode(err) != 1 {
-			return err
-		}
-		fmt.Fprintf(&b, "$ git %s\n%s", strings.Join(args, " "), out)
-		return nil
-	}
 	refs, err := git.Run(ctx, dir, "for-each-ref", "--format=%(objectname) %(refname)")
 	if err != nil {
 		return "", err
@@ -231,21 +231,16 @@ func UserState(dir string, worktree bool) (string, error) {
 			b.WriteString(l)
 		}
 	}
-	// symbolic-ref rather than rev-parse: it also works on an unborn branch.
-	if err := run("symbolic-ref", "-q", "HEAD"); err != nil {
-		return "", err
-	}
-	if err := run("rev-parse", "-q", "--verify", "HEAD"); err != nil {
-		return "", err
-	}
-	if err := run("stash", "list"); err != nil {
-		return "", err
-	}
 	gitDirOut, err := git.Run(ctx, dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
 	if err != nil {
 		return "", err
 	}
 	dirs := strings.Fields(string(gitDirOut))
+	head, err := os.ReadFile(filepath.Join(dirs[0], "HEAD"))
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "HEAD: %s\n", strings.TrimSpace(string(head)))
 	for _, f := range []string{filepath.Join(dirs[0], "index"), filepath.Join(dirs[0], "HEAD"), filepath.Join(dirs[1], "config")} {
 		fmt.Fprintf(&b, "%s %s\n", filepath.Base(f), fileDigest(f))
 	}
@@ -256,6 +251,12 @@ func UserState(dir string, worktree bool) (string, error) {
 		}
 		return nil
 	})
+	// A linked worktree's own HEAD reflog sits in its git folder.
+	if dirs[0] != dirs[1] {
+		if p := filepath.Join(dirs[0], "logs", "HEAD"); fileDigest(p) != "absent" {
+			fmt.Fprintf(&b, "worktree log HEAD %s\n", fileDigest(p))
+		}
+	}
 	if worktree {
 		w, err := WorktreeDigest(dir)
 		if err != nil {
