@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,6 +109,90 @@ func runMergeFile(t *testing.T, cur, after, before string, labels [3]string) (st
 	return "", 0
 }
 
+// oracleLabels are the labels want runs the oracle with.
+var oracleLabels = [3]string{"current", "agent (c1)", "before c1"}
+
+// prefetchMerges runs the oracle on every case of a table that needs it
+// with one shell, one git merge-file per case, rather than one process
+// start from Go per case, and memoizes the results for mergeFile. Each
+// case is a before, after, cur triple as checkPlan takes them.
+func prefetchMerges(t *testing.T, cases [][3]string) {
+	t.Helper()
+	dir := t.TempDir()
+	var keys [][5]string
+	seen := map[[5]string]bool{}
+	for _, c := range cases {
+		cur, a, b, ok := oracleInputs(c[0], c[1], c[2])
+		if !ok {
+			continue
+		}
+		key := [5]string{cur, a, b, oracleLabels[1], oracleLabels[2]}
+		if _, ok := merged[key]; ok || seen[key] {
+			continue
+		}
+		seen[key] = true
+		d := filepath.Join(dir, strconv.Itoa(len(keys)))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range map[string]string{"cur": cur, "after": a, "before": b} {
+			if err := os.WriteFile(filepath.Join(d, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		keys = append(keys, key)
+	}
+	if len(keys) == 0 {
+		return
+	}
+	// The exit status goes beside the output: 0 clean, 1..127 the number of
+	// conflicts, anything else a failure of git.
+	script := `n=0; while [ "$n" -lt "$1" ]; do cd "$n" || exit 1; git merge-file -p -L "$2" -L "$3" -L "$4" cur after before >out; echo $? >code; cd ..; n=$((n+1)); done`
+	cmd := exec.Command("sh", "-c", script, "sh", strconv.Itoa(len(keys)), oracleLabels[0], oracleLabels[1], oracleLabels[2])
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git merge-file loop: %v\n%s", err, out)
+	}
+	for i, key := range keys {
+		d := filepath.Join(dir, strconv.Itoa(i))
+		out, err := os.ReadFile(filepath.Join(d, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, err := os.ReadFile(filepath.Join(d, "code"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(string(code)))
+		if err != nil || n < 0 || n >= 128 {
+			t.Fatalf("git merge-file on case %d: exit status %q", i, code)
+		}
+		merged[key] = mergeResult{string(out), n}
+	}
+}
+
+// oracleInputs returns the texts git merge-file is run on (ours, base,
+// theirs) to undo before → after from cur, or false when the
+// classification table alone decides.
+func oracleInputs(before, after, cur string) (string, string, string, bool) {
+	switch {
+	case cur == after, cur == before, cur == absent:
+		return "", "", "", false
+	}
+	// A created or deleted file edited since merges against empty text.
+	b, a := before, after
+	if b == absent {
+		b = ""
+	}
+	if a == absent {
+		a = ""
+	}
+	if bytes.IndexByte([]byte(cur+b+a), 0) >= 0 {
+		return "", "", "", false
+	}
+	return cur, a, b, true
+}
+
 // want is what undoing one patch before → after should do to cur, derived
 // from the classification table and, for a file someone else edited, from
 // git merge-file itself.
@@ -124,20 +209,12 @@ func want(t *testing.T, before, after, cur string, markers bool) (conflict.State
 		return conflict.Reapplyable, conflict.Skip, cur
 	case cur == absent:
 		return conflict.Conflicted, conflict.Conflict, cur
-	case before == absent || after == absent:
-		// A created or deleted file edited since merges against empty text.
 	}
-	b, a := before, after
-	if b == absent {
-		b = ""
-	}
-	if a == absent {
-		a = ""
-	}
-	if bytes.IndexByte([]byte(cur+b+a), 0) >= 0 {
+	c, a, b, ok := oracleInputs(before, after, cur)
+	if !ok { // binary: never merged
 		return conflict.Conflicted, conflict.Conflict, cur
 	}
-	out, n := mergeFile(t, cur, a, b, [3]string{"current", "agent (c1)", "before c1"})
+	out, n := mergeFile(t, c, a, b, oracleLabels)
 	switch {
 	case n > 0 && !markers:
 		return conflict.Conflicted, conflict.Conflict, cur
@@ -200,18 +277,24 @@ func TestPlanMatchesGit(t *testing.T) {
 		"a\nb\nc\nd\ne\nf\nextra\n", // appended
 		"bin\x00ary\n",
 	}
-	b := blobs{}
+	var cases [][3]string
 	for _, before := range versions {
 		for _, after := range versions {
 			if before == after {
 				continue
 			}
 			for _, cur := range versions {
-				checkPlan(t, b, before, after, cur, false)
-				if cur != before && cur != after {
-					checkPlan(t, b, before, after, cur, true)
-				}
+				cases = append(cases, [3]string{before, after, cur})
 			}
+		}
+	}
+	prefetchMerges(t, cases)
+	b := blobs{}
+	for _, c := range cases {
+		before, after, cur := c[0], c[1], c[2]
+		checkPlan(t, b, before, after, cur, false)
+		if cur != before && cur != after {
+			checkPlan(t, b, before, after, cur, true)
 		}
 	}
 }
@@ -249,12 +332,17 @@ func TestPlanRandomEdits(t *testing.T) {
 		}
 		return strings.Join(ls, "\n") + "\n"
 	}
-	b := blobs{}
+	var cases [][3]string
 	for i := 0; i < 150; i++ {
 		base := lines(rng.Intn(30) + 1)
 		agent := edit(base, "agent")
 		user := edit(agent, "user")
-		checkPlan(t, b, text(base), text(agent), text(user), i%2 == 0)
+		cases = append(cases, [3]string{text(base), text(agent), text(user)})
+	}
+	prefetchMerges(t, cases)
+	b := blobs{}
+	for i, c := range cases {
+		checkPlan(t, b, c[0], c[1], c[2], i%2 == 0)
 	}
 }
 

@@ -156,6 +156,7 @@ var attrOracleCases = []oracleCase{
 func TestSnapshotWithAttributesMatchesGit(t *testing.T) {
 	for _, tc := range attrOracleCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := gittest.New(t)
 			base(t, r)
 			tc.setup(t, r)

@@ -195,6 +195,7 @@ func TestAttrRulesMatchGit(t *testing.T) {
 // TestAttrRulesDefaultGlobalFile: without core.attributesFile git reads
 // $XDG_CONFIG_HOME/git/attributes.
 func TestAttrRulesDefaultGlobalFile(t *testing.T) {
+	gittest.Seal(t) // writes under XDG_CONFIG_HOME
 	r := gittest.New(t)
 	gittest.WriteFile(t, filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git", "attributes"), "*.txt xdg text\n")
 	r.Write(".gitattributes", "*.c c\n")

@@ -99,6 +99,7 @@ func TestIgnoreMatchesGit(t *testing.T) {
 			n++
 			name := strings.TrimSpace(tc.gitignore) + " | " + p
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				r := gittest.New(t)
 				if tc.gitignore != "" {
 					r.Write(".gitignore", tc.gitignore)

@@ -18,6 +18,7 @@ import (
 func TestParseIndexVersions(t *testing.T) {
 	for _, version := range []string{"2", "3", "4"} {
 		t.Run("v"+version, func(t *testing.T) {
+			t.Parallel()
 			r := gittest.New(t)
 			r.Git("commit", "-q", "--allow-empty", "-m", "start")
 			for i := 0; i < 300; i++ {

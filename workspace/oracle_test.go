@@ -24,7 +24,10 @@ func base(t *testing.T, r *gittest.Repo) {
 type oracleCase struct {
 	name   string
 	unborn bool // start from an empty repository instead of base
-	setup  func(t *testing.T, r *gittest.Repo)
+	// ownHome: the case writes global configuration, so it gets a home of
+	// its own (gittest.Seal) and does not run in parallel.
+	ownHome bool
+	setup   func(t *testing.T, r *gittest.Repo)
 }
 
 var oracleCases = []oracleCase{
@@ -197,7 +200,7 @@ var oracleCases = []oracleCase{
 		r.Write("dir/only-top", "kept\n")
 		r.Write(".gitignore", "!dir/y.secret\n")
 	}},
-	{name: "core.excludesFile in global config", setup: func(t *testing.T, r *gittest.Repo) {
+	{name: "core.excludesFile in global config", ownHome: true, setup: func(t *testing.T, r *gittest.Repo) {
 		home := os.Getenv("HOME")
 		gittest.WriteFile(t, filepath.Join(home, "my-ignore"), "*.bak\n")
 		r.Git("config", "--global", "core.excludesFile", "~/my-ignore")
@@ -206,12 +209,12 @@ var oracleCases = []oracleCase{
 		r.Write("dir/.gitignore", "!y.bak\n")
 		r.Write("z.bak2", "kept\n")
 	}},
-	{name: "XDG default excludes file", setup: func(t *testing.T, r *gittest.Repo) {
+	{name: "XDG default excludes file", ownHome: true, setup: func(t *testing.T, r *gittest.Repo) {
 		gittest.WriteFile(t, filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git", "ignore"), "*.xdg\n")
 		r.Write("x.xdg", "ignored\n")
 		r.Write("dir/x.xdg", "ignored\n")
 	}},
-	{name: "core.excludesFile overrides XDG default", setup: func(t *testing.T, r *gittest.Repo) {
+	{name: "core.excludesFile overrides XDG default", ownHome: true, setup: func(t *testing.T, r *gittest.Repo) {
 		gittest.WriteFile(t, filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git", "ignore"), "*.xdg\n")
 		gittest.WriteFile(t, filepath.Join(os.Getenv("HOME"), "other-ignore"), "*.other\n")
 		r.Git("config", "--global", "core.excludesFile", filepath.Join(os.Getenv("HOME"), "other-ignore"))
@@ -451,6 +454,11 @@ func mustGit(t *testing.T, dir string, args ...string) {
 func TestSnapshotMatchesGit(t *testing.T) {
 	for _, tc := range oracleCases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.ownHome {
+				gittest.Seal(t)
+			} else {
+				t.Parallel()
+			}
 			r := gittest.New(t)
 			if !tc.unborn {
 				base(t, r)

@@ -56,6 +56,7 @@ func runRetryBusy(t *testing.T, dir string, args ...string) (string, int, int) {
 // the ledger, succeeded, with exactly its patch; the chain verifies and
 // git fsck is clean.
 func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	gittest.RequireGit(t)
 	const workers, callsEach = 5, 3
 	r := gittest.New(t)
@@ -153,6 +154,7 @@ func TestConcurrentCalls(t *testing.T) {
 // usage error naming the state), never with an integrity or internal
 // failure; fsck is clean at the end and the run verifies.
 func TestGitBesideGitguard(t *testing.T) {
+	t.Parallel()
 	gittest.RequireGit(t)
 	if testing.Short() {
 		t.Skip("runs git and gitguard side by side for a while")

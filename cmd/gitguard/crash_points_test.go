@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -146,14 +147,23 @@ const maxKillsPerPoint = 40
 // undo) files are untouched, and re-running the command, then the rest of
 // the scenario, ends where an uninterrupted run ends.
 func TestCrashPoints(t *testing.T) {
+	t.Parallel()
 	gittest.RequireGit(t)
 	if testing.Short() {
 		t.Skip("kills gitguard a few hundred times")
 	}
+	// The scenarios run in parallel, each on repositories of its own; the
+	// summary is logged once all of them are done.
+	var mu sync.Mutex
 	total, survived := 0, 0
 	var summary []string
+	t.Cleanup(func() {
+		sort.Strings(summary)
+		t.Logf("crash points: %d kills, %d ended with nothing lost\n%s", total, survived, strings.Join(summary, "\n"))
+	})
 	for _, sc := range crashScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
 			// The uninterrupted reference, which also counts the points.
 			ref := crashFixture(t)
 			sc.setup(t, ref)
@@ -176,18 +186,21 @@ func TestCrashPoints(t *testing.T) {
 			for _, point := range names {
 				n := counts[point]
 				for _, k := range killSchedule(n) {
-					total++
 					name := fmt.Sprintf("%s:%d", point, k)
 					ok := t.Run(name, func(t *testing.T) { crashOnce(t, sc, point, k, want) })
+					mu.Lock()
+					total++
 					if ok {
 						survived++
 					}
+					mu.Unlock()
 				}
+				mu.Lock()
 				summary = append(summary, fmt.Sprintf("%s %s: %d hit(s), %d killed", sc.name, point, n, len(killSchedule(n))))
+				mu.Unlock()
 			}
 		})
 	}
-	t.Logf("crash points: %d kills, %d ended with nothing lost\n%s", total, survived, strings.Join(summary, "\n"))
 }
 
 // killSchedule lists the hits to kill at: all of them, or when there are

@@ -65,6 +65,7 @@ func mustRun(t *testing.T, dir string, args ...string) string {
 // state is intact, and that running undo again ends exactly where an
 // uninterrupted undo ends, and that redo then restores the pre-undo files.
 func TestUndoCrashConverges(t *testing.T) {
+	t.Parallel()
 	gittest.RequireGit(t)
 	ref := crashRepo(t)
 	preUndo, err := gittest.WorktreeDigest(ref.Dir)

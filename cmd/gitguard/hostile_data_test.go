@@ -317,6 +317,7 @@ func (u untouched) check(t *testing.T, dir, outside, what string) {
 // symlink to somewhere undo must not create one) are readable, and undo
 // and redo refuse them before writing anything.
 func TestHostileData(t *testing.T) {
+	t.Parallel()
 	gittest.RequireGit(t)
 	r := setupGood(t)
 	outside := filepath.Join(t.TempDir(), "outside")
@@ -373,6 +374,7 @@ func TestHostileData(t *testing.T) {
 // quarantine ref, and changes nothing else. Undo and redo on every run
 // that arrived refuse it without writing anything.
 func TestFetchHostileData(t *testing.T) {
+	t.Parallel()
 	gittest.RequireGit(t)
 	src := setupGood(t)
 	outside := filepath.Join(t.TempDir(), "outside")

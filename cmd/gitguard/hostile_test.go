@@ -148,6 +148,7 @@ func hostileCases(outside string) []hostileCase {
 // (through ../, an absolute path or the symlink link -> OUTSIDE), not in
 // .git, not in the work tree.
 func TestHostileCheckpoints(t *testing.T) {
+	t.Parallel()
 	gittest.RequireGit(t)
 	r := gittest.New(t)
 	outside := filepath.Join(t.TempDir(), "outside")

@@ -20,6 +20,7 @@ import (
 // git~1, which git refuses) are skipped loudly, in the call's output and in
 // status, and do not make the run unusable.
 func TestOddNamesWholeWorkspace(t *testing.T) {
+	t.Parallel()
 	gittest.RequireGit(t)
 	r := gittest.New(t)
 	r.Write("small.txt", "small\n")

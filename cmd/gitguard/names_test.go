@@ -28,6 +28,7 @@ func oddNames() []string {
 // snapshot, a declared-paths call, a whole-workspace call, status and
 // undo: every one is recorded, classified and restored exactly.
 func TestOddFileNames(t *testing.T) {
+	t.Parallel()
 	gittest.RequireGit(t)
 	r := gittest.New(t)
 	names := oddNames()

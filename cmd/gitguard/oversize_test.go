@@ -97,6 +97,7 @@ func statusStates(t *testing.T, dir string, limit int64) map[string]struct{ Stat
 // so is a committed one it grew: the old content is in git, but the
 // agent's could not be brought back by redo.
 func TestUndoOversize(t *testing.T) {
+	t.Parallel()
 	gittest.RequireGit(t)
 	// The 120 MB case runs with the default limit; the others, which only
 	// vary what was there before, with a 1 MiB limit and a 2 MiB file.

@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,8 +17,28 @@ import (
 	"github.com/gitguard/gitguard/internal/hookclient"
 )
 
+// sealedM runs the tests (not the commands testscript.Main dispatches to)
+// in one sealed environment, so that tests building repositories with
+// gittest.New may run in parallel.
+type sealedM struct{ m *testing.M }
+
+func (s sealedM) Run() int {
+	// The tests mostly wait for the gitguard and git processes they start:
+	// unless -parallel says otherwise, run more of them at once than there
+	// are processors.
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		if err := flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0))); err != nil {
+			panic(err)
+		}
+	}
+	return gittest.Main(s.m)
+}
+
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(sealedM{m}, map[string]func(){
 		"gitguard": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 		// git runs "git guard ..." as git-guard from PATH (cmd_completion.go).
 		"git-guard": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },

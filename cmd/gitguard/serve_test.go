@@ -23,6 +23,7 @@ func gitguardIn(dir, stdin string, args ...string) (int, string, string) {
 // --json document of the command of the same name, and a bad option gets
 // the same message, hint and exit code from both.
 func TestServeMatchesCLI(t *testing.T) {
+	t.Parallel()
 	r := gittest.New(t)
 	r.Write("a.txt", "one\ntwo\nthree\n")
 	r.Commit("init")

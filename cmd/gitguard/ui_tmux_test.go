@@ -93,8 +93,10 @@ func (s *tmuxSession) waitFor(re string) string {
 // fsck is clean, the user's refs, HEAD, index and stash are as they were,
 // and ctrl+c leaves the terminal as it was (cooked mode, main screen).
 func TestUITmux(t *testing.T) {
+	t.Parallel()
 	tmux := requireTmux(t)
-	// Built before gittest.New seals HOME, so the go command finds its caches.
+	// The go command finds its caches under the sealed HOME: gittest.Main
+	// keeps GOCACHE, GOPATH, GOMODCACHE and GOENV where they were.
 	bin := buildGitguard(t)
 	r := gittest.New(t)
 	r.Write("a.txt", "one\ntwo\nthree\n")

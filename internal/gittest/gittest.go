@@ -54,6 +54,53 @@ func Seal(t testing.TB) string {
 	return home
 }
 
+// processHome is the home Main sealed the whole test process with; empty
+// when each test seals its own environment (New calls Seal then).
+var processHome string
+
+// Main seals the environment of the whole test process, as Seal does for one
+// test, runs m and removes the shared home: call it from TestMain as
+// os.Exit(gittest.Main(m)). New then leaves the environment as it is, so
+// tests that build repositories may call t.Parallel. The shared home must
+// stay as Main made it: a test that writes global git configuration (or
+// anything under HOME or XDG_CONFIG_HOME) calls Seal for a home of its own
+// and does not call t.Parallel.
+//
+// The go command keeps finding its caches and settings: GOCACHE, GOPATH,
+// GOMODCACHE and GOENV are set to where they were before HOME changed.
+func Main(m interface{ Run() int }) int {
+	keep := map[string]string{}
+	if dir, err := os.UserCacheDir(); err == nil {
+		keep["GOCACHE"] = filepath.Join(dir, "go-build")
+	}
+	if dir, err := os.UserConfigDir(); err == nil {
+		keep["GOENV"] = filepath.Join(dir, "go", "env")
+	}
+	if dir, err := os.UserHomeDir(); err == nil {
+		keep["GOPATH"] = filepath.Join(dir, "go")
+	}
+	for k, v := range keep {
+		if os.Getenv(k) == "" {
+			os.Setenv(k, v)
+		}
+	}
+	if os.Getenv("GOMODCACHE") == "" {
+		os.Setenv("GOMODCACHE", filepath.Join(filepath.SplitList(os.Getenv("GOPATH"))[0], "pkg", "mod"))
+	}
+	home, err := os.MkdirTemp("", "gittest-home-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gittest: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	for _, kv := range Env(home) {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+	processHome = home
+	return m.Run()
+}
+
 // RequireGit skips the test when git is missing, except when
 // GITGUARD_TEST_REQUIRE_GIT=1 (as in CI), where it fails.
 func RequireGit(t testing.TB) {
@@ -73,11 +120,14 @@ type Repo struct {
 }
 
 // New runs `git init -b main` in a fresh temporary folder, in a sealed
-// environment. At cleanup it checks `git fsck --strict`.
+// environment: the test's own (Seal), unless Main sealed the whole process.
+// At cleanup it checks `git fsck --strict`.
 func New(t testing.TB) *Repo {
 	t.Helper()
 	RequireGit(t)
-	Seal(t)
+	if processHome == "" {
+		Seal(t)
+	}
 	r := &Repo{t: t, Dir: filepath.Join(t.TempDir(), "repo")}
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -161,17 +211,17 @@ func (r *Repo) Commit(msg string) {
 // change: refs outside refs/agent-checkpoints/, HEAD, the index file, the
 // stash, reflogs of user refs and the config. With worktree it also covers
 // every file of the work tree (content and mode).
+//
+// Two git processes take it: the refs with their values (git for-each-ref)
+// and where the git folders are (git rev-parse). The rest is read from the
+// files themselves, which hold all that git symbolic-ref HEAD, git
+// rev-parse HEAD and git stash list would print: HEAD's file (the branch,
+// or the commit when detached; the branch's value is among the refs), and
+// the stash (refs/stash among the refs, its entries in the reflog
+// logs/refs/stash).
 func UserState(dir string, worktree bool) (string, error) {
 	ctx := context.Background()
 	var b strings.Builder
-	run := func(args ...string) error {
-		out, err := git.Run(ctx, dir, args...)
-		if err != nil && git.ExitCode(err) != 1 {
-			return err
-		}
-		fmt.Fprintf(&b, "$ git %s\n%s", strings.Join(args, " "), out)
-		return nil
-	}
 	refs, err := git.Run(ctx, dir, "for-each-ref", "--format=%(objectname) %(refname)")
 	if err != nil {
 		return "", err
@@ -181,21 +231,16 @@ func UserState(dir string, worktree bool) (string, error) {
 			b.WriteString(l)
 		}
 	}
-	// symbolic-ref rather than rev-parse: it also works on an unborn branch.
-	if err := run("symbolic-ref", "-q", "HEAD"); err != nil {
-		return "", err
-	}
-	if err := run("rev-parse", "-q", "--verify", "HEAD"); err != nil {
-		return "", err
-	}
-	if err := run("stash", "list"); err != nil {
-		return "", err
-	}
 	gitDirOut, err := git.Run(ctx, dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
 	if err != nil {
 		return "", err
 	}
 	dirs := strings.Fields(string(gitDirOut))
+	head, err := os.ReadFile(filepath.Join(dirs[0], "HEAD"))
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "HEAD: %s\n", strings.TrimSpace(string(head)))
 	for _, f := range []string{filepath.Join(dirs[0], "index"), filepath.Join(dirs[0], "HEAD"), filepath.Join(dirs[1], "config")} {
 		fmt.Fprintf(&b, "%s %s\n", filepath.Base(f), fileDigest(f))
 	}
@@ -206,6 +251,12 @@ func UserState(dir string, worktree bool) (string, error) {
 		}
 		return nil
 	})
+	// A linked worktree's own HEAD reflog sits in its git folder.
+	if dirs[0] != dirs[1] {
+		if p := filepath.Join(dirs[0], "logs", "HEAD"); fileDigest(p) != "absent" {
+			fmt.Fprintf(&b, "worktree log HEAD %s\n", fileDigest(p))
+		}
+	}
 	if worktree {
 		w, err := WorktreeDigest(dir)
 		if err != nil {
