@@ -110,7 +110,7 @@ func recordCall(t *testing.T, r *gittest.Repo, s *Store, run record.RunID, spec 
 			c.Ledger, c.Patches = ledger, patches
 			c.Touch()
 		} else {
-			tip.Calls[spec.id] = &Call{Ledger: ledger, Patches: patches}
+			tip.Calls[spec.id] = &Call{Call: record.Call{Ledger: ledger, Patches: patches}}
 		}
 		return &record.Checkpoint{Kind: record.KindCallFinish, CallID: spec.id, Label: "finish " + string(spec.id)}, nil
 	})
@@ -194,7 +194,7 @@ func TestCommitReadBack(t *testing.T) {
 			if diff := cmp.Diff(&cp, got.Checkpoint); diff != "" {
 				t.Errorf("checkpoint.json as git shows it vs as read (-git +read):\n%s", diff)
 			}
-			if cp.Seq != len(tc.calls) || cp.ID != record.CheckpointID(len(tc.calls)) || cp.RunID != "run1" {
+			if cp.Seq != len(tc.calls) || cp.ID != record.NewCheckpointID(len(tc.calls)) || cp.RunID != "run1" {
 				t.Errorf("checkpoint %s seq %d of run %s, want seq %d of run1", cp.ID, cp.Seq, cp.RunID, len(tc.calls))
 			}
 			if len(got.Calls) != len(tc.calls) {
@@ -275,8 +275,8 @@ func TestCommitRetriesOnLostRace(t *testing.T) {
 			// The other writer wins the race once.
 			recordCall(t, r, other, "run1", callSpec{id: "c2", status: record.StatusSucceeded})
 		}
-		tip.Calls["c3"] = &Call{Ledger: record.LedgerEntry{Version: record.FormatVersion, CallID: "c3", ToolName: "edit",
-			Status: record.StatusPlanned}}
+		tip.Calls["c3"] = &Call{Call: record.Call{Ledger: record.LedgerEntry{Version: record.FormatVersion, CallID: "c3", ToolName: "edit",
+			Status: record.StatusPlanned}}}
 		return &record.Checkpoint{Kind: record.KindLedger, CallID: "c3"}, nil
 	})
 	if err != nil {
@@ -426,7 +426,7 @@ func TestHistory(t *testing.T) {
 	var got []string
 	for i, e := range hist {
 		got = append(got, e.Commit.String())
-		if want := len(hist) - i; e.Checkpoint.Seq != want || e.Checkpoint.ID != record.CheckpointID(want) {
+		if want := len(hist) - i; e.Checkpoint.Seq != want || e.Checkpoint.ID != record.NewCheckpointID(want) {
 			t.Errorf("entry %d: %s seq %d, want seq %d", i, e.Checkpoint.ID, e.Checkpoint.Seq, want)
 		}
 		if i+1 < len(hist) && e.Checkpoint.Prev != hist[i+1].Commit {
