@@ -301,12 +301,12 @@ func (g *Guard) startRun(ctx context.Context, id record.RunID, opts CheckpointOp
 	}
 	g.db.StartPackBatch() // one pack for the snapshot and the checkpoint, as Snapshot
 	defer g.db.EndPackBatch()
-	snapCtx := ctx
+	snapshot := g.ws.Snapshot
 	if settings != nil {
 		// A new run's first checkpoint counts its changes against HEAD.
-		snapCtx = workspace.ComparingWithHead(ctx)
+		snapshot = g.ws.SnapshotForHead
 	}
-	snap, err := g.ws.Snapshot(snapCtx)
+	snap, err := snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}

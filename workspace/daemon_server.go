@@ -108,7 +108,7 @@ func (d *Daemon) snapshot(ctx context.Context) (_ *Snapshot, via string, db *odb
 	defer d.mu.Unlock()
 	db = d.w.db
 	if d.closed {
-		snap, err := d.w.snapshot(ctx, nil)
+		snap, err := d.w.snapshot(ctx, walkOptions{})
 		return snap, "walk", db, err
 	}
 	start := time.Now()
@@ -138,7 +138,7 @@ func (d *Daemon) snapshot(ctx context.Context) (_ *Snapshot, via string, db *odb
 	wt, err := d.w.Watch(record.ZeroHash)
 	if err != nil {
 		d.log.Info("no file watcher; every snapshot walks", "err", err)
-		snap, err := d.w.snapshot(ctx, nil)
+		snap, err := d.w.snapshot(ctx, walkOptions{})
 		return snap, "walk", db, err
 	}
 	snap, err := d.w.SnapshotWatched(ctx, wt)

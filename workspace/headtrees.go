@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"context"
 	"sort"
 	"strings"
 
@@ -21,21 +20,6 @@ import (
 // when it hashes to the cache-tree's id for the folder: a stale cache-tree
 // or an entry git's write-tree would treat apart costs the folder its
 // shortcut, never a wrong tree.
-
-type headDiffKey struct{}
-
-// ComparingWithHead returns a context under which a whole-tree snapshot
-// keeps the index's trees of the folders it found changed, for a caller
-// about to compare it with HEAD's tree (see above). A snapshot from the
-// watch daemon does not.
-func ComparingWithHead(ctx context.Context) context.Context {
-	return context.WithValue(ctx, headDiffKey{}, true)
-}
-
-func comparingWithHead(ctx context.Context) bool {
-	on, _ := ctx.Value(headDiffKey{}).(bool)
-	return on
-}
 
 // keepIndexTrees remembers the index's tree of each changed folder that
 // the cache-tree names (see above).

@@ -49,14 +49,18 @@ func TestSnapshotKeepsHeadTreesToCompare(t *testing.T) {
 		}
 		return err == nil
 	}
-	check := func(t *testing.T, r *gittest.Repo, ctx context.Context, want map[string]bool) {
+	check := func(t *testing.T, r *gittest.Repo, forHead bool, want map[string]bool) {
 		t.Helper()
 		before, err := gittest.UserState(r.Dir, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ws := openWS(t, r.Dir)
-		if _, err := ws.Snapshot(ctx); err != nil {
+		snapshot := ws.Snapshot
+		if forHead {
+			snapshot = ws.SnapshotForHead
+		}
+		if _, err := snapshot(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if after, err := gittest.UserState(r.Dir, true); err != nil || after != before {
@@ -73,11 +77,10 @@ func TestSnapshotKeepsHeadTreesToCompare(t *testing.T) {
 		r.Git("fsck", "--strict")
 		checkOracle(t, r.Dir)
 	}
-	toCompare := ComparingWithHead(context.Background())
-	check(t, setup(t, false), toCompare, map[string]bool{
+	check(t, setup(t, false), true, map[string]bool{
 		"": true, "a": true, "a/b": true, // changed
 		"a/b/c": false, "c": false, "s": false, // unchanged
 	})
-	check(t, setup(t, false), context.Background(), map[string]bool{"": false, "a": false, "a/b": false})
-	check(t, setup(t, true), toCompare, map[string]bool{"s": false, "a": true})
+	check(t, setup(t, false), false, map[string]bool{"": false, "a": false, "a/b": false})
+	check(t, setup(t, true), true, map[string]bool{"s": false, "a": true})
 }

@@ -57,6 +57,24 @@ type Stats struct {
 // daemon's file watcher at the cost of the paths changed since its last
 // one; if the daemon cannot answer, Snapshot walks the tree itself.
 func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
+	return w.snapshotVia(ctx, walkOptions{})
+}
+
+// SnapshotForHead is Snapshot for a caller about to compare the work tree
+// with HEAD's tree (a run's first checkpoint): a walk also keeps the
+// index's trees of the folders it found changed (see headtrees.go). A
+// snapshot from the watch daemon does not.
+func (w *Workspace) SnapshotForHead(ctx context.Context) (*Snapshot, error) {
+	return w.snapshotVia(ctx, walkOptions{keepHeadTrees: true})
+}
+
+// walkOptions tune one walk of the work tree.
+type walkOptions struct {
+	watch         func(dir string) // called for each folder just before it is read
+	keepHeadTrees bool             // keep the index's trees of changed folders
+}
+
+func (w *Workspace) snapshotVia(ctx context.Context, o walkOptions) (*Snapshot, error) {
 	if d := w.daemon.Load(); d != nil {
 		return d.Snapshot(ctx)
 	}
@@ -69,7 +87,7 @@ func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
 			w.log.Info("walking the work tree: the watch daemon did not answer", "err", err)
 		}
 	}
-	return w.snapshot(ctx, nil)
+	return w.snapshot(ctx, o)
 }
 
 // SnapshotWatched takes a full snapshot that also places wt's watches: each
@@ -77,25 +95,25 @@ func (w *Workspace) Snapshot(ctx context.Context) (*Snapshot, error) {
 // is an event, and the snapshot becomes wt's base. It costs no more than
 // Snapshot plus one inotify watch per folder.
 func (w *Workspace) SnapshotWatched(ctx context.Context, wt *Watcher) (*Snapshot, error) {
-	snap, err := w.snapshot(ctx, wt.watchDir)
+	snap, err := w.snapshot(ctx, walkOptions{watch: wt.watchDir})
 	if err != nil {
 		return nil, err
 	}
 	return snap, wt.setBase(snap, false)
 }
 
-func (w *Workspace) snapshot(ctx context.Context, watch func(dir string)) (*Snapshot, error) {
+func (w *Workspace) snapshot(ctx context.Context, o walkOptions) (*Snapshot, error) {
 	// The new blobs and trees are stored together at the end: as one pack
 	// when there are many, rather than a file each.
 	w.db.StartBatch()
-	snap, err := w.walkSnapshot(ctx, watch)
+	snap, err := w.walkSnapshot(ctx, o)
 	if berr := w.db.EndBatch(); berr != nil && err == nil {
 		return nil, fmt.Errorf("store snapshot objects: %w", berr)
 	}
 	return snap, err
 }
 
-func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*Snapshot, error) {
+func (w *Workspace) walkSnapshot(ctx context.Context, o walkOptions) (*Snapshot, error) {
 	start := now()
 	head, err := w.ReadHead(ctx)
 	if err != nil {
@@ -125,7 +143,7 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 			return nil, fmt.Errorf("write index tree: %w", err)
 		}
 	}
-	s := &scan{w: w, idx: idx, staged: staged, cache: loadStatCache(w.StateDir()), fresh: statCache{}, snap: snap, watch: watch,
+	s := &scan{w: w, idx: idx, staged: staged, cache: loadStatCache(w.StateDir()), fresh: statCache{}, snap: snap, watch: o.watch,
 		reuseTrees: unmerged == nil}
 	flat, err := s.run(ctx)
 	if err != nil {
@@ -133,7 +151,7 @@ func (w *Workspace) walkSnapshot(ctx context.Context, watch func(dir string)) (*
 	}
 	tWalk := time.Now()
 	var keeping sync.WaitGroup
-	if comparingWithHead(ctx) {
+	if o.keepHeadTrees {
 		keeping.Go(s.keepIndexTrees) // beside the work tree's trees
 	}
 	snap.Worktree, err = w.writeFlatTreeReusing(flat, s.unchanged, &snap.Stats)
