@@ -79,6 +79,9 @@ const (
 	// Unrecoverable: the agent's change is in place and undo cannot
 	// revert it (content over the size limit, recorded by hash only).
 	Unrecoverable = record.Irrecoverable
+	// Guessed ("uncertain"): the change is in place but was only guessed to
+	// be a killed call's; undo leaves it unless forced.
+	Guessed = record.Guessed
 )
 
 // The errors callers tell apart (the CLI maps them to exit codes), from

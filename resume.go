@@ -30,6 +30,10 @@ type ResumeCall struct {
 	Applied []string // paths whose patch from this call is in place
 	Absent  []string // reapplyable: the patch is not in place
 	Changed []string // conflicted: changed by someone else since
+	// Guessed are the paths only guessed to be its change (a call whose
+	// process stopped with nothing to show when): undo leaves them unless
+	// forced. Their reasons are in Resume.Paths.
+	Guessed []string
 	// MarkedUncertain is set when this resume found the call started and
 	// marked it uncertain.
 	MarkedUncertain bool
@@ -92,7 +96,7 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	// A damaged run is read at its newest intact checkpoint and not
 	// written to until 'gitguard fsck --repair' (see patchstore's damage.go).
 	if len(stale) > 0 && !o.DryRun && run.Damage == nil {
-		if run, err = g.attributor().MarkKilled(ctx, run, stale); err != nil {
+		if run, err = g.attributor().MarkKilled(ctx, run, stale, nil); err != nil {
 			return nil, err
 		}
 		for i := range entries {
@@ -156,6 +160,8 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 				rc.Absent = append(rc.Absent, p.Path)
 			case conflict.Conflicted:
 				rc.Changed = append(rc.Changed, p.Path)
+			case record.Guessed:
+				rc.Guessed = append(rc.Guessed, p.Path)
 			}
 		}
 		r.Calls = append(r.Calls, rc)

@@ -39,6 +39,10 @@ type PathStatus struct {
 	// Uncertain is set when Call is uncertain: its process died and the
 	// change was attributed to it from what changed while it may have run.
 	Uncertain bool
+	// Guess says why giving the change to Call is only a guess (see
+	// record.FilePatch.Guess); State is then Guessed when the change, or
+	// an edit of it, is in place. Undo leaves the path unless forced.
+	Guess string
 }
 
 // SkippedPath is a path a call could not record.

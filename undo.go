@@ -32,6 +32,7 @@ const (
 	ActionSkip          = record.ActionSkip          // already as before
 	ActionUnrecoverable = record.ActionUnrecoverable // before content was recorded by hash only
 	ActionShared        = record.ActionShared        // another session's call may have made it: left alone
+	ActionUncertain     = record.ActionUncertain     // only guessed to be the agent's change: left alone
 )
 
 // UndoOptions choose what to undo. With none of Call, To and WholeRun, the
@@ -46,8 +47,9 @@ type UndoOptions struct {
 	// of leaving the file as it is.
 	Markers bool
 	// Force reverts paths shared with a call of another run that ran at the
-	// same time (see record.FilePatch.SharedWith); without it they are left
-	// as they are and reported.
+	// same time (see record.FilePatch.SharedWith), and changes only guessed
+	// to be a killed call's (record.FilePatch.Guess); without it they are
+	// left as they are and reported.
 	Force bool
 }
 
@@ -66,6 +68,7 @@ type UndoResult struct {
 	Items     []UndoItem
 	Conflicts int // paths left conflicted (or written with markers)
 	Shared    int // paths left alone: another run's call may have made them
+	Uncertain int // paths left alone: only guessed to be the agent's change
 	DryRun    bool
 	// UndoCall is empty when nothing was recorded: a dry run, or a plan
 	// that writes nothing (Items say what remains).
@@ -144,6 +147,9 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 		}
 		if it.Action == ActionShared {
 			res.Shared++
+		}
+		if it.Action == ActionUncertain {
+			res.Uncertain++
 		}
 		if it.Writes() {
 			writes++
@@ -239,7 +245,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 func leftConflicted(items []UndoItem) int {
 	n := 0
 	for _, it := range items {
-		if (it.Action == ActionConflict || it.Action == ActionUnrecoverable || it.Action == ActionShared) && !it.Written {
+		if (it.Action == ActionConflict || it.Action == ActionUnrecoverable || it.Action == ActionShared || it.Action == ActionUncertain) && !it.Written {
 			n++
 		}
 	}

@@ -61,6 +61,9 @@ func Text(r *gitguard.Resume) string {
 			s = fmt.Sprintf("%s is uncertain (it may or may not have happened)", name(c))
 			if e.ChangesThrough > 0 && e.Patches > 0 {
 				s += fmt.Sprintf("; its process stopped without recording its end, and what changed from its start to %s is attributed to it", record.NewCheckpointID(e.ChangesThrough))
+				if w := e.WindowEnd; w.Bounded() && w.What != "" {
+					s += fmt.Sprintf(" (the first sign that it was over: %s)", oneLine(w.What, 120))
+				}
 			}
 		case record.StatusPlanned:
 			s = fmt.Sprintf("%s was planned but not started", name(c))
@@ -81,6 +84,10 @@ func Text(r *gitguard.Resume) string {
 		}
 		if len(c.Absent) > 0 && e.UndoneBy == "" {
 			s += fmt.Sprintf("; its change to %s is not in place", quotedList(c.Absent))
+		}
+		if len(c.Guessed) > 0 && e.UndoneBy == "" {
+			s += fmt.Sprintf("; the change to %s is only guessed to be its own (uncertain: %s), and undo leaves it unless forced",
+				quotedList(c.Guessed), oneLine(guessOf(r, c.Guessed[0]), 200))
 		}
 		switch c.Replay {
 		case gitguard.ReplayForbidden:
@@ -235,4 +242,14 @@ func quotedList(paths []string) string {
 		q[i] = record.QuotePath(p)
 	}
 	return strings.Join(q, ", ")
+}
+
+// guessOf returns why path's change is only guessed to be its call's.
+func guessOf(r *gitguard.Resume, path string) string {
+	for _, p := range r.Paths {
+		if p.Path == path && p.Guess != "" {
+			return p.Guess
+		}
+	}
+	return "nothing shows when the call's process stopped"
 }

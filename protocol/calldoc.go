@@ -45,6 +45,19 @@ type CallRecord struct {
 	// UndoneBy is the undo call that reverted this call, while in effect.
 	UndoneBy        record.CallID `json:"undone_by,omitempty"`
 	UncertainReason string        `json:"uncertain_reason,omitempty"`
+	// WindowEnd is, on a call whose process stopped without recording its
+	// end, the evidence that ended the window of changes given to it.
+	WindowEnd *WindowEnd `json:"window_end,omitempty"`
+}
+
+// WindowEnd is the evidence that a killed call was over (record.WindowEnd).
+type WindowEnd struct {
+	// Kind is "checkpoint", "session-event", "new-session", "agent-exit",
+	// or "none" (nothing bounded the window: its changes are guesses).
+	Kind       string    `json:"kind"`
+	At         time.Time `json:"at"`
+	Checkpoint string    `json:"checkpoint,omitempty"`
+	What       string    `json:"what,omitempty"`
 }
 
 // Patch is one file patch a call recorded.
@@ -59,6 +72,8 @@ type Patch struct {
 	Binary     bool          `json:"binary,omitempty"`
 	Oversize   bool          `json:"oversize,omitempty"`
 	Call       record.CallID `json:"call"`
+	// Guess says why giving the change to the call is only a guess.
+	Guess string `json:"guess,omitempty"`
 }
 
 // NewCallDoc is the document of call callID as run's tip records it.
@@ -84,6 +99,12 @@ func NewCallRecord(c *record.Call) CallRecord {
 	if a := l.Approval; a != nil {
 		out.ApprovedBy, out.Decision, out.DecisionReason = a.By, a.Decision, a.Reason
 	}
+	if w := l.WindowEnd; w != nil {
+		out.WindowEnd = &WindowEnd{Kind: w.Kind, At: w.At, What: w.What}
+		if w.Seq > 0 {
+			out.WindowEnd.Checkpoint = string(record.NewCheckpointID(w.Seq))
+		}
+	}
 	return out
 }
 
@@ -91,7 +112,7 @@ func NewCallRecord(c *record.Call) CallRecord {
 func NewPatch(p record.FilePatch) Patch {
 	return Patch{Path: p.Path, Change: PatchLetter(p), BeforeHash: p.BeforeHash.String(), AfterHash: p.AfterHash.String(),
 		BeforeMode: p.BeforeMode.String(), AfterMode: p.AfterMode.String(), PatchRef: p.PatchRef.String(),
-		Binary: p.Binary, Oversize: p.Oversize, Call: p.ToolCallID}
+		Binary: p.Binary, Oversize: p.Oversize, Call: p.ToolCallID, Guess: p.Guess}
 }
 
 // NewPatches is the documents of ps, never nil (an empty list is "[]").

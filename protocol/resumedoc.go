@@ -36,10 +36,13 @@ type ResumeDoc struct {
 // verdict, and its paths by state.
 type ResumeCall struct {
 	CallRecord
-	Replay          string   `json:"replay"`
-	Applied         []string `json:"applied"`
-	Reapplyable     []string `json:"reapplyable"`
-	Conflicted      []string `json:"conflicted"`
+	Replay      string   `json:"replay"`
+	Applied     []string `json:"applied"`
+	Reapplyable []string `json:"reapplyable"`
+	Conflicted  []string `json:"conflicted"`
+	// Uncertain are the paths only guessed to be its change (state
+	// "uncertain"): undo leaves them unless forced.
+	Uncertain       []string `json:"uncertain,omitempty"`
 	MarkedUncertain bool     `json:"marked_uncertain,omitempty"`
 }
 
@@ -50,7 +53,7 @@ func NewResumeDoc(r *gitguard.Resume) ResumeDoc {
 		AgentCommits: NewHeadMoves(r.HeadMoves), Since: r.Since, Git: NewGitOperation(r.Git)}
 	for _, c := range r.Calls {
 		out.Calls = append(out.Calls, ResumeCall{CallRecord: NewCallRecord(&record.Call{Ledger: c.Entry}), Replay: string(c.Replay),
-			Applied: nonNil(c.Applied), Reapplyable: nonNil(c.Absent), Conflicted: nonNil(c.Changed), MarkedUncertain: c.MarkedUncertain})
+			Applied: nonNil(c.Applied), Reapplyable: nonNil(c.Absent), Conflicted: nonNil(c.Changed), Uncertain: c.Guessed, MarkedUncertain: c.MarkedUncertain})
 	}
 	for _, p := range r.Paths {
 		// The recovery brief reports what is recorded for a path, a folder

@@ -74,6 +74,10 @@ type PathStatus struct {
 	SharedWith []string `json:"shared_with,omitempty"`
 	// Uncertain: Call's process died; the change was attributed to it.
 	Uncertain bool `json:"uncertain,omitempty"`
+	// Guess says why attributing the change to Call is only a guess
+	// (state "uncertain" while it is in place): undo leaves it unless
+	// forced.
+	Guess string `json:"guess,omitempty"`
 }
 
 // NewStatusDoc is the document of rep.
@@ -113,7 +117,7 @@ func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
 	}
 	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool, Uncertain: p.Uncertain,
 		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize, Reason: p.Reason,
-		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith)}
+		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith), Guess: p.Guess}
 }
 
 // StateString renders a file state as "MODE HASH", or "absent".

@@ -19,8 +19,11 @@ type UndoDoc struct {
 	Conflicts int             `json:"conflicts"`
 	// Shared counts the paths left as they are because a call of another
 	// run ran at the same time and may have made the change.
-	Shared int        `json:"shared"`
-	Paths  []UndoItem `json:"paths"`
+	Shared int `json:"shared"`
+	// Uncertain counts the paths left as they are because their change was
+	// only guessed to be a killed call's.
+	Uncertain int        `json:"uncertain,omitempty"`
+	Paths     []UndoItem `json:"paths"`
 	// Recorded is false when nothing was written and no undo call
 	// recorded: a dry run, or a plan that changes no file.
 	Recorded bool `json:"recorded"`
@@ -62,7 +65,7 @@ type UndoItem struct {
 // NewUndoDoc is the document of res.
 func NewUndoDoc(res *gitguard.UndoResult) UndoDoc {
 	out := UndoDoc{Version: DocVersion, Run: res.Run, DryRun: res.DryRun, Undone: res.Undone, UndoCall: res.UndoCall,
-		Conflicts: res.Conflicts, Shared: res.Shared, Paths: []UndoItem{}}
+		Conflicts: res.Conflicts, Shared: res.Shared, Uncertain: res.Uncertain, Paths: []UndoItem{}}
 	if !res.Commit.IsZero() {
 		out.Commit = res.Commit.String()
 	}

@@ -22,12 +22,18 @@ const (
 	// by hash only. Classification never returns it; status reports it,
 	// and undo plans the ActionUnrecoverable action for it.
 	Irrecoverable
+	// Guessed ("uncertain"): the change is in place (or someone edited it
+	// since), but it was given to a call whose process stopped without a
+	// word, and no evidence of the call's end bounds it: it may be the
+	// user's (see FilePatch.Guess). Classification never returns it;
+	// status reports it, and undo leaves the path unless forced.
+	Guessed
 )
 
-var classNames = [...]string{"applied", "reapplyable", "conflicted", "merged", "unrecoverable"}
+var classNames = [...]string{"applied", "reapplyable", "conflicted", "merged", "unrecoverable", "uncertain"}
 
-// String returns "applied", "reapplyable", "conflicted", "merged" or
-// "unrecoverable".
+// String returns "applied", "reapplyable", "conflicted", "merged",
+// "unrecoverable" or "uncertain".
 func (c Class) String() string {
 	if c >= 0 && int(c) < len(classNames) {
 		return classNames[c]
@@ -51,6 +57,7 @@ const (
 	ActionSkip          Action = "skip"          // already as before
 	ActionUnrecoverable Action = "unrecoverable" // before content was recorded by hash only
 	ActionShared        Action = "shared"        // another session's call may have made the change: left as it is
+	ActionUncertain     Action = "uncertain"     // only guessed to be the call's change (FilePatch.Guess): left as it is
 )
 
 // Plan is what undo does to one path, and why.

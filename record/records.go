@@ -198,6 +198,11 @@ type LedgerEntry struct {
 	// died: the sequence number of the checkpoint whose work tree ends
 	// the changes attributed to it (from its start to that checkpoint).
 	ChangesThrough int `json:"changesThrough,omitempty"`
+	// WindowEnd is, on a call whose process stopped without recording its
+	// end, the evidence that ended the window of changes attributed to it:
+	// the first sign that the call was over. Absent in records written
+	// before it existed.
+	WindowEnd *WindowEnd `json:"windowEnd,omitempty"`
 	// Skipped lists the paths the call's capture could not record, and
 	// why (a name the records cannot carry, a file changing while read):
 	// their changes are not in Patches, and undo cannot revert them.
@@ -206,6 +211,46 @@ type LedgerEntry struct {
 	// moved before it finished (the agent committed), the one it named then.
 	Head *HeadMove `json:"head,omitempty"`
 }
+
+// Evidence kinds: what ended the window of a call whose process stopped
+// without recording its end (WindowEnd.Kind).
+const (
+	// EvidenceCheckpoint: a later checkpoint of the call's run (another
+	// call's start or finish, a snapshot): its session was doing something
+	// else.
+	EvidenceCheckpoint = "checkpoint"
+	// EvidenceSessionEvent: a later hook event of the call's session (the
+	// next prompt, the end of the turn, the session starting again).
+	EvidenceSessionEvent = "session-event"
+	// EvidenceNewSession: a new session of the same agent started in the
+	// same work tree.
+	EvidenceNewSession = "new-session"
+	// EvidenceAgentExit: the agent gitguard wrapped ('gitguard run --')
+	// exited.
+	EvidenceAgentExit = "agent-exit"
+	// EvidenceNone: nothing bounded the window; it ended when resume
+	// looked, and what it holds is only guessed to be the call's (see
+	// FilePatch.Guess).
+	EvidenceNone = "none"
+)
+
+// WindowEnd is the evidence that a call whose process stopped without a
+// word was over, and so where the changes attributed to it end.
+type WindowEnd struct {
+	Kind string    `json:"kind"` // an Evidence constant
+	At   time.Time `json:"at"`   // when the evidence was recorded
+	// Seq is the checkpoint that recorded the evidence, when it is one of
+	// the run's (0 for evidence from outside the run, such as another
+	// session's start).
+	Seq int `json:"seq,omitempty"`
+	// What says what the evidence was, for people: "UserPromptSubmit of
+	// Claude Code session s9", "call bash_2 started".
+	What string `json:"what,omitempty"`
+}
+
+// Bounded reports whether evidence, and not only resume's look, ended the
+// window.
+func (w *WindowEnd) Bounded() bool { return w != nil && w.Kind != EvidenceNone }
 
 // HeadMove is HEAD at a call's start and, if it moved, at its finish.
 type HeadMove struct {
@@ -237,6 +282,12 @@ type FilePatch struct {
 	// OwnedBy, on an entry of calls/<id>/others.json, names the call that
 	// made a change seen inside this call's window: it is not this call's.
 	OwnedBy *CallRef `json:"ownedBy,omitempty"`
+	// Guess, set on a change attributed to a call whose process stopped
+	// without recording its end, says why giving it to the call is only a
+	// guess: no evidence bounded the call's window where this path was
+	// concerned, so the change may be the user's, made after the process
+	// died. Undo leaves the path alone unless forced.
+	Guess string `json:"guess,omitempty"`
 }
 
 // Before returns the state before the call.

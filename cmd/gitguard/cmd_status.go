@@ -114,6 +114,9 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		if len(p.SharedWith) > 0 {
 			line += "\tshared with " + strings.Join(protocol.RefStrings(p.SharedWith), ", ")
 		}
+		if p.Guess != "" {
+			line += "\tonly a guess: " + p.Guess + "; undo leaves it (--force reverts it)"
+		}
 		fmt.Fprintln(tw, line)
 	}
 	if err := tw.Flush(); err != nil {

@@ -48,7 +48,7 @@ func newUndoCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "conflict", Value: "refuse", Usage: "on overlapping hunks: refuse (leave the file) or markers"},
 			&cli.StringSliceFlag{Name: "paths", Usage: "only paths matching `GLOB` (doublestar, repeatable)"},
 			&cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "choose what to undo in a terminal view (gitguard ui)"},
-			&cli.BoolFlag{Name: "force", Usage: "also revert paths shared with another run's call that ran at the same time"},
+			&cli.BoolFlag{Name: "force", Usage: "also revert paths shared with another run's call that ran at the same time, and changes only guessed to be a killed call's"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Bool("interactive") {
@@ -155,6 +155,9 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 	}
 	if res.Shared > 0 {
 		return &foundError{fmt.Sprintf("%d path(s) left as they are: another run's call ran at the same time and may have made the change (--force reverts them)", res.Shared)}
+	}
+	if res.Uncertain > 0 {
+		return &foundError{fmt.Sprintf("%d path(s) left as they are: only guessed to be the agent's change, made while nothing showed whether its process was still running (--force reverts them)", res.Uncertain)}
 	}
 	return nil
 }

@@ -50,6 +50,10 @@ type Path struct {
 	// Uncertain is set when Call is uncertain: its process died and the
 	// change was attributed to it from what changed while it may have run.
 	Uncertain bool
+	// Guess says why giving the change to Call is only a guess (see
+	// record.FilePatch.Guess); State is then Guessed when the change, or
+	// an edit of it, is in place. Undo leaves the path unless forced.
+	Guess string
 }
 
 // Classifier classifies paths of one work tree.
@@ -107,6 +111,7 @@ func (cl *Classifier) Paths(run *patchstore.Run, agent, undos []*patchstore.Call
 			}
 		}
 		cl.markUnrecoverable(&ps, fp)
+		markGuessed(&ps, fp)
 		out = append(out, ps)
 	}
 	return out, nil
@@ -140,6 +145,19 @@ func (cl *Classifier) markUnrecoverable(ps *Path, fp *record.FilePatch) {
 	}
 	if why := conflict.OversizeLoss(fp, cl.DB.Has); why != "" {
 		ps.State, ps.Reason = conflict.Irrecoverable, why
+	}
+}
+
+// markGuessed turns a path whose change was only guessed to be a killed
+// call's into a Guessed one with the reason, while that change (or an edit
+// of it) is in place: status then says what undo will do, leave it.
+func markGuessed(ps *Path, fp *record.FilePatch) {
+	if fp.Guess == "" || ps.UndoneBy != "" {
+		return
+	}
+	ps.Guess = fp.Guess
+	if ps.State == conflict.Applied || ps.State == conflict.Conflicted {
+		ps.State = record.Guessed
 	}
 }
 

@@ -43,7 +43,7 @@ type Selection struct {
 	WholeRun bool
 	Globs    []string // only paths matching these
 	Markers  bool     // write conflict markers where hunks overlap
-	Force    bool     // revert paths shared with a call of another run
+	Force    bool     // revert paths shared with a call of another run, and guessed ones
 }
 
 // Passed is a call plain undo passed over: every path it could touch
@@ -234,7 +234,7 @@ func (p *Planner) Pick(ctx context.Context, run *patchstore.Run, o Selection, re
 		}
 		pc := Passed{Call: c.Ledger.CallID}
 		for _, it := range items {
-			if it.Action == record.ActionConflict || it.Action == record.ActionUnrecoverable || it.Action == record.ActionShared {
+			if it.Action == record.ActionConflict || it.Action == record.ActionUnrecoverable || it.Action == record.ActionShared || it.Action == record.ActionUncertain {
 				pc.Left = append(pc.Left, it)
 			}
 		}
@@ -308,6 +308,7 @@ func Calls[C record.Recorded](ctx context.Context, p *Planner, targets []C, o Se
 		}
 		if !o.Force {
 			leaveShared(&it, byPath[path])
+			leaveGuessed(&it, byPath[path])
 		}
 		items = append(items, it)
 	}
