@@ -319,7 +319,7 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		c.Patches, c.Others = patches, others
 		c.Ledger.Patches = len(patches)
 		c.Ledger.Status = o.Status
-		c.Ledger.UncertainReason, c.Ledger.ChangesThrough = "", 0
+		c.Ledger.UncertainReason, c.Ledger.ChangesThrough, c.Ledger.WindowEnd = "", 0, nil
 		c.Ledger.FinishedAt = &now
 		c.Ledger.FinishSeq = runread.NextSeq(tip)
 		c.Ledger.Head = head

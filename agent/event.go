@@ -22,6 +22,12 @@ const (
 	// SessionEnd: the session (or, for agents without one, the turn) ended;
 	// its run is finished and the watch daemon it started stops.
 	SessionEnd
+	// SessionEvent: a later event of the session that is no tool use (the
+	// next prompt, the end of a turn). Every tool use the session started
+	// before it is over: calls left started (the user interrupted the
+	// turn, the tool's process was killed) are closed as uncertain, their
+	// window ending here.
+	SessionEvent
 )
 
 // Event is one agent hook event, read by an adapter.
@@ -64,6 +70,11 @@ type Event struct {
 	// with this prefix and it is not RunID: another session of the same
 	// agent that never said it ended.
 	EndOthers string
+	// CloseOthers (SessionStart): close as uncertain the calls left
+	// started in the runs of the agent's other sessions in this work tree
+	// (ids starting with this prefix), their window ending here: a new
+	// session shows the old one's tool uses are over. Their runs go on.
+	CloseOthers string
 	// EndLabel labels the last checkpoint of a run SessionEnd finishes.
 	EndLabel string
 

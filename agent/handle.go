@@ -51,11 +51,18 @@ func Handle(ctx context.Context, ev *Event, o Options) (Result, error) {
 		return h.res, nil
 	case Pre, Post:
 		err = h.call(ctx)
+	case SessionEvent:
+		err = h.withGuard(ctx, h.closeOpen)
 	case SessionStart:
-		if ev.EndOthers == "" {
-			return h.res, nil
-		}
-		err = h.withGuard(ctx, h.endOthers)
+		err = h.withGuard(ctx, func(ctx context.Context, g *gitguard.Guard) error {
+			if err := h.closeOpen(ctx, g); err != nil {
+				return err
+			}
+			if err := h.closeOthers(ctx, g); err != nil {
+				return err
+			}
+			return h.endOthers(ctx, g)
+		})
 	case SessionEnd:
 		err = h.withGuard(ctx, func(ctx context.Context, g *gitguard.Guard) error {
 			return h.endRun(ctx, g, ev.RunID, ev.EndLabel)

@@ -151,6 +151,51 @@ func (h *handler) endOthers(ctx context.Context, g *gitguard.Guard) error {
 	return h.endRun(ctx, g, active, h.ev.Agent+" session ended (another session started)")
 }
 
+// closeOpen closes the session's calls left started: this later event of
+// the session shows their tool uses are over (the user interrupted the
+// turn, which tells no hook; the agent was killed and the session
+// resumed). Each is marked uncertain with what changed from its start to
+// now attributed to it, unless an earlier checkpoint of the run ended its
+// window first. A session without calls left open costs one read of its
+// run's newest record, and captures nothing.
+func (h *handler) closeOpen(ctx context.Context, g *gitguard.Guard) error {
+	ev := gitguard.Evidence{Kind: record.EvidenceSessionEvent, What: fmt.Sprintf("%s %s of the same session", h.ev.Agent, h.ev.Name)}
+	closed, err := g.CloseOpenCalls(ctx, h.ev.RunID, ev)
+	for _, id := range closed {
+		h.warnf("call %s never got its after event before %s; closed as uncertain", id, h.ev.Name)
+	}
+	return err
+}
+
+// closeOthers closes the calls left started in the runs of the agent's
+// other sessions in this work tree (ids starting with ev.CloseOthers): a
+// new session started. Their runs are not finished: a session running
+// beside this one goes on, and a call of it that was only slow replaces
+// the attribution with its own report when it ends.
+func (h *handler) closeOthers(ctx context.Context, g *gitguard.Guard) error {
+	if h.ev.CloseOthers == "" {
+		return nil
+	}
+	runs, err := g.RunsOf(ctx, h.ev.CloseOthers)
+	if err != nil {
+		return err
+	}
+	ev := gitguard.Evidence{Kind: record.EvidenceNewSession, What: fmt.Sprintf("another %s session (run %s) started in the work tree", h.ev.Agent, h.ev.RunID)}
+	for _, run := range runs {
+		if run == h.ev.RunID {
+			continue
+		}
+		closed, err := g.CloseOpenCalls(ctx, run, ev)
+		if err != nil {
+			return err
+		}
+		for _, id := range closed {
+			h.warnf("call %s of run %s never got its after event before this session started; closed as uncertain", id, run)
+		}
+	}
+	return nil
+}
+
 // endsOther tells whether a session of run own, starting, ends the
 // active run: another session's run of the same agent, whose runs begin
 // with prefix.

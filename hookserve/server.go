@@ -187,7 +187,10 @@ func (s *server) answer(ctx context.Context, payload json.RawMessage) (json.RawM
 // daemon.
 func (s *server) takes(a Agent, req hookwire.Request) (*agent.Event, error) {
 	ev, err := a.Read(bytes.NewReader(req.Event), req.WorkspaceTools)
-	if err != nil || ev.Warning != "" || (ev.Kind != agent.Pre && ev.Kind != agent.Post) {
+	// A later event of a session (agent.SessionEvent) only closes the
+	// calls it left started, in the work tree: the daemon takes it too, so
+	// that a turn costs the hook no process of its own.
+	if err != nil || ev.Warning != "" || (ev.Kind != agent.Pre && ev.Kind != agent.Post && ev.Kind != agent.SessionEvent) {
 		return nil, errors.New("not a tool use's start or end")
 	}
 	dir := req.Dir

@@ -23,12 +23,20 @@ const (
 	PostToolUse        = "PostToolUse"
 	PostToolUseFailure = "PostToolUseFailure"
 	SessionEnd         = "SessionEnd"
+	// SessionStart, UserPromptSubmit and Stop show that the session's tool
+	// uses started before them are over: calls left started are closed as
+	// uncertain (the user interrupted the turn, which fires no hook; the
+	// agent was killed and the session resumed). SessionStart also closes
+	// those of other Claude Code sessions in the work tree.
+	SessionStart     = "SessionStart"
+	UserPromptSubmit = "UserPromptSubmit"
+	Stop             = "Stop"
 )
 
 // quietEvents are Claude Code events gitguard has no use for; they are
 // ignored without a word.
 var quietEvents = map[string]bool{
-	"SessionStart": true, "UserPromptSubmit": true, "Stop": true, "SubagentStart": true, "SubagentStop": true,
+	"SubagentStart": true, "SubagentStop": true,
 	"Notification": true, "PreCompact": true, "PostCompact": true, "PermissionRequest": true,
 }
 
@@ -98,6 +106,12 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 		ev.Kind = agent.Post
 	case SessionEnd:
 		ev.Kind, ev.EndLabel = agent.SessionEnd, "Claude Code session ended"
+		return ev, nil
+	case UserPromptSubmit, Stop:
+		ev.Kind = agent.SessionEvent
+		return ev, nil
+	case SessionStart:
+		ev.Kind, ev.CloseOthers = agent.SessionStart, RunPrefix
 		return ev, nil
 	case "":
 		return nil, agent.PayloadErrorf(Name, "no hook_event_name")

@@ -17,16 +17,21 @@ const HookMatcher = "*"
 // HookCommand is the command the hooks run.
 const HookCommand = "gitguard hook claude-code"
 
-// HookEvents are the events the hook is registered for, in order;
-// SessionEnd takes no matcher.
-var HookEvents = []string{PreToolUse, PostToolUse, PostToolUseFailure, SessionEnd}
+// HookEvents are the events the hook is registered for, in order; only
+// the tool events take a matcher. SessionStart, UserPromptSubmit and Stop
+// close the calls a session left started (see Event): they read the run's
+// newest record and capture the work tree only when a call is open.
+var HookEvents = []string{PreToolUse, PostToolUse, PostToolUseFailure, SessionEnd, SessionStart, UserPromptSubmit, Stop}
+
+// toolEvents are the events that take the tool matcher.
+var toolEvents = map[string]bool{PreToolUse: true, PostToolUse: true, PostToolUseFailure: true}
 
 func plan(command string) hookjson.Plan {
 	return hookjson.Plan{
 		Events: HookEvents,
 		Group: func(ev string) hookjson.Group {
 			g := hookjson.Group{Hooks: []hookjson.Hook{{Type: "command", Command: command}}}
-			if ev != SessionEnd {
+			if toolEvents[ev] {
 				g.Matcher = HookMatcher
 			}
 			return g

@@ -126,6 +126,14 @@ func runWrap(ctx context.Context, e *env, o wrapOptions) error {
 		e.say("gitguard: recording %s as call %s of run %s", o.argv[0], o.call, runID)
 	}
 	code, runErr := runChild(e, o.argv, env)
+	// The agent is gone: calls it started in the run and never finished
+	// (it was killed, or crashed) end here, not at a later resume.
+	ev := gitguard.Evidence{Kind: record.EvidenceAgentExit, What: fmt.Sprintf("the wrapped agent %s exited (status %d)", filepath.Base(o.argv[0]), code)}
+	if closed, err := g.CloseOpenCalls(ctx, runID, ev, o.call); err != nil {
+		e.say("gitguard: warning: calls the agent left started are not closed: %v", err)
+	} else if len(closed) > 0 {
+		e.say("gitguard: the agent exited leaving %s started; closed as uncertain ('gitguard status' shows what is attributed to them)", record.JoinCallIDs(closed, ", "))
+	}
 	if !o.noRecord {
 		fo := gitguard.FinishOptions{Status: record.StatusSucceeded, ExitCode: &code,
 			Result: fmt.Sprintf("exit status %d", code)}

@@ -32,7 +32,7 @@ func handOffHook(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions, 
 		return false, nil // what this process was asked to do differently, it does itself
 	}
 	ev, rerr := s.read(bytes.NewReader(data), o.workspaceTools)
-	if rerr != nil || ev.Warning != "" || (ev.Kind != agent.Pre && ev.Kind != agent.Post) {
+	if rerr != nil || ev.Warning != "" || (ev.Kind != agent.Pre && ev.Kind != agent.Post && ev.Kind != agent.SessionEvent) {
 		// Nothing to record, or a session's start or end: here, where
 		// its messages and the daemon's own stop belong.
 		return false, nil
