@@ -13,10 +13,13 @@ import (
 
 // Two calls whose process died. The edit call wrote before the shell call
 // beside it started: the shell call's start snapshot ends the edit's
-// window. Nothing was recorded after the shell call's start: resume ends
-// its window at the work tree as it finds it. Each gets its own changes,
-// status lists them under it as uncertain, and undo --call takes each out,
-// keeping a later user edit.
+// window, and is recorded as the evidence. Nothing was recorded after the
+// shell call's start: resume ends its window at the work tree as it finds
+// it, which is only a guess (the changes may be the user's, made after the
+// process died). Each gets its own changes, and status lists them under it
+// as uncertain: the edit's applied, the shell call's as guesses. Undo
+// --call takes the edit's out; it leaves the guessed ones as they are
+// unless forced, and forced keeps a later user edit.
 func TestResumeAttributesKilledCalls(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "a\n", "b.txt": "1\n2\n3\n4\n5\n"})
 	if _, err := f.g.CallStart(f.ctx, f.run, gitguard.CallOptions{CallID: "edit", Tool: "Edit", Paths: []string{"a.txt"}}); err != nil {
@@ -50,9 +53,22 @@ func TestResumeAttributesKilledCalls(t *testing.T) {
 	owner := map[string]record.CallID{}
 	for _, p := range st.Paths {
 		owner[p.Path] = p.Call
-		if !p.Uncertain || p.State != conflict.Applied {
-			t.Errorf("%s: uncertain=%v state=%s, want an uncertain applied patch", p.Path, p.Uncertain, p.State)
+		switch {
+		case p.Call == "edit" && (!p.Uncertain || p.State != conflict.Applied || p.Guess != ""):
+			t.Errorf("%s: uncertain=%v state=%s guess=%q, want an uncertain applied patch, bounded by evidence", p.Path, p.Uncertain, p.State, p.Guess)
+		case p.Call == "sh" && (!p.Uncertain || p.State != gitguard.Guessed || p.Guess == ""):
+			t.Errorf("%s: uncertain=%v state=%s guess=%q, want a guessed patch", p.Path, p.Uncertain, p.State, p.Guess)
 		}
+	}
+	run, err := f.g.ReadRun(f.ctx, f.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := run.Calls["edit"].Ledger.WindowEnd; w == nil || w.Kind != record.EvidenceCheckpoint || w.Seq != run.Calls["sh"].Ledger.StartSeq {
+		t.Errorf("edit's window end %+v, want the checkpoint of sh's start", w)
+	}
+	if w := run.Calls["sh"].Ledger.WindowEnd; w == nil || w.Kind != record.EvidenceNone {
+		t.Errorf("sh's window end %+v, want none (a guess)", w)
 	}
 	if owner["a.txt"] != "edit" || owner["b.txt"] != "sh" || owner["new.txt"] != "sh" {
 		t.Errorf("owners %v, want a.txt to edit, b.txt and new.txt to sh", owner)
@@ -61,9 +77,17 @@ func TestResumeAttributesKilledCalls(t *testing.T) {
 		t.Errorf("status unrecorded %v, want none", st.Unrecorded)
 	}
 
-	// A late user edit survives undo of the killed shell call.
+	// A late user edit: undo of the killed shell call leaves what is only
+	// guessed to be its change as it is, and forced keeps the user's line.
 	f.write("b.txt", "1\n2 by sh\n3\n4\n5 user\n")
-	if _, err := f.g.Undo(f.ctx, f.run, gitguard.UndoOptions{Call: "sh"}); err != nil {
+	res, err := f.g.Undo(f.ctx, f.run, gitguard.UndoOptions{Call: "sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Uncertain != 2 || readFile(t, f, "b.txt") != "1\n2 by sh\n3\n4\n5 user\n" || readFile(t, f, "new.txt") != "new\n" {
+		t.Errorf("undo without force: %d left as uncertain, b.txt %q, new.txt %q; want both left as they are", res.Uncertain, readFile(t, f, "b.txt"), readFile(t, f, "new.txt"))
+	}
+	if _, err := f.g.Undo(f.ctx, f.run, gitguard.UndoOptions{Call: "sh", Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, f, "b.txt"); got != "1\n2\n3\n4\n5 user\n" {
