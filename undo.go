@@ -137,7 +137,16 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	if len(targets) == 0 {
 		// Nothing could be reverted: what is left is the finding.
 		for _, pc := range passed {
-			res.Conflicts += len(pc.Left)
+			for _, it := range pc.Left {
+				switch it.Action {
+				case ActionUncertain:
+					res.Uncertain++
+				case ActionShared:
+					res.Shared++
+				default:
+					res.Conflicts++
+				}
+			}
 		}
 	}
 	writes := 0
