@@ -27,6 +27,10 @@ func claudeCodeSpec() *agentSpec {
 			"(PreToolUse) and after (PostToolUse, PostToolUseFailure); Bash captures the\n" +
 			"whole workspace, so edits made by shell commands are recorded too. Read-only\n" +
 			"tools are ignored without opening the repository. SessionEnd finishes the run.\n" +
+			"UserPromptSubmit, Stop and SessionStart close the calls the session left\n" +
+			"started (an interrupted turn, a killed agent) as uncertain, and SessionStart\n" +
+			"those of other Claude Code sessions in the work tree: what changes afterwards\n" +
+			"is not theirs.\n" +
 			"Set it up with 'gitguard init claude-code --write'; undo one tool use with\n" +
 			"'gitguard undo --call TOOL_USE_ID'.",
 		read: func(r io.Reader, tools []string) (*agent.Event, error) {
@@ -35,7 +39,8 @@ func claudeCodeSpec() *agentSpec {
 		initUsage: "print or install the Claude Code hooks that record each tool use",
 		initDescription: "Prints the \"hooks\" settings that make Claude Code run 'gitguard hook claude-code'\n" +
 			"before and after every Write, Edit, MultiEdit, NotebookEdit and Bash tool use\n" +
-			"(PreToolUse, PostToolUse, PostToolUseFailure) and at SessionEnd.\n" +
+			"(PreToolUse, PostToolUse, PostToolUseFailure), at SessionEnd, and at\n" +
+			"SessionStart, UserPromptSubmit and Stop, which close calls left started.\n" +
 			"With --write the hooks are merged into .claude/settings.json at the top of the\n" +
 			"work tree (.claude/settings.local.json with --local): other settings and other\n" +
 			"hooks are kept, an event that already runs gitguard is left as it is, so running\n" +

@@ -13,7 +13,10 @@
 // allow it); a change that more than one call may have made is shared,
 // never given to one of them, so that undo leaves it alone; a damaged run
 // is left out with a warning and never stops other runs' calls from being
-// recorded.
+// recorded. A call whose process died is given what changed from its start
+// to the first evidence that it was over (see killed.go); where no evidence
+// bounds that, the change is kept as a guess (record.FilePatch.Guess),
+// which undo leaves unless forced.
 package attribution
 
 import (
