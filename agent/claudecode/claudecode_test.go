@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,4 +121,33 @@ func TestClaudeCodeTools(t *testing.T) {
 		t.Errorf("no event name: %v", err)
 	}
 	e.CheckUserState()
+}
+
+// TestClaudeCodeClosingEvents: UserPromptSubmit and Stop are later events
+// of the session, which close the calls it left started; SessionStart
+// closes those and the other Claude Code sessions' too. None of them is a
+// tool use, and none warns.
+func TestClaudeCodeClosingEvents(t *testing.T) {
+	for _, tc := range []struct {
+		event       string
+		kind        agent.Kind
+		closeOthers string
+	}{
+		{claudecode.UserPromptSubmit, agent.SessionEvent, ""},
+		{claudecode.Stop, agent.SessionEvent, ""},
+		{claudecode.SessionStart, agent.SessionStart, claudecode.RunPrefix},
+	} {
+		got, err := read(strings.NewReader(ev(tc.event, "", "", nil, map[string]any{"prompt": "go on", "source": "startup"})))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.event, err)
+		}
+		if got.Kind != tc.kind || got.CloseOthers != tc.closeOthers || got.RunID != "cc-s1" || got.Warning != "" || got.Tool != "" {
+			t.Errorf("%s: kind %d, close others %q, run %s, warning %q, tool %q; want kind %d, close others %q",
+				tc.event, got.Kind, got.CloseOthers, got.RunID, got.Warning, got.Tool, tc.kind, tc.closeOthers)
+		}
+	}
+	if !slices.Contains(claudecode.HookEvents, claudecode.UserPromptSubmit) || !slices.Contains(claudecode.HookEvents, claudecode.Stop) ||
+		!slices.Contains(claudecode.HookEvents, claudecode.SessionStart) {
+		t.Errorf("hook events %v lack the closing events", claudecode.HookEvents)
+	}
 }
