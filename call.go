@@ -53,6 +53,11 @@ type FinishOptions struct {
 	ResultRef  string        // where the full result is kept
 	ExitCode   *int
 	Checkpoint CheckpointOptions
+	// Evidence, for an uncertain finish the caller makes because the
+	// call's process is known to be over (its session ended before the
+	// tool's after event came), is recorded as the end of the call's
+	// window (record.LedgerEntry.WindowEnd), at the finish's checkpoint.
+	Evidence *Evidence
 }
 
 func (g *Guard) runFor(ctx context.Context, id record.RunID) (record.RunID, error) {
@@ -322,6 +327,14 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		c.Ledger.UncertainReason, c.Ledger.ChangesThrough, c.Ledger.WindowEnd = "", 0, nil
 		c.Ledger.FinishedAt = &now
 		c.Ledger.FinishSeq = runread.NextSeq(tip)
+		if o.Evidence != nil && o.Status == record.StatusUncertain {
+			w := *o.Evidence
+			w.Seq = c.Ledger.FinishSeq
+			if w.At.IsZero() {
+				w.At = now
+			}
+			c.Ledger.WindowEnd = &w
+		}
 		c.Ledger.Head = head
 		c.Ledger.Skipped = filepatch.Skipped(snap)
 		if o.Result != "" {

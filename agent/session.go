@@ -231,8 +231,13 @@ func (h *handler) endRun(ctx context.Context, g *gitguard.Guard, runID record.Ru
 	}
 	slices.Sort(leftOpen)
 	for _, id := range leftOpen {
+		ev := &gitguard.Evidence{Kind: record.EvidenceSessionEvent, What: fmt.Sprintf("%s %s: the session ended", h.ev.Agent, h.ev.Name)}
+		if h.ev.Kind == SessionStart {
+			ev.Kind = record.EvidenceNewSession
+			ev.What = fmt.Sprintf("another %s session (run %s) started in the work tree", h.ev.Agent, h.ev.RunID)
+		}
 		if _, err := g.CallFinish(ctx, runID, id, gitguard.FinishOptions{Status: record.StatusUncertain,
-			Result: "the session ended before the tool's after event arrived"}); err != nil {
+			Result: "the session ended before the tool's after event arrived", Evidence: ev}); err != nil {
 			return err
 		}
 		h.warnf("call %s never got its after event; finished as uncertain", id)
