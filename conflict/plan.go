@@ -89,6 +89,19 @@ func (src Sources) load(v *version) error {
 // markers asks for conflict markers. Nothing is written: the caller does
 // what the plan says.
 func PlanPath(path string, patches []*record.FilePatch, cur Current, markers bool, src Sources) (Plan, error) {
+	pl, err := planPath(path, patches, cur, markers, src)
+	if pl.ReplacesDir && pl.Action != Recreate {
+		// Only a write puts something in the folder's place; otherwise it
+		// stays, and so does the finding.
+		pl.ReplacesDir, pl.State, pl.Target, pl.Content = false, Conflicted, pl.Current, nil
+		if pl.Action != Unrecoverable {
+			pl.Action, pl.Reason = Conflict, "a folder is there now"
+		}
+	}
+	return pl, err
+}
+
+func planPath(path string, patches []*record.FilePatch, cur Current, markers bool, src Sources) (Plan, error) {
 	if len(patches) == 0 {
 		return Plan{}, fmt.Errorf("plan %s: no patches", path)
 	}
@@ -102,8 +115,17 @@ func PlanPath(path string, patches []*record.FilePatch, cur Current, markers boo
 	}
 	pl.State = cur.Class(newest.Before(), newest.After())
 	if cur.IsDir {
-		pl.Action, pl.Reason = Conflict, "a folder is there now"
-		return pl, nil
+		if newest.After().Exists() {
+			// The agent left a file there; someone else made the folder.
+			pl.Action, pl.Reason = Conflict, "a folder is there now"
+			return pl, nil
+		}
+		// The agent's call left no file there: the folder is its new type
+		// (a file or a symlink turned into a folder), or someone else's. As
+		// a file state the path is absent, as the agent left it; the plan
+		// replaces the folder, and the caller keeps that only if the folder
+		// holds nothing but files the same undo deletes.
+		pl.State, pl.ReplacesDir = Applied, true
 	}
 	now := version{st: pl.Current, content: cur.Content, loaded: cur.Content != nil || !pl.Current.Exists()}
 	merged, markersWritten := false, false
