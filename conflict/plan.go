@@ -86,11 +86,20 @@ func (src Sources) load(v *version) error {
 // someone else's edit, and a three-way merge (base = the agent's after,
 // ours = current, theirs = the agent's before) takes out the agent's hunks
 // and keeps theirs. Overlapping hunks leave the file as it is, unless
-// markers asks for conflict markers. Nothing is written: the caller does
-// what the plan says.
+// markers asks for conflict markers. A folder where the newest patch left
+// the path absent is the agent's new type of the path: the plan puts the
+// old type back in its place (Plan.ReplacesDir), which the caller carries
+// out only once the folder holds nothing of anyone else's. Nothing is
+// written: the caller does what the plan says.
 func PlanPath(path string, patches []*record.FilePatch, cur Current, markers bool, src Sources) (Plan, error) {
 	pl, err := planPath(path, patches, cur, markers, src)
-	if pl.ReplacesDir && pl.Action != Recreate {
+	switch {
+	case !pl.ReplacesDir || pl.Action == Recreate:
+	case pl.Action == Skip:
+		// Absent before the calls too: nothing goes in the folder's place
+		// (its files have plans of their own).
+		pl.ReplacesDir = false
+	default:
 		// Only a write puts something in the folder's place; otherwise it
 		// stays, and so does the finding.
 		pl.ReplacesDir, pl.State, pl.Target, pl.Content = false, Conflicted, pl.Current, nil
