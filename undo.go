@@ -211,8 +211,12 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 		if err != nil {
 			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
 		}
-		isDir := now.Mode == record.ModeTree
-		if st := now.State(); (st != it.Current && !(isDir && it.ReplacesDir)) || (isDir && !it.ReplacesDir) {
+		// A folder is what the plan found only where it replaces one.
+		changed := now.State() != it.Current
+		if now.Mode == record.ModeTree {
+			changed = !it.ReplacesDir
+		}
+		if changed {
 			left("changed while undo ran; left as it is (run undo again)")
 			continue
 		}
