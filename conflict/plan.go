@@ -35,9 +35,15 @@ type Current struct {
 }
 
 // Class classifies a path against one patch. A folder where the patch
-// left a file is someone else's doing, so it is Conflicted.
+// left a file is someone else's doing, so it is Conflicted; where the
+// patch left the path absent, the folder may be the agent's new type of
+// the path (a file or a symlink it turned into a folder), and as a file
+// state the path is absent, as the agent left it: Applied.
 func (c Current) Class(before, after record.State) State {
 	if c.IsDir {
+		if !after.Exists() {
+			return Applied
+		}
 		return Conflicted
 	}
 	return Classify(before, after, c.State)
@@ -134,7 +140,7 @@ func planPath(path string, patches []*record.FilePatch, cur Current, markers boo
 		// a file state the path is absent, as the agent left it; the plan
 		// replaces the folder, and the caller keeps that only if the folder
 		// holds nothing but files the same undo deletes.
-		pl.State, pl.ReplacesDir = Applied, true
+		pl.ReplacesDir = true
 	}
 	now := version{st: pl.Current, content: cur.Content, loaded: cur.Content != nil || !pl.Current.Exists()}
 	merged, markersWritten := false, false
