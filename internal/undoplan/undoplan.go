@@ -321,10 +321,21 @@ func Calls[C record.Recorded](ctx context.Context, p *Planner, targets []C, o Se
 	return items, nil
 }
 
-// path plans the undo of one path's patches against its content now. It
-// plans a path beneath a symlinked folder as absent (so
-// it is to git: it looks nothing up through the link) and returns that
-// folder; typeSwaps then keeps the plan only if the undo removes the link.
+// Path plans the undo of one path's patches against its content now. A
+// path beneath a symlinked folder is refused (workspace.ErrSymlinkParent):
+// only a whole plan (Calls) can tell whether it deletes the link first.
+func (p *Planner) Path(ctx context.Context, path string, patches []*record.FilePatch, markers bool) (record.Plan, error) {
+	pl, link, err := p.path(ctx, path, patches, markers)
+	if err == nil && link != "" {
+		err = fmt.Errorf("%s: %w (%s)", path, workspace.ErrSymlinkParent, link)
+	}
+	return pl, err
+}
+
+// path is Path, except that it plans a path beneath a symlinked folder as
+// absent (as git sees it: nothing is looked up through the link) and
+// returns that folder; typeSwaps then refuses the plan unless the same
+// undo deletes the link first.
 func (p *Planner) path(ctx context.Context, path string, patches []*record.FilePatch, markers bool) (record.Plan, string, error) {
 	if pl, refused := refusedHere(path, patches); refused {
 		return pl, "", nil
