@@ -202,23 +202,50 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 		}
 	}
 	res.UndoCall = undoID
-	for i := range res.Items {
+	// Deletes first: what the agent made of a path (the files of a folder
+	// it created, a symlink in a folder's place) goes before the path's old
+	// type comes back.
+	for _, i := range undoplan.Order(plans) {
 		it := &res.Items[i]
 		if !it.Writes() {
 			continue
 		}
-		// The plan was made from the file as it was; if someone changed it
-		// since, writing the plan would lose their edit.
-		now, _, err := g.ws.Capture(it.Path, false)
-		if err != nil {
-			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
-		}
-		if st := now.State(); st != it.Current || (now.Mode == record.ModeTree) {
+		left := func(why string) {
 			if it.Action != ActionConflict {
 				res.Conflicts++
 			}
-			it.Action, it.Reason = ActionConflict, "changed while undo ran; left as it is (run undo again)"
+			it.Action, it.Reason = ActionConflict, why
+		}
+		// The plan was made from the file as it was; if someone changed it
+		// since, writing the plan would lose their edit.
+		now, _, err := g.ws.Capture(it.Path, false)
+		if errors.Is(err, ErrSymlinkParent) {
+			left("a parent folder is a symlink now; left as it is (run undo again)")
 			continue
+		}
+		if err != nil {
+			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
+		}
+		// A folder is what the plan found only where it replaces one.
+		changed := now.State() != it.Current
+		if now.Mode == record.ModeTree {
+			changed = !it.ReplacesDir
+		}
+		if changed {
+			left("changed while undo ran; left as it is (run undo again)")
+			continue
+		}
+		if it.ReplacesDir {
+			// The folder the agent made in place of the path: emptied of
+			// its files by the deletes above, unless someone added one.
+			err := g.writer().RemoveDir(it.Path)
+			if errors.Is(err, safewrite.ErrFolderNotEmpty) {
+				left(fmt.Sprintf("a folder is there now (%v); left as it is", errors.Unwrap(err)))
+				continue
+			}
+			if err != nil {
+				return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
+			}
 		}
 		if err := g.writer().Write(ctx, it.Path, it.Target, it.Content); err != nil {
 			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
@@ -301,9 +328,10 @@ func undoItems(plans []record.Plan) []UndoItem {
 }
 
 // ErrUnsafeLink is returned (wrapped with record.ErrCorrupt) when undo or
-// redo would create a symlink that points outside the work tree or into a
-// .git folder, or write a file through a symlink it creates. Nothing has
-// been written when it is returned from planning.
+// redo would write a path beneath a symlink (one it creates, or one on
+// disk it leaves in place). A link's target is data: undo restores links
+// whatever they point at, as git checks them out. Nothing has been written
+// when it is returned from planning.
 var ErrUnsafeLink = safewrite.ErrUnsafeLink
 
 // writer writes recorded states into the work tree, refusing unsafe links.

@@ -35,9 +35,15 @@ type Current struct {
 }
 
 // Class classifies a path against one patch. A folder where the patch
-// left a file is someone else's doing, so it is Conflicted.
+// left a file is someone else's doing, so it is Conflicted; where the
+// patch left the path absent, the folder may be the agent's new type of
+// the path (a file or a symlink it turned into a folder), and as a file
+// state the path is absent, as the agent left it: Applied.
 func (c Current) Class(before, after record.State) State {
 	if c.IsDir {
+		if !after.Exists() {
+			return Applied
+		}
 		return Conflicted
 	}
 	return Classify(before, after, c.State)
@@ -86,9 +92,31 @@ func (src Sources) load(v *version) error {
 // someone else's edit, and a three-way merge (base = the agent's after,
 // ours = current, theirs = the agent's before) takes out the agent's hunks
 // and keeps theirs. Overlapping hunks leave the file as it is, unless
-// markers asks for conflict markers. Nothing is written: the caller does
-// what the plan says.
+// markers asks for conflict markers. A folder where the newest patch left
+// the path absent is the agent's new type of the path: the plan puts the
+// old type back in its place (Plan.ReplacesDir), which the caller carries
+// out only once the folder holds nothing of anyone else's. Nothing is
+// written: the caller does what the plan says.
 func PlanPath(path string, patches []*record.FilePatch, cur Current, markers bool, src Sources) (Plan, error) {
+	pl, err := planPath(path, patches, cur, markers, src)
+	switch {
+	case !pl.ReplacesDir || pl.Action == Recreate:
+	case pl.Action == Skip:
+		// Absent before the calls too: nothing goes in the folder's place
+		// (its files have plans of their own).
+		pl.ReplacesDir = false
+	default:
+		// Only a write puts something in the folder's place; otherwise it
+		// stays, and so does the finding.
+		pl.ReplacesDir, pl.State, pl.Target, pl.Content = false, Conflicted, pl.Current, nil
+		if pl.Action != Unrecoverable {
+			pl.Action, pl.Reason = Conflict, "a folder is there now"
+		}
+	}
+	return pl, err
+}
+
+func planPath(path string, patches []*record.FilePatch, cur Current, markers bool, src Sources) (Plan, error) {
 	if len(patches) == 0 {
 		return Plan{}, fmt.Errorf("plan %s: no patches", path)
 	}
@@ -102,8 +130,17 @@ func PlanPath(path string, patches []*record.FilePatch, cur Current, markers boo
 	}
 	pl.State = cur.Class(newest.Before(), newest.After())
 	if cur.IsDir {
-		pl.Action, pl.Reason = Conflict, "a folder is there now"
-		return pl, nil
+		if newest.After().Exists() {
+			// The agent left a file there; someone else made the folder.
+			pl.Action, pl.Reason = Conflict, "a folder is there now"
+			return pl, nil
+		}
+		// The agent's call left no file there: the folder is its new type
+		// (a file or a symlink turned into a folder), or someone else's. As
+		// a file state the path is absent, as the agent left it; the plan
+		// replaces the folder, and the caller keeps that only if the folder
+		// holds nothing but files the same undo deletes.
+		pl.ReplacesDir = true
 	}
 	now := version{st: pl.Current, content: cur.Content, loaded: cur.Content != nil || !pl.Current.Exists()}
 	merged, markersWritten := false, false

@@ -135,20 +135,29 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 		if o.Size < 0 {
 			return fmt.Errorf("%w: oversize %s has a negative size", errHostile, o.Path)
 		}
-		if err := v.noSymlinkPrefix(cp.WorktreeTree, o.Path); err != nil {
+		if err := v.noSymlinkPrefix(cp.WorktreeTree, o.Path, nil); err != nil {
 			return err
+		}
+	}
+	// A path the run's calls record a patch of is theirs to swap: a folder
+	// the agent turned into a symlink leaves the paths recorded beneath it
+	// absent, and undo deletes the link before it writes them back.
+	swapped := map[string]bool{}
+	for _, call := range r.Calls {
+		for i := range call.Patches {
+			swapped[call.Patches[i].Path] = true
 		}
 	}
 	for id, call := range r.Calls {
 		l := &call.Ledger
 		for _, p := range l.Paths {
-			if err := v.noSymlinkPrefix(cp.WorktreeTree, p); err != nil {
+			if err := v.noSymlinkPrefix(cp.WorktreeTree, p, swapped); err != nil {
 				return fmt.Errorf("call %s: %w", id, err)
 			}
 		}
 		for i := range call.Patches {
 			p := &call.Patches[i]
-			if err := v.noSymlinkPrefix(cp.WorktreeTree, p.Path); err != nil {
+			if err := v.noSymlinkPrefix(cp.WorktreeTree, p.Path, swapped); err != nil {
 				return fmt.Errorf("call %s: %w", id, err)
 			}
 			if !p.Oversize {
@@ -163,7 +172,7 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 			}
 		}
 		for _, b := range call.Before {
-			if err := v.noSymlinkPrefix(cp.WorktreeTree, b.Path); err != nil {
+			if err := v.noSymlinkPrefix(cp.WorktreeTree, b.Path, swapped); err != nil {
 				return fmt.Errorf("call %s: %w", id, err)
 			}
 			if !b.Oversize {
@@ -228,7 +237,12 @@ func (v *verifier) tree(h record.Hash, top, prefix string, depth int) error {
 
 // noSymlinkPrefix refuses a recorded path that runs through a symlink (or a
 // submodule) of the work tree: writing it would land outside the work tree.
-func (v *verifier) noSymlinkPrefix(tree record.Hash, path string) error {
+// A symlink swapped names (the paths the run's calls record patches of) is
+// a type swap they made (a
+// folder turned into a link, or an undo of one): a path beneath it is
+// absent there, and undo writes it only after deleting the link, into a
+// real folder (safewrite refuses any other write beneath a link).
+func (v *verifier) noSymlinkPrefix(tree record.Hash, path string, swapped map[string]bool) error {
 	cur := tree
 	rest := path
 	for {
@@ -250,6 +264,8 @@ func (v *verifier) noSymlinkPrefix(tree record.Hash, path string) error {
 		switch {
 		case next == nil:
 			return nil // the folder does not exist in this snapshot
+		case next.Mode == record.ModeSymlink && swapped[path[:len(path)-len(tail)-1]]:
+			return nil
 		case next.Mode == record.ModeSymlink || next.Mode == record.ModeGitlink:
 			return fmt.Errorf("%w: recorded path %q runs through the symlink or submodule %q", errHostile, path, path[:len(path)-len(tail)-1])
 		case next.Mode != record.ModeTree:

@@ -72,6 +72,12 @@ type Plan struct {
 	// as they are).
 	Content []byte
 	Reason  string
+	// ReplacesDir says a folder is there now where the agent's call left
+	// the path absent (it made a folder of a file or a symlink): undo
+	// removes the folder, once the deletes of the same plan have emptied it
+	// of the files the agent made, and then writes Target. Current is
+	// absent, as a folder holds no file state.
+	ReplacesDir bool
 }
 
 // Writes reports whether carrying out the plan changes the file: a

@@ -92,17 +92,32 @@ var ErrSymlinkParent = errors.New("a parent folder is a symlink")
 // symlinked folder even a missing entry would be looked up outside the
 // work tree. A missing folder is fine: nothing below it exists.
 func (w *Workspace) CheckParents(path string) error {
+	dir, err := w.LinkedParent(path)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", path, err)
+	}
+	if dir != "" {
+		return fmt.Errorf("%s: %w (%s)", path, ErrSymlinkParent, dir)
+	}
+	return nil
+}
+
+// LinkedParent returns the first folder between the top of the work tree
+// and path that is a symlink, "" when there is none (a missing folder
+// ends the walk: nothing below it exists). Nothing is looked up through a
+// link.
+func (w *Workspace) LinkedParent(path string) (string, error) {
 	for i := strings.IndexByte(path, '/'); i >= 0; {
 		dir := path[:i]
 		fi, err := os.Lstat(w.Abs(dir))
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return nil
+			return "", nil
 		}
 		if err != nil {
-			return fmt.Errorf("check %s: %w", path, err)
+			return "", err
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			return fmt.Errorf("%s: %w (%s)", path, ErrSymlinkParent, dir)
+			return dir, nil
 		}
 		j := strings.IndexByte(path[i+1:], '/')
 		if j < 0 {
@@ -110,7 +125,7 @@ func (w *Workspace) CheckParents(path string) error {
 		}
 		i += 1 + j
 	}
-	return nil
+	return "", nil
 }
 
 // IndexTree writes the index as a tree (as `git write-tree` would, without

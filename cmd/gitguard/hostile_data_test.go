@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,11 +179,14 @@ func (f *forger) run(id string, s forgeSpec) string {
 type hostileClass struct {
 	name  string
 	forge func(f *forger, id, outside string)
-	// writeOnly: the records are consistent and git accepts such trees (a
-	// symlink may point anywhere); only creating the link is refused. Read
-	// commands and fetch accept the run; undo refuses it with exit 3
-	// before writing anything.
-	writeOnly bool
+	// linkData: not hostile at all. The records are consistent and git
+	// accepts such trees: a symlink's target is data, and a link may point
+	// anywhere (into .git, outside the work tree, through other links), as
+	// git checks it out. Every command accepts the run; undo recreates the
+	// link, writing nothing through it, and redo removes it again.
+	linkData bool
+	// links are the links undo recreates for a linkData run: path → target.
+	links map[string]string
 }
 
 func hostileClasses() []hostileClass {
@@ -208,17 +212,17 @@ func hostileClasses() []hostileClass {
 				patch("a/hooks/pre-commit", "100755", evilHook(f), "000000", f.z),
 			}})
 		}},
-		{name: "symlink-to-dotgit", forge: deletedLink(".git"), writeOnly: true},
-		{name: "symlink-into-dotgit", forge: deletedLink("x/../.git/hooks"), writeOnly: true},
-		{name: "symlink-absolute", forge: deletedLink("OUTSIDE"), writeOnly: true},
-		{name: "symlink-dotdot", forge: deletedLink("../.."), writeOnly: true},
+		{name: "symlink-to-dotgit", forge: deletedLink(".git"), linkData: true, links: map[string]string{"a": ".git"}},
+		{name: "symlink-into-dotgit", forge: deletedLink("x/../.git/hooks"), linkData: true, links: map[string]string{"a": "x/../.git/hooks"}},
+		{name: "symlink-absolute", forge: deletedLink("OUTSIDE"), linkData: true, links: map[string]string{"a": "OUTSIDE"}},
+		{name: "symlink-dotdot", forge: deletedLink("../.."), linkData: true, links: map[string]string{"a": "../.."}},
 		{name: "symlink-chain", forge: func(f *forger, id, outside string) {
 			// l1 -> . and l2 -> l1/l1/.. : each looks harmless alone.
 			f.run(id, forgeSpec{patches: []map[string]any{
 				patch("l1", "120000", f.blob("."), "000000", f.z),
 				patch("l2", "120000", f.blob("l1/l1/.."), "000000", f.z),
 			}})
-		}, writeOnly: true},
+		}, linkData: true, links: map[string]string{"l1": ".", "l2": "l1/l1/.."}},
 		{name: "tree-dotgit", forge: dotgitEntry(".git")},
 		{name: "tree-dotgit-case", forge: dotgitEntry(".GIT")},
 		{name: "tree-dotgit-ntfs", forge: dotgitEntry("git~1")},
@@ -313,9 +317,9 @@ func (u untouched) check(t *testing.T, dir, outside, what string) {
 // (objects and git update-ref, no gitguard) and runs every command that
 // reads a run on it: each refuses with exit 3 and a one-line message plus
 // hint, and nothing is written — not in the work tree, not outside it,
-// not in .git (refs, index, hooks). Runs of the write-only classes (a
-// symlink to somewhere undo must not create one) are readable, and undo
-// and redo refuse them before writing anything.
+// not in .git (refs, index, hooks). Runs whose links are data (a symlink
+// to anywhere, as git checks it out) are readable, and undo recreates the
+// links without writing through them (checkLinkData).
 func TestHostileData(t *testing.T) {
 	t.Parallel()
 	gittest.RequireGit(t)
@@ -344,15 +348,11 @@ func TestHostileData(t *testing.T) {
 				out, err := gitguardCmd(t, r.Dir, nil, args...)
 				code := exitOf(err)
 				cmd := "gitguard " + strings.Join(args, " ")
+				if hc.linkData {
+					checkLinkData(t, r.Dir, outside, hc, args, code, out, &before)
+					continue
+				}
 				switch {
-				case hc.writeOnly && args[0] == "redo":
-					if code != exitUsage { // no undo in effect: nothing to redo
-						t.Errorf("%s: exit %d, want %d\n%s", cmd, code, exitUsage, out)
-					}
-				case hc.writeOnly && args[0] != "undo":
-					if code != exitOK && code != exitFound {
-						t.Errorf("%s: exit %d, want 0 or 1 (the records are readable)\n%s", cmd, code, out)
-					}
 				case code != exitIntegrity:
 					t.Errorf("%s: exit %d, want %d\n%s", cmd, code, exitIntegrity, out)
 				default:
@@ -367,12 +367,70 @@ func TestHostileData(t *testing.T) {
 	}
 }
 
+// checkLinkData checks one command of the sequence log, show, status,
+// diff, ledger, resume, undo, undo --all, redo on a linkData run: read
+// commands accept it (exit 0 or 1); undo recreates each link with its
+// target, as git would check it out, and writes nothing through it
+// (nothing outside the work tree, .git/hooks as it was); undo --all then
+// finds nothing left to undo (exit 2); redo removes the links again, and
+// the user's state and work tree are as they were.
+func checkLinkData(t *testing.T, dir, outside string, hc hostileClass, args []string, code int, out string, before *untouched) {
+	t.Helper()
+	cmd := "gitguard " + strings.Join(args, " ")
+	links := func(present bool) {
+		t.Helper()
+		for p, target := range hc.links {
+			if target == "OUTSIDE" {
+				target = outside
+			}
+			got, err := os.Readlink(filepath.Join(dir, p))
+			switch {
+			case present && (err != nil || got != target):
+				t.Errorf("%s: %s -> %q (%v), want -> %q", cmd, p, got, err, target)
+			case !present && err == nil:
+				t.Errorf("%s: %s -> %q is still there", cmd, p, got)
+			}
+		}
+	}
+	want := []int{exitOK, exitFound}
+	switch {
+	case len(args) == 3 && args[0] == "undo":
+		want = []int{exitOK}
+	case args[0] == "undo":
+		want = []int{exitUsage} // undone already: nothing left to undo
+	case args[0] == "redo":
+		want = []int{exitOK}
+	}
+	if !slices.Contains(want, code) {
+		t.Errorf("%s: exit %d, want one of %v\n%s", cmd, code, want, out)
+	}
+	now := snapshotUntouched(t, dir)
+	if now.hooks != before.hooks {
+		t.Errorf("%s: .git/hooks changed", cmd)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("%s: written outside the work tree: %v", cmd, ents)
+	}
+	switch args[0] {
+	case "undo":
+		links(true)
+	case "redo":
+		links(false)
+		// Undo and redo recorded their calls in the run's ref: nothing else moved.
+		before.refs = now.refs
+		before.check(t, dir, outside, cmd)
+	default:
+		before.check(t, dir, outside, cmd)
+	}
+}
+
 // TestFetchHostileData pushes a run of every hostile class, made with
 // plain git, to a remote and fetches them with gitguard fetch into a clone:
-// the fetch exits 3, reports each run refused (the write-only classes
-// arrive, as git accepts such trees), keeps no ref of a refused run and no
-// quarantine ref, and changes nothing else. Undo and redo on every run
-// that arrived refuse it without writing anything.
+// the fetch exits 3, reports each run refused (the runs whose links are
+// data arrive, as git accepts such trees), keeps no ref of a refused run
+// and no quarantine ref, and changes nothing else. Undo on every run that
+// arrived recreates its links, writing nothing through them; redo removes
+// them again.
 func TestFetchHostileData(t *testing.T) {
 	t.Parallel()
 	gittest.RequireGit(t)
@@ -401,7 +459,7 @@ func TestFetchHostileData(t *testing.T) {
 	for _, hc := range classes {
 		id := "evil-" + hc.name
 		want := "refused"
-		if hc.writeOnly {
+		if hc.linkData {
 			want, kept = "new", append(kept, id)
 		}
 		if !regexpLine(out, id, want) {
@@ -419,13 +477,15 @@ func TestFetchHostileData(t *testing.T) {
 	// Invariant 1 and the work tree, ignoring the namespace refs fetch added.
 	before.refs = gitStdin(t, clone, nil, "for-each-ref", "refs/agent-checkpoints/")
 	before.check(t, clone, outside, "fetch")
-	for _, id := range kept {
-		for _, args := range [][]string{{"undo", "--run", id}, {"undo", "--run", id, "--all"}} {
+	// The runs of links are data: undo recreates each link, redo removes it.
+	for _, hc := range classes {
+		if !hc.linkData {
+			continue
+		}
+		id := "evil-" + hc.name
+		for _, args := range [][]string{{"undo", "--run", id}, {"undo", "--run", id, "--all"}, {"redo", "--run", id}} {
 			out, err := gitguardCmd(t, clone, nil, args...)
-			if code := exitOf(err); code != exitIntegrity {
-				t.Errorf("gitguard %s: exit %d, want %d\n%s", strings.Join(args, " "), code, exitIntegrity, out)
-			}
-			before.check(t, clone, outside, "gitguard "+strings.Join(args, " "))
+			checkLinkData(t, clone, outside, hc, args, exitOf(err), out, &before)
 		}
 	}
 }

@@ -23,11 +23,28 @@ type Maker struct {
 	Store *patchstore.Store    // its clock stamps the patches
 }
 
-// Capture records the current state of each path, storing blobs.
+// Capture records the current state of each path, storing blobs. A path
+// beneath a symlinked folder is refused (workspace.ErrSymlinkParent),
+// unless that symlink is one of paths: then the call owns the link (an
+// undo that turns a folder into a symlink or back), and beneath it the
+// work tree holds nothing, as git sees it: the path is absent. Nothing is
+// read through the link.
 func (m *Maker) Capture(paths []string) ([]record.PathState, error) {
 	out := make([]record.PathState, 0, len(paths))
+	var scoped map[string]bool
 	for _, p := range paths {
 		fs, oversize, err := m.WS.Capture(p, true)
+		if errors.Is(err, workspace.ErrSymlinkParent) {
+			if scoped == nil {
+				scoped = make(map[string]bool, len(paths))
+				for _, q := range paths {
+					scoped[q] = true
+				}
+			}
+			if link, lerr := m.WS.LinkedParent(p); lerr == nil && scoped[link] {
+				fs, oversize, err = record.FileState{Path: p}, false, nil
+			}
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@
 package pathstatus
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -86,7 +87,7 @@ func (cl *Classifier) Paths(run *patchstore.Run, agent, undos []*patchstore.Call
 			out = append(out, ps)
 			continue
 		}
-		cur, _, err := cl.WS.Capture(p, false)
+		cur, err := cl.capture(p, func(link string) bool { return newest[link] != nil })
 		if err != nil {
 			return nil, err
 		}
@@ -204,14 +205,14 @@ func (cl *Classifier) Call(c *record.Call) ([]CallPatch, []string, error) {
 		fps := byPath[p]
 		fp := fps[len(fps)-1]
 		cp := CallPatch{Path: p, Before: fp.Before(), After: fp.After(), Binary: fp.Binary, Oversize: fp.Oversize}
-		cur, _, err := cl.WS.Capture(p, false)
+		cur, err := cl.capture(p, func(link string) bool { return byPath[link] != nil })
 		if err != nil {
 			return nil, nil, fmt.Errorf("inspect %s: %w", p, err)
 		}
 		cp.Current = cur.State()
 		if cur.Mode == record.ModeTree {
 			cp.Current = record.State{}
-			cp.State = conflict.Conflicted
+			cp.State = conflict.Current{IsDir: true}.Class(cp.Before, cp.After)
 		} else {
 			cp.State = conflict.Classify(cp.Before, cp.After, cp.Current)
 		}
@@ -251,4 +252,19 @@ func Skipped(calls []*patchstore.Call) []SkippedPath {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// capture is the workspace's Capture of p, except beneath a symlinked
+// folder that is itself a path the calls patched (patched says which):
+// there the calls turned a folder into a link, and beneath it the path is
+// absent, as git sees it. Nothing is looked up through the link; beneath
+// any other link the capture is refused as ever.
+func (cl *Classifier) capture(p string, patched func(string) bool) (record.FileState, error) {
+	cur, _, err := cl.WS.Capture(p, false)
+	if errors.Is(err, workspace.ErrSymlinkParent) {
+		if link, lerr := cl.WS.LinkedParent(p); lerr == nil && link != "" && patched(link) {
+			return record.FileState{Path: p}, nil
+		}
+	}
+	return cur, err
 }

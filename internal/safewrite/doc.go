@@ -4,9 +4,11 @@
 // Invariants: a file is written to a temporary file in its folder, synced
 // and renamed into place, so a crash leaves the old or the new content,
 // never a mix; nothing is written through a symlink (a parent folder that
-// is a link is refused); a symlink is created only if its target stays in
-// the work tree and out of .git, followed through links on disk and links
-// the same plan creates; a folder is never removed; content git converts
+// is a link is refused, and so is a path beneath a link the same plan
+// creates or leaves in place); a symlink is created whatever its target
+// (outside the work tree, absolute, looping), as git checks links out:
+// creating a link is not writing through it; a folder is removed only when
+// it holds nothing but folders, never through a link; content git converts
 // (line endings, filters) is turned into work-tree bytes by git.
 package safewrite
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"strings"
 
 	"github.com/gitguard/gitguard/patchstore"
@@ -12,14 +11,13 @@ import (
 )
 
 // ErrUnsafeLink is returned (wrapped with record.ErrCorrupt) when undo or
-// redo would create a symlink that points outside the work tree or into a
-// .git folder, or write a file through a symlink it creates. Nothing has
-// been written when it is returned from planning.
-var ErrUnsafeLink = errors.New("refused to create an unsafe symlink")
-
-// maxLinkHops bounds how many symlinks a target is followed through, as
-// the kernel's ELOOP does.
-const maxLinkHops = 40
+// redo would write a path beneath a symlink: one it creates, or one on
+// disk that it leaves in place. Writing there would write through the
+// link, outside the work tree or into .git. A symlink's target is data,
+// as git checks it out: a link may point anywhere (outside the work tree,
+// to an absolute path, to itself). Nothing has been written when it is
+// returned from CheckPlanned.
+var ErrUnsafeLink = errors.New("refused to write through a symlink")
 
 // Planned is one path a plan writes: the state it makes the path hold,
 // and its content (a symlink's target).
@@ -29,141 +27,129 @@ type Planned struct {
 	Content []byte
 }
 
-// CheckPlanned refuses, before undo writes anything, a plan that
-// would create a symlink pointing outside the work tree or into .git
-// (absolute targets, ".." climbing out, a target reaching .git, directly
-// or through other symlinks, on disk or created by the same plan), or
-// that would write a path beneath a symlink it creates. Such a plan comes
-// only from records no work tree could have produced (fetched or planted),
-// and git itself never writes through a symlink either. With
-// core.symlinks=false a link is written as a plain file holding its
-// target, which leads nowhere, so only the paths are checked.
+// CheckPlanned refuses, before undo writes anything, a plan that would
+// write a path beneath a symlink: one the plan creates (a -> .git with
+// a/hooks/pre-commit), or one on disk that the plan does not delete
+// first. A folder on the way that the plan deletes (a symlink the agent
+// put in a folder's place) is gone when the path is written: undo carries
+// out deletes first (undoplan.Order), so the path lands in a real folder.
+// It also refuses a symlink whose target no system can hold (empty, or
+// with a NUL). Such plans come only from records no work tree could have
+// produced (fetched or planted). With core.symlinks=false a link is
+// written as a plain file holding its target, which leads nowhere.
 func (w *Writer) CheckPlanned(items []Planned) error {
-	targets := map[string]record.State{}
-	planned := map[string]*string{} // path → link target; nil: written, not a link
-	for i := range items {
-		it := &items[i]
+	targets := make(map[string]record.State, len(items))
+	for _, it := range items {
 		targets[it.Path] = it.Target
-		if it.Target.Mode == record.ModeSymlink && w.WS.Symlinks() {
-			t := string(it.Content)
-			planned[it.Path] = &t
-		} else {
-			planned[it.Path] = nil
-		}
 	}
 	if p, link := patchstore.LinkedPath(targets); p != "" {
 		return fmt.Errorf("%w: %w: undo would write %s beneath %s, which it makes a symlink; nothing was written",
 			record.ErrCorrupt, ErrUnsafeLink, record.Quoted(p), record.Quoted(link))
 	}
-	for p, t := range planned {
-		if t == nil {
+	for _, it := range items {
+		if !it.Target.Exists() {
 			continue
 		}
-		if why := w.linkEscapes(p, *t, planned); why != "" {
-			return fmt.Errorf("%w: %w: %s -> %s %s; nothing was written (recreate the link by hand if you trust it)",
-				record.ErrCorrupt, ErrUnsafeLink, record.Quoted(p), record.Quoted(*t), why)
-		}
-	}
-	return nil
-}
-
-// checkLinkTarget is CheckPlanned for one symlink about to be
-// written, against the work tree as it is.
-func (w *Writer) checkLinkTarget(p, target string) error {
-	if why := w.linkEscapes(p, target, nil); why != "" {
-		return fmt.Errorf("%w: %w: %s -> %s %s", record.ErrCorrupt, ErrUnsafeLink, record.Quoted(p), record.Quoted(target), why)
-	}
-	return nil
-}
-
-// linkEscapes says where a symlink at link with this target would lead
-// that undo must not create ("" when it stays inside the work tree and
-// out of .git). The target is resolved as the system would, component by
-// component from the link's folder, following symlinks that planned
-// creates (or, for paths planned makes no link, that are on disk now).
-// Backslashes count as separators, as Windows reads them.
-func (w *Writer) linkEscapes(link, target string, planned map[string]*string) string {
-	if target == "" {
-		return "has an empty target"
-	}
-	if strings.ContainsRune(target, 0) {
-		return "has a NUL in its target"
-	}
-	pending := splitLink(path.Dir(link))
-	more, abs := splitTarget(target)
-	if abs {
-		return "points to an absolute path, outside the work tree"
-	}
-	pending = append(pending, more...)
-	var resolved []string
-	for hops := 0; len(pending) > 0; {
-		c := pending[0]
-		pending = pending[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if len(resolved) == 0 {
-				return "points outside the work tree"
+		if it.Target.Mode == record.ModeSymlink && w.WS.Symlinks() {
+			if t := string(it.Content); t == "" || strings.ContainsRune(t, 0) {
+				return fmt.Errorf("%w: %s is a symlink with no valid target; nothing was written", record.ErrCorrupt, record.Quoted(it.Path))
 			}
-			resolved = resolved[:len(resolved)-1]
-			continue
 		}
-		if err := record.ValidateTreeName(c); err != nil {
-			return "points into .git"
+		if dir, why := w.beneath(it.Path, targets); why != "" {
+			return fmt.Errorf("%w: %w: undo would write %s beneath %s, %s; nothing was written",
+				record.ErrCorrupt, ErrUnsafeLink, record.Quoted(it.Path), record.Quoted(dir), why)
 		}
-		resolved = append(resolved, c)
-		cur := strings.Join(resolved, "/")
-		next, isLink := w.linkAt(cur, planned)
-		if !isLink {
-			continue
-		}
-		if hops++; hops > maxLinkHops {
-			return "goes through too many symlinks"
-		}
-		parts, abs := splitTarget(next)
-		if abs {
-			return fmt.Sprintf("leads through the symlink %s to an absolute path, outside the work tree", record.Quoted(cur))
-		}
-		resolved = resolved[:len(resolved)-1]
-		pending = append(parts, pending...)
 	}
-	return ""
+	return nil
 }
 
-// linkAt returns the target of the symlink at p, as planned or else on
-// disk, and whether there is one.
-func (w *Writer) linkAt(p string, planned map[string]*string) (string, bool) {
-	if t, ok := planned[p]; ok {
-		if t == nil {
-			return "", false
+// beneath walks the folders above p as they are when p is written (the
+// plan's deletes done first) and says which one p would be written
+// through, and why ("" when none).
+func (w *Writer) beneath(p string, targets map[string]record.State) (string, string) {
+	for i := strings.IndexByte(p, '/'); i >= 0; {
+		dir := p[:i]
+		if st, ok := targets[dir]; ok {
+			if st.Exists() {
+				return dir, "which it makes a file"
+			}
+			return "", "" // deleted first: what follows is made afresh
 		}
-		return *t, true
+		fi, err := os.Lstat(w.abs(dir))
+		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			if err == nil {
+				return dir, "a symlink it leaves in place"
+			}
+			return "", "" // missing: made afresh
+		}
+		if !fi.IsDir() {
+			return "", "" // writing fails there, through nothing
+		}
+		j := strings.IndexByte(p[i+1:], '/')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
 	}
-	fi, err := os.Lstat(w.abs(p))
-	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		return "", false
-	}
-	t, err := os.Readlink(w.abs(p))
-	if err != nil {
-		return "", false
-	}
-	return t, true
+	return "", ""
 }
 
-func splitLink(dir string) []string {
-	if dir == "." || dir == "" {
+// ErrFolderNotEmpty is returned by RemoveDir when the folder holds
+// something other than folders: a file or a symlink of someone else's.
+var ErrFolderNotEmpty = errors.New("the folder holds files undo does not remove")
+
+// RemoveDir removes the folder at path, which must hold nothing but
+// (empty) folders: undo has deleted the files the agent made in it, and
+// puts the path's old type back in its place. It never follows a symlink
+// and never removes a file: a folder holding one is left as it is, with
+// ErrFolderNotEmpty. A path that is absent already is fine.
+func (w *Writer) RemoveDir(path string) error {
+	if err := record.ValidatePath(path); err != nil {
+		return err
+	}
+	if err := w.WS.CheckParents(path); err != nil {
+		return err
+	}
+	full := w.abs(path)
+	fi, err := os.Lstat(full)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	return strings.Split(dir, "/")
+	if err != nil {
+		return fmt.Errorf("remove the folder %s: %w", path, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("remove the folder %s: %w (it is no folder now)", path, ErrFolderNotEmpty)
+	}
+	if err := removeEmpty(full, path); err != nil {
+		return fmt.Errorf("remove the folder %s: %w", path, err)
+	}
+	return nil
 }
 
-// splitTarget splits a link target into components, and says whether it is
-// absolute on any system: /x, \x, C:x, \\server\share.
-func splitTarget(t string) ([]string, bool) {
-	t = strings.ReplaceAll(t, `\`, "/")
-	if strings.HasPrefix(t, "/") || (len(t) >= 2 && t[1] == ':') {
-		return nil, true
+// removeEmpty removes the folder full and the folders in it, deepest
+// first, provided none holds anything else.
+func removeEmpty(full, path string) error {
+	entries, err := os.ReadDir(full)
+	if err != nil {
+		return err
 	}
-	return strings.Split(t, "/"), false
+	for _, e := range entries {
+		// The entry's type is lstat's: a symlink to a folder is no folder.
+		if !e.IsDir() {
+			return fmt.Errorf("%w: %s", ErrFolderNotEmpty, record.Quoted(path+"/"+e.Name()))
+		}
+		if err := removeEmpty(full+string(os.PathSeparator)+e.Name(), path+"/"+e.Name()); err != nil {
+			return err
+		}
+	}
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s", ErrFolderNotEmpty, record.Quoted(path))
+	}
+	// Removes only an empty folder.
+	return os.Remove(full)
 }

@@ -76,6 +76,11 @@ func (t *Tidier) RemoveCreatedDirs(ctx context.Context, run *patchstore.Run, tar
 		if t.WS.CheckParents(d) != nil {
 			continue
 		}
+		// Only a folder: where the undo put a file or a symlink back in the
+		// place of a folder the agent made, that is no debris.
+		if fi, err := os.Lstat(t.WS.Abs(d)); err != nil || !fi.IsDir() {
+			continue
+		}
 		// os.Remove removes only an empty folder.
 		if err := os.Remove(t.WS.Abs(d)); err == nil {
 			removed = append(removed, d)

@@ -301,10 +301,14 @@ func (p *Planner) NewCallID(run *patchstore.Run, prefix string) (record.CallID, 
 func Calls[C record.Recorded](ctx context.Context, p *Planner, targets []C, o Selection) ([]record.Plan, error) {
 	byPath, paths := PatchesByPath(targets, o.Globs)
 	items := make([]record.Plan, 0, len(paths))
+	beneath := map[string]string{} // path → the symlinked folder it is beneath now
 	for _, path := range paths {
-		it, err := p.Path(ctx, path, byPath[path], o.Markers)
+		it, link, err := p.path(ctx, path, byPath[path], o.Markers)
 		if err != nil {
 			return nil, err
+		}
+		if link != "" {
+			beneath[path] = link
 		}
 		if !o.Force {
 			leaveShared(&it, byPath[path])
@@ -312,14 +316,45 @@ func Calls[C record.Recorded](ctx context.Context, p *Planner, targets []C, o Se
 		}
 		items = append(items, it)
 	}
+	if err := p.typeSwaps(items, beneath); err != nil {
+		return nil, err
+	}
 	return items, nil
 }
 
-// Path plans the undo of one path's patches against its content now.
+// Path plans the undo of one path's patches against its content now. A
+// path beneath a symlinked folder is refused (workspace.ErrSymlinkParent):
+// only a whole plan (Calls) can tell whether it deletes the link first.
 func (p *Planner) Path(ctx context.Context, path string, patches []*record.FilePatch, markers bool) (record.Plan, error) {
-	if pl, refused := refusedHere(path, patches); refused {
-		return pl, nil
+	pl, link, err := p.path(ctx, path, patches, markers)
+	if err == nil && link != "" {
+		err = fmt.Errorf("%s: %w (%s)", path, workspace.ErrSymlinkParent, link)
 	}
+	return pl, err
+}
+
+// path is Path, except that it plans a path beneath a symlinked folder as
+// absent (as git sees it: nothing is looked up through the link) and
+// returns that folder; typeSwaps then refuses the plan unless the same
+// undo deletes the link first.
+func (p *Planner) path(ctx context.Context, path string, patches []*record.FilePatch, markers bool) (record.Plan, string, error) {
+	if pl, refused := refusedHere(path, patches); refused {
+		return pl, "", nil
+	}
+	link, err := p.WS.LinkedParent(path)
+	if err != nil {
+		return record.Plan{Path: path}, "", fmt.Errorf("check %s: %w", path, err)
+	}
+	if link != "" {
+		pl, err := conflict.PlanPath(path, patches, conflict.Current{}, markers, p.Sources(ctx))
+		return pl, link, err
+	}
+	pl, err := p.planHere(ctx, path, patches, markers)
+	return pl, "", err
+}
+
+// planHere plans one path no symlinked folder is above.
+func (p *Planner) planHere(ctx context.Context, path string, patches []*record.FilePatch, markers bool) (record.Plan, error) {
 	curFS, over, err := p.WS.Capture(path, false)
 	if err != nil {
 		return record.Plan{Path: path}, err
