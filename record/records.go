@@ -47,6 +47,11 @@ type Checkpoint struct {
 	// RunStartedAt is when the run's first checkpoint was recorded (zero in
 	// checkpoints of older writers).
 	RunStartedAt time.Time `json:"runStartedAt,omitzero"`
+	// RunFinishedAt is when the run was finished (set with RunFinished,
+	// and carried forward with it by the checkpoints of undo and redo;
+	// zero in checkpoints of older writers, whose run-finish checkpoint's
+	// CreatedAt says it).
+	RunFinishedAt time.Time `json:"runFinishedAt,omitzero"`
 	// Open lists the run's calls that are started and not finished, when
 	// OpenKnown (checkpoints of older writers do not say).
 	Open      []CallID `json:"open,omitempty"`
