@@ -7,8 +7,11 @@ import (
 
 // StatusDoc classifies every path the run touched: the result of status.
 type StatusDoc struct {
-	Version    int                 `json:"version"`
-	Run        record.RunID        `json:"run"`
+	Version int          `json:"version"`
+	Run     record.RunID `json:"run"`
+	// RunPicked is set when no run was named and none was active: the
+	// command read the newest run of this work tree.
+	RunPicked  *RunPicked          `json:"run_picked,omitempty"`
 	Checkpoint record.CheckpointID `json:"checkpoint"`
 	Paths      []PathStatus        `json:"paths"`
 	Unrecorded []Change            `json:"unrecorded"`

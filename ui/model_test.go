@@ -494,3 +494,15 @@ func TestSurvivesGitGC(t *testing.T) {
 	}
 	h.checkInvariant1()
 }
+
+// After the agent's session ended (no run active), the view opens on the
+// newest run of the work tree and says so in its header.
+func TestOpensNewestRun(t *testing.T) {
+	h := newHarness(t, Options{})
+	if _, err := h.g.FinishRun(h.ctx, h.run, gitguard.CheckpointOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.open(Options{})
+	h.wantScreen("run r1 (finished) · newest here, none active · 3 calls")
+	h.checkInvariant1()
+}

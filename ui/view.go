@@ -68,6 +68,17 @@ func (m *Model) headerLine() string {
 			}
 		}
 	}
+	if p := m.picked; p.Newest && p.ID == m.run {
+		// No run was named or active: say that this is the newest one.
+		state += " · newest here, none active"
+		if len(p.EndedWith) > 0 {
+			ids := make([]string, len(p.EndedWith))
+			for i, id := range p.EndedWith {
+				ids[i] = clean(id)
+			}
+			state += " · ended with it: " + strings.Join(ids, ",")
+		}
+	}
 	s := fmt.Sprintf("gitguard ui · run %s%s · %d calls", clean(run), state, len(m.calls))
 	if m.filter != "" {
 		s += fmt.Sprintf(" · %d shown, filter %q", len(m.shown), m.filter)

@@ -62,10 +62,16 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		return err
 	}
 	defer g.Close()
+	var pick gitguard.RunPick
 	if opts.Call != "" {
 		if opts.run, err = g.ResolveCallRun(ctx, opts.run, opts.Call); err != nil {
 			return err
 		}
+	} else {
+		if pick, err = pickRun(ctx, e, g, opts.run); err != nil {
+			return err
+		}
+		opts.run = pick.ID
 	}
 	rep, err := g.Status(ctx, opts.run, opts.StatusOptions)
 	if err != nil {
@@ -86,7 +92,9 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		found = &foundError{fmt.Sprintf("%d path(s) conflicted: someone else changed what the agent wrote; undo keeps their edits (see 'gitguard undo --dry-run')", conflicted)}
 	}
 	if e.json {
-		if err := e.printJSON(protocol.NewStatusDoc(rep)); err != nil {
+		doc := protocol.NewStatusDoc(rep)
+		doc.RunPicked = picked(pick)
+		if err := e.printJSON(doc); err != nil {
 			return err
 		}
 		return found
