@@ -2,7 +2,9 @@ package record
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Budget is what the runtime reports of its remaining budget.
@@ -218,10 +220,93 @@ type HeadMove struct {
 	// After is nil while the call runs and when HEAD did not move.
 	After *Hash  `json:"after,omitempty"`
 	Ref   string `json:"ref,omitempty"` // the branch HEAD named at the finish; empty when detached
+	// StartRef is the branch HEAD named at the start ("" when detached);
+	// nil in records of older writers.
+	StartRef *string `json:"startRef,omitempty"`
+	// Branches are the local branches' tips at the start of a
+	// whole-workspace call (the calls that can run git), kept until its
+	// finish compares them (nil when there were too many to record).
+	Branches []BranchTip `json:"branches,omitempty"`
+	// Tips are, from the finish of such a call, the local branches whose
+	// tips it moved, created or deleted (TipsKnown: they were compared).
+	Tips      []TipMove `json:"tips,omitempty"`
+	TipsKnown bool      `json:"tipsKnown,omitempty"`
+}
+
+// BranchTip is a local branch and the commit it names.
+type BranchTip struct {
+	Ref    string `json:"ref"`
+	Commit Hash   `json:"commit"`
+}
+
+// TipMove is a local branch a call moved: Before is zero when the call
+// created it, After when the call deleted it.
+type TipMove struct {
+	Ref    string `json:"ref"`
+	Before Hash   `json:"before"`
+	After  Hash   `json:"after"`
 }
 
 // Moved reports whether HEAD moved during the call.
 func (h *HeadMove) Moved() bool { return h != nil && h.After != nil && *h.After != h.Before }
+
+// Changed reports whether the call changed git's refs: HEAD moved, named
+// another branch at the finish than at the start, or a branch tip moved.
+func (h *HeadMove) Changed() bool {
+	if h == nil || h.After == nil {
+		return false
+	}
+	return h.Moved() || (h.StartRef != nil && *h.StartRef != h.Ref) || len(h.Tips) > 0
+}
+
+// validate checks the branch names a record gives (they are printed in
+// commands for the user to run).
+func (h *HeadMove) validate() error {
+	if h == nil {
+		return nil
+	}
+	refs := []string{h.Ref}
+	if h.StartRef != nil {
+		refs = append(refs, *h.StartRef)
+	}
+	for _, b := range h.Branches {
+		refs = append(refs, b.Ref)
+	}
+	for _, t := range h.Tips {
+		if t.Ref == "" {
+			return fmt.Errorf("head: a tip move names no branch")
+		}
+		refs = append(refs, t.Ref)
+	}
+	for _, r := range refs {
+		if err := ValidateBranchRef(r); err != nil {
+			return fmt.Errorf("head: %w", err)
+		}
+	}
+	return nil
+}
+
+// ValidateBranchRef accepts "" and refs/heads/<name> where name is a branch
+// name git accepts (git check-ref-format), without whitespace; printed in a
+// command, a name is quoted for the shell (see ShellWord).
+func ValidateBranchRef(ref string) error {
+	if ref == "" {
+		return nil
+	}
+	name, ok := strings.CutPrefix(ref, "refs/heads/")
+	bad := !ok || name == "" || strings.HasPrefix(name, "-") || strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/") ||
+		strings.HasSuffix(name, ".") || strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") ||
+		strings.Contains(name, "//") || strings.Contains(name, "@{") || strings.Contains(name, "/.") || strings.HasPrefix(name, ".")
+	for _, r := range name {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) || strings.ContainsRune("~^:?*[\\", r) {
+			bad = true
+		}
+	}
+	if bad {
+		return fmt.Errorf("branch %q is not a branch name gitguard prints", ref)
+	}
+	return nil
+}
 
 // FilePatch is the record of what one call did to one path.
 type FilePatch struct {

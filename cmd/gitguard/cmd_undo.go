@@ -203,6 +203,11 @@ func printUndo(e *env, res *gitguard.UndoResult, pick gitguard.RunPick) error {
 		e.printf("removed the empty folder %s the agent created\n", d)
 	}
 	for _, n := range res.IndexNotes {
+		if strings.Contains(n.Fix, "'") {
+			// A command with quotes of its own goes on a line of its own.
+			e.printf("%s: the index still holds the agent's change; this makes it agree:\n\t%s\n", record.QuotePath(n.Path), n.Fix)
+			continue
+		}
 		e.printf("%s: the index still holds the agent's change; '%s' makes it agree\n", record.QuotePath(n.Path), n.Fix)
 	}
 	printHeadMoves(e, res.HeadMoves, !res.DryRun)
