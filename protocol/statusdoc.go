@@ -77,6 +77,11 @@ type PathStatus struct {
 	SharedWith []string `json:"shared_with,omitempty"`
 	// Uncertain: Call's process died; the change was attributed to it.
 	Uncertain bool `json:"uncertain,omitempty"`
+	// Undo is what undoing Call does to the path: "restore", "delete",
+	// "merge" (edited since; the merge keeps the other hunks), "conflict"
+	// (the edits overlap: left as it is) or "skip" (nothing to do, or
+	// left alone). Empty where it was not worked out.
+	Undo string `json:"undo,omitempty"`
 }
 
 // NewStatusDoc is the document of rep.
@@ -116,7 +121,7 @@ func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
 	}
 	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool, Uncertain: p.Uncertain,
 		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize, Reason: p.Reason,
-		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith)}
+		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith), Undo: string(p.Undo)}
 }
 
 // StateString renders a file state as "MODE HASH", or "absent".
