@@ -305,7 +305,7 @@ func isAncestor(ctx context.Context, top string, a, b record.Hash) bool {
 // letters, digits and ./_-+@=,%.
 func shellWord(s string) string {
 	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("./_-+@=,%", r)) {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && !strings.ContainsRune("./_-+@=,%", r) {
 			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 		}
 	}
