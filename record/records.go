@@ -286,15 +286,19 @@ func (h *HeadMove) validate() error {
 	return nil
 }
 
-// ValidateBranchRef accepts "" and refs/heads/<name> where name is a branch
-// name git accepts (git check-ref-format), without whitespace; printed in a
-// command, a name is quoted for the shell (see ShellWord).
+// ValidateBranchRef accepts "" and refs/<name> (refs/heads/<branch> for a
+// branch) where name is one git accepts (git check-ref-format), without
+// whitespace; printed in a command, a name is quoted for the shell.
 func ValidateBranchRef(ref string) error {
 	if ref == "" {
 		return nil
 	}
-	name, ok := strings.CutPrefix(ref, "refs/heads/")
-	bad := !ok || name == "" || strings.HasPrefix(name, "-") || strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/") ||
+	// HEAD may name any ref under refs/ (git refuses others); a branch
+	// is one under refs/heads/.
+	name, ok := strings.CutPrefix(ref, "refs/")
+	// A branch name starting with '-' would be read as an option in the
+	// commands printed for it (git refuses to create one with git branch).
+	bad := !ok || name == "" || strings.HasPrefix(name, "-") || strings.HasPrefix(name, "heads/-") || name == "heads/" || strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/") ||
 		strings.HasSuffix(name, ".") || strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") ||
 		strings.Contains(name, "//") || strings.Contains(name, "@{") || strings.Contains(name, "/.") || strings.HasPrefix(name, ".")
 	for _, r := range name {
@@ -303,7 +307,7 @@ func ValidateBranchRef(ref string) error {
 		}
 	}
 	if bad {
-		return fmt.Errorf("branch %q is not a branch name gitguard prints", ref)
+		return fmt.Errorf("ref %q is not a ref name git accepts", ref)
 	}
 	return nil
 }

@@ -30,8 +30,8 @@ import (
 // that the finish can tell which the call moved.
 func HeadNow(ctx context.Context, ws *workspace.Workspace, branches bool) *record.HeadMove {
 	h, err := ws.ReadHead(ctx)
-	if err != nil || h.Commit.IsZero() {
-		return nil
+	if err != nil || h.Commit.IsZero() || record.ValidateBranchRef(h.Ref) != nil {
+		return nil // a ref the records cannot carry: HEAD is not followed
 	}
 	ref := h.Ref
 	m := &record.HeadMove{Before: h.Commit, Ref: h.Ref, StartRef: &ref}
@@ -76,7 +76,7 @@ func Branches(ctx context.Context, top string) []record.BranchTip {
 // that committed gets a zero Before.
 func HeadMoved(ctx context.Context, ws *workspace.Workspace, start *record.HeadMove) *record.HeadMove {
 	h, err := ws.ReadHead(ctx)
-	if err != nil || h.Commit.IsZero() {
+	if err != nil || h.Commit.IsZero() || record.ValidateBranchRef(h.Ref) != nil {
 		if start != nil {
 			s := *start
 			s.Branches = nil
