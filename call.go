@@ -163,7 +163,7 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 			return nil, err
 		}
 	}
-	head := gitstate.HeadNow(ctx, g.ws) // HEAD before the tool runs; see headmove.go
+	head := gitstate.HeadNow(ctx, g.ws, snap != nil) // HEAD before the tool runs; see headmove.go
 	// Crash point: the before state is captured (blobs written), the
 	// started entry is not recorded yet.
 	fault.Point("call.start.captured")

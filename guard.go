@@ -160,6 +160,10 @@ type CheckpointOptions struct {
 	ApprovalsRef string
 	TraceRef     string
 	Budget       *record.Budget
+
+	// keepFinished keeps a finished run finished: the checkpoint is not
+	// the agent's (an undo's or redo's), so the run did not go on.
+	keepFinished bool
 }
 
 func (o CheckpointOptions) apply(cp *record.Checkpoint, tip *patchstore.Run) {
@@ -171,6 +175,9 @@ func (o CheckpointOptions) apply(cp *record.Checkpoint, tip *patchstore.Run) {
 	}
 	// Runtime pointers carry over from the previous checkpoint unless set anew.
 	prev := tip.Checkpoint
+	if o.keepFinished && prev.RunFinished {
+		cp.RunFinished, cp.RunFinishedAt = true, patchstore.FinishedAt(prev)
+	}
 	if cp.StepID == "" {
 		cp.StepID = prev.StepID
 	}

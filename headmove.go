@@ -22,6 +22,15 @@ type HeadMove struct {
 	// Descends is true when After descends from Before: the agent only
 	// added commits.
 	Descends bool
+	// StartRef is the branch HEAD named at the start ("" detached; nil
+	// when the record does not say); Tips the branch tips the call moved
+	// (TipsKnown: the call's record compared them).
+	StartRef  *string
+	Tips      []record.TipMove
+	TipsKnown bool
+	// Commands are the git commands that put HEAD and the branches back
+	// where the call found them (see GitCommands).
+	Commands []string
 }
 
 // GitCommands returns what the user may run for the commits themselves,

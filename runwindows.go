@@ -12,8 +12,8 @@ import (
 // ran at once.
 type RunWindow struct {
 	record.RunInfo
-	// Start is when the run's first checkpoint was recorded; End when its
-	// newest was, or zero while the run is not finished (it is active).
+	// Start is when the run's first checkpoint was recorded; End when it
+	// was finished, or zero while it is not (it is active).
 	Start, End time.Time
 	// Open are the run's calls started and not finished (nil when its
 	// records do not say).

@@ -43,6 +43,11 @@ type PathStatus struct {
 	// record.FilePatch.Guess); State is then Guessed when the change, or
 	// an edit of it, is in place. Undo leaves the path unless forced.
 	Guess string
+	// Undo is what undoing Call does to the path: ActionRestore,
+	// ActionDelete, ActionMerge (someone edited it since; the merge keeps
+	// their hunks), ActionConflict (their edits overlap the agent's: left
+	// as it is) or ActionSkip (nothing to do, or left alone).
+	Undo record.Action
 }
 
 // SkippedPath is a path a call could not record.
@@ -134,7 +139,7 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 			agent = append(agent, c)
 		}
 	}
-	paths, err := (&pathstatus.Classifier{DB: g.db, WS: g.ws}).Paths(run, agent, undos)
+	paths, err := (&pathstatus.Classifier{DB: g.db, WS: g.ws}).Paths(ctx, run, agent, undos)
 	if err != nil {
 		return nil, err
 	}

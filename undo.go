@@ -196,7 +196,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 		}
 		opts := CallOptions{CallID: undoID, Tool: tool, Paths: paths, Undoes: res.Undone,
 			Input: record.JoinCallIDs(res.Undone, " "), Idempotency: record.Idempotent, ReplayPolicy: record.ReplayAuto,
-			ledgerOnly: len(paths) == 0}
+			ledgerOnly: len(paths) == 0, Checkpoint: CheckpointOptions{keepFinished: true}}
 		if _, err := g.CallStart(ctx, id, opts); err != nil {
 			return nil, fmt.Errorf("record undo start: %w", err)
 		}
@@ -262,7 +262,8 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 			marked = append(marked, c.Ledger.Undoes...)
 		}
 	}
-	done, err := g.callFinish(ctx, id, undoID, FinishOptions{Result: fmt.Sprintf("%d path(s) written, %d conflict(s)", countWritten(res.Items), res.Conflicts)},
+	done, err := g.callFinish(ctx, id, undoID, FinishOptions{Result: fmt.Sprintf("%d path(s) written, %d conflict(s)", countWritten(res.Items), res.Conflicts),
+		Checkpoint: CheckpointOptions{keepFinished: true}},
 		marked, func(tip *patchstore.Run) {
 			// A call with a path left conflicted is still (partly) in effect:
 			// undoing it again retries those paths.

@@ -27,7 +27,7 @@ func (g *Guard) tidyAfter(ctx context.Context, run *patchstore.Run, targets []*p
 	}
 	t := &undoafter.Tidier{DB: g.db, WS: g.ws, Store: g.store}
 	res.RemovedDirs = t.RemoveCreatedDirs(ctx, run, targets, written)
-	for _, n := range t.IndexNotes(ctx, written) {
+	for _, n := range t.IndexNotes(ctx, run, targets, written) {
 		res.IndexNotes = append(res.IndexNotes, IndexNote{Path: n.Path, Fix: n.Fix})
 	}
 }

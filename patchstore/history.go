@@ -2,10 +2,12 @@ package patchstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
 	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -28,6 +30,13 @@ func (s *Store) ListRuns(ctx context.Context) ([]RunInfo, error) {
 			continue
 		}
 		cp, err := s.ReadRecord(ref.Hash)
+		if err != nil && errors.Is(err, odb.ErrMissing) {
+			// A damaged run is listed as of its newest intact checkpoint
+			// (readIntact warns).
+			if r, ierr := s.readIntact(ctx, id, selectCalls(nil), err); ierr == nil {
+				cp, err = r.Checkpoint, nil
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", id, err)
 		}

@@ -37,6 +37,17 @@ func (s *Store) stampOverlap(tip *Run, cp *record.Checkpoint) {
 	} else {
 		cp.Worktree, cp.RunStartedAt = s.WorktreeName(), cp.CreatedAt
 	}
+	switch {
+	case !cp.RunFinished:
+		cp.RunFinishedAt = time.Time{}
+	case !cp.RunFinishedAt.IsZero():
+	case tip.Exists() && tip.Checkpoint.RunFinished:
+		// Finishing a finished run again, or a checkpoint that keeps it
+		// finished (an undo's): it ended when it was first finished.
+		cp.RunFinishedAt = FinishedAt(tip.Checkpoint)
+	default:
+		cp.RunFinishedAt = cp.CreatedAt
+	}
 	open := map[record.CallID]bool{}
 	switch {
 	case tip.Exists() && tip.Checkpoint.OpenKnown:
@@ -66,6 +77,20 @@ func (s *Store) stampOverlap(tip *Run, cp *record.Checkpoint) {
 		cp.Open = nil
 	}
 	cp.OpenKnown = true
+}
+
+// FinishedAt returns when the run of checkpoint cp was finished, or zero
+// while it is not: the recorded time, or for a record of an older writer
+// (which kept no time and no finish past its run-finish checkpoint) when cp
+// was recorded.
+func FinishedAt(cp *record.Checkpoint) time.Time {
+	switch {
+	case !cp.RunFinished:
+		return time.Time{}
+	case !cp.RunFinishedAt.IsZero():
+		return cp.RunFinishedAt
+	}
+	return cp.CreatedAt
 }
 
 // HistorySince returns the checkpoints of run id newest first, back to and

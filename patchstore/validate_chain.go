@@ -114,6 +114,9 @@ func (s *Store) checkTip(r *Run) error {
 	if err := s.checkCommit(r.Commit, cp); err != nil {
 		return err
 	}
+	if err := s.checkTopObjects(r); err != nil {
+		return err
+	}
 	if cp.Prev.IsZero() {
 		return nil
 	}
@@ -122,6 +125,41 @@ func (s *Store) checkTip(r *Run) error {
 		return fmt.Errorf("run %s, checkpoint commit %s: previous checkpoint: %w", cp.RunID, r.Commit.Short(), err)
 	}
 	return checkLink(r.Commit, cp, prev)
+}
+
+// checkTopObjects checks that the objects a tip's root tree names, and
+// those its calls/ and runindex/ trees name, are in the repository: a
+// checkpoint whose pack git maintenance deleted lacks them all, and a
+// reader that found out only when it read a call would fail (exit 3)
+// instead of reading the run up to its newest intact checkpoint. It reads
+// two trees and looks objects up; deeper objects are checked by Check.
+// The error wraps odb.ErrMissing.
+func (s *Store) checkTopObjects(r *Run) error {
+	root, err := s.db.ReadTree(r.tree)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", r.Commit.Short(), err)
+	}
+	for _, e := range root {
+		if e.Mode == record.ModeGitlink {
+			continue
+		}
+		if !s.db.Has(e.Hash) {
+			return fmt.Errorf("checkpoint %s: %s %s: %w", r.Commit.Short(), e.Name, e.Hash.Short(), odb.ErrMissing)
+		}
+		if e.Mode != record.ModeTree || (e.Name != "calls" && e.Name != indexName) {
+			continue
+		}
+		sub, err := s.db.ReadTree(e.Hash)
+		if err != nil {
+			return fmt.Errorf("checkpoint %s: %s: %w", r.Commit.Short(), e.Name, err)
+		}
+		for _, c := range sub {
+			if c.Mode != record.ModeGitlink && !s.db.Has(c.Hash) {
+				return fmt.Errorf("checkpoint %s: %s/%s %s: %w", r.Commit.Short(), e.Name, c.Name, c.Hash.Short(), odb.ErrMissing)
+			}
+		}
+	}
+	return nil
 }
 
 // checkLink checks that prev is the checkpoint before cp (commit h) in the

@@ -11,7 +11,10 @@ import (
 type DiffDoc struct {
 	Version int          `json:"version"`
 	Run     record.RunID `json:"run"`
-	Files   []DiffFile   `json:"files"`
+	// RunPicked is set when no run was named and none was active: the
+	// command read the newest run of this work tree.
+	RunPicked *RunPicked `json:"run_picked,omitempty"`
+	Files     []DiffFile `json:"files"`
 }
 
 // DiffFile is one path of a DiffDoc, with its git-style patch.

@@ -9,7 +9,10 @@ import (
 type LedgerDoc struct {
 	Version int          `json:"version"`
 	Run     record.RunID `json:"run"`
-	Calls   []LedgerCall `json:"calls"`
+	// RunPicked is set when no run was named and none was active: the
+	// command read the newest run of this work tree.
+	RunPicked *RunPicked   `json:"run_picked,omitempty"`
+	Calls     []LedgerCall `json:"calls"`
 	// More says older calls were left out (ledger shows the newest 50
 	// unless -n or --all says otherwise).
 	More bool `json:"more,omitempty"`

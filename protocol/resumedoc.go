@@ -9,8 +9,11 @@ import (
 // ResumeDoc is the recovery facts of a run and the brief for the model:
 // the result of resume.
 type ResumeDoc struct {
-	Version    int                 `json:"version"`
-	Run        record.RunID        `json:"run"`
+	Version int          `json:"version"`
+	Run     record.RunID `json:"run"`
+	// RunPicked is set when no run was named and none was active: the
+	// command read the newest run of this work tree.
+	RunPicked  *RunPicked          `json:"run_picked,omitempty"`
 	Checkpoint record.CheckpointID `json:"checkpoint"`
 	Commit     string              `json:"commit"`
 	LastStep   string              `json:"last_step,omitempty"`

@@ -7,8 +7,11 @@ import (
 
 // StatusDoc classifies every path the run touched: the result of status.
 type StatusDoc struct {
-	Version    int                 `json:"version"`
-	Run        record.RunID        `json:"run"`
+	Version int          `json:"version"`
+	Run     record.RunID `json:"run"`
+	// RunPicked is set when no run was named and none was active: the
+	// command read the newest run of this work tree.
+	RunPicked  *RunPicked          `json:"run_picked,omitempty"`
 	Checkpoint record.CheckpointID `json:"checkpoint"`
 	Paths      []PathStatus        `json:"paths"`
 	Unrecorded []Change            `json:"unrecorded"`
@@ -78,6 +81,11 @@ type PathStatus struct {
 	// (state "uncertain" while it is in place): undo leaves it unless
 	// forced.
 	Guess string `json:"guess,omitempty"`
+	// Undo is what undoing Call does to the path: "restore", "delete",
+	// "merge" (edited since; the merge keeps the other hunks), "conflict"
+	// (the edits overlap: left as it is) or "skip" (nothing to do, or
+	// left alone). Empty where it was not worked out.
+	Undo string `json:"undo,omitempty"`
 }
 
 // NewStatusDoc is the document of rep.
@@ -117,7 +125,7 @@ func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
 	}
 	return PathStatus{Path: p.Path, State: p.State.String(), Call: p.Call, Tool: p.Tool, Uncertain: p.Uncertain,
 		Before: StateString(p.Before), After: StateString(p.After), Current: cur, Oversize: p.Oversize, Reason: p.Reason,
-		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith), Guess: p.Guess}
+		UndoneBy: p.UndoneBy, LastUndo: p.LastUndo, SharedWith: RefStrings(p.SharedWith), Guess: p.Guess, Undo: string(p.Undo)}
 }
 
 // StateString renders a file state as "MODE HASH", or "absent".

@@ -10,8 +10,11 @@ import (
 // UndoDoc is an undo or redo and its plan, per path: the result of undo
 // and redo (also when paths were left conflicted).
 type UndoDoc struct {
-	Version   int             `json:"version"`
-	Run       record.RunID    `json:"run"`
+	Version int          `json:"version"`
+	Run     record.RunID `json:"run"`
+	// RunPicked is set when no run was named and none was active: the
+	// command read the newest run of this work tree.
+	RunPicked *RunPicked      `json:"run_picked,omitempty"`
 	DryRun    bool            `json:"dry_run"`
 	Undone    []record.CallID `json:"undone_calls"`
 	UndoCall  record.CallID   `json:"undo_call,omitempty"`

@@ -2,7 +2,9 @@ package record
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Budget is what the runtime reports of its remaining budget.
@@ -47,6 +49,11 @@ type Checkpoint struct {
 	// RunStartedAt is when the run's first checkpoint was recorded (zero in
 	// checkpoints of older writers).
 	RunStartedAt time.Time `json:"runStartedAt,omitzero"`
+	// RunFinishedAt is when the run was finished (set with RunFinished,
+	// and carried forward with it by the checkpoints of undo and redo;
+	// zero in checkpoints of older writers, whose run-finish checkpoint's
+	// CreatedAt says it).
+	RunFinishedAt time.Time `json:"runFinishedAt,omitzero"`
 	// Open lists the run's calls that are started and not finished, when
 	// OpenKnown (checkpoints of older writers do not say).
 	Open      []CallID `json:"open,omitempty"`
@@ -258,10 +265,97 @@ type HeadMove struct {
 	// After is nil while the call runs and when HEAD did not move.
 	After *Hash  `json:"after,omitempty"`
 	Ref   string `json:"ref,omitempty"` // the branch HEAD named at the finish; empty when detached
+	// StartRef is the branch HEAD named at the start ("" when detached);
+	// nil in records of older writers.
+	StartRef *string `json:"startRef,omitempty"`
+	// Branches are the local branches' tips at the start of a
+	// whole-workspace call (the calls that can run git), kept until its
+	// finish compares them (nil when there were too many to record).
+	Branches []BranchTip `json:"branches,omitempty"`
+	// Tips are, from the finish of such a call, the local branches whose
+	// tips it moved, created or deleted (TipsKnown: they were compared).
+	Tips      []TipMove `json:"tips,omitempty"`
+	TipsKnown bool      `json:"tipsKnown,omitempty"`
+}
+
+// BranchTip is a local branch and the commit it names.
+type BranchTip struct {
+	Ref    string `json:"ref"`
+	Commit Hash   `json:"commit"`
+}
+
+// TipMove is a local branch a call moved: Before is zero when the call
+// created it, After when the call deleted it.
+type TipMove struct {
+	Ref    string `json:"ref"`
+	Before Hash   `json:"before"`
+	After  Hash   `json:"after"`
 }
 
 // Moved reports whether HEAD moved during the call.
 func (h *HeadMove) Moved() bool { return h != nil && h.After != nil && *h.After != h.Before }
+
+// Changed reports whether the call changed git's refs: HEAD moved, named
+// another branch at the finish than at the start, or a branch tip moved.
+func (h *HeadMove) Changed() bool {
+	if h == nil || h.After == nil {
+		return false
+	}
+	return h.Moved() || (h.StartRef != nil && *h.StartRef != h.Ref) || len(h.Tips) > 0
+}
+
+// validate checks the branch names a record gives (they are printed in
+// commands for the user to run).
+func (h *HeadMove) validate() error {
+	if h == nil {
+		return nil
+	}
+	refs := []string{h.Ref}
+	if h.StartRef != nil {
+		refs = append(refs, *h.StartRef)
+	}
+	for _, b := range h.Branches {
+		refs = append(refs, b.Ref)
+	}
+	for _, t := range h.Tips {
+		if t.Ref == "" {
+			return fmt.Errorf("head: a tip move names no branch")
+		}
+		refs = append(refs, t.Ref)
+	}
+	for _, r := range refs {
+		if err := ValidateBranchRef(r); err != nil {
+			return fmt.Errorf("head: %w", err)
+		}
+	}
+	return nil
+}
+
+// ValidateBranchRef accepts "" and refs/<name> (refs/heads/<branch> for a
+// branch) where name is one git accepts (git check-ref-format), without
+// whitespace; printed in a command, a name is quoted for the shell.
+func ValidateBranchRef(ref string) error {
+	if ref == "" {
+		return nil
+	}
+	// HEAD may name any ref under refs/ (git refuses others); a branch
+	// is one under refs/heads/.
+	name, ok := strings.CutPrefix(ref, "refs/")
+	// A branch name starting with '-' would be read as an option in the
+	// commands printed for it (git refuses to create one with git branch).
+	bad := !ok || name == "" || strings.HasPrefix(name, "-") || strings.HasPrefix(name, "heads/-") || name == "heads/" || strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/") ||
+		strings.HasSuffix(name, ".") || strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") ||
+		strings.Contains(name, "//") || strings.Contains(name, "@{") || strings.Contains(name, "/.") || strings.HasPrefix(name, ".")
+	for _, r := range name {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) || strings.ContainsRune("~^:?*[\\", r) {
+			bad = true
+		}
+	}
+	if bad {
+		return fmt.Errorf("ref %q is not a ref name git accepts", ref)
+	}
+	return nil
+}
 
 // FilePatch is the record of what one call did to one path.
 type FilePatch struct {

@@ -108,6 +108,9 @@ func (e *LedgerEntry) Validate(name CallID) error {
 			return fmt.Errorf("%w: calls/%s/ledger.json: %w", ErrCorrupt, name, err)
 		}
 	}
+	if err := e.Head.validate(); err != nil {
+		return fmt.Errorf("%w: calls/%s/ledger.json: %w", ErrCorrupt, name, err)
+	}
 	for _, id := range append(e.Undoes, e.UndoneBy) {
 		if id == "" {
 			continue

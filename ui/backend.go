@@ -39,8 +39,9 @@ func (b *backend) close() {
 }
 
 // pickRun chooses the run to open: the one asked for, else the active
-// run, else the most recently active one.
-func (b *backend) pickRun(ctx context.Context, want record.RunID) (record.RunID, []gitguard.RunSummary, error) {
+// run, else the newest run of this work tree (as Guard.PickRun), else the
+// most recently active one of another work tree.
+func (b *backend) pickRun(ctx context.Context, want record.RunID) (gitguard.RunPick, []gitguard.RunSummary, error) {
 	var runs []gitguard.RunSummary
 	err := b.do(func(g *gitguard.Guard) error {
 		var err error
@@ -48,23 +49,32 @@ func (b *backend) pickRun(ctx context.Context, want record.RunID) (record.RunID,
 		return err
 	})
 	if err != nil {
-		return "", nil, err
+		return gitguard.RunPick{}, nil, err
 	}
 	if want != "" {
 		for _, r := range runs {
 			if r.ID == want {
-				return want, runs, nil
+				return gitguard.RunPick{ID: want}, runs, nil
 			}
 		}
-		return "", runs, fmt.Errorf("run %q: %w", want, gitguard.ErrUnknownRun)
+		return gitguard.RunPick{}, runs, fmt.Errorf("run %q: %w", want, gitguard.ErrUnknownRun)
 	}
 	for _, r := range runs {
 		if r.Active {
-			return r.ID, runs, nil
+			return gitguard.RunPick{ID: r.ID}, runs, nil
 		}
 	}
 	if len(runs) == 0 {
-		return "", nil, gitguard.ErrNoRun
+		return gitguard.RunPick{}, nil, gitguard.ErrNoRun
 	}
-	return runs[0].ID, runs, nil
+	var pick gitguard.RunPick
+	err = b.do(func(g *gitguard.Guard) error {
+		var err error
+		pick, err = g.PickRun(ctx, "")
+		return err
+	})
+	if errors.Is(err, gitguard.ErrNoRun) {
+		return gitguard.RunPick{ID: runs[0].ID}, runs, nil
+	}
+	return pick, runs, err
 }

@@ -20,6 +20,7 @@ var errRunMoved = errors.New("the run changed since the plan was shown")
 // ledgerMsg carries a run's calls, newest first.
 type ledgerMsg struct {
 	run   record.RunID
+	pick  gitguard.RunPick // why run was opened
 	runs  []gitguard.RunSummary
 	tip   record.Hash
 	calls []*record.Call
@@ -60,7 +61,8 @@ type polledMsg struct {
 // loadLedger reads the run's calls (picking a run when run is empty).
 func (b *backend) loadLedger(ctx context.Context, run record.RunID) tea.Cmd {
 	return func() tea.Msg {
-		id, runs, err := b.pickRun(ctx, run)
+		pick, runs, err := b.pickRun(ctx, run)
+		id := pick.ID
 		if err != nil {
 			return ledgerMsg{runs: runs, err: err}
 		}
@@ -76,7 +78,7 @@ func (b *backend) loadLedger(ctx context.Context, run record.RunID) tea.Cmd {
 			return nil
 		})
 		slices.Reverse(calls)
-		return ledgerMsg{run: id, runs: runs, tip: tip, calls: calls, err: err}
+		return ledgerMsg{run: id, pick: pick, runs: runs, tip: tip, calls: calls, err: err}
 	}
 }
 

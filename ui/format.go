@@ -57,18 +57,25 @@ func callTime(c *record.Call) string {
 }
 
 // pathState is the word for one path: its state against the call's patch,
-// or what its undo plan found (merged: the user's edits would be kept by a
-// merge; unrecoverable: the before content was never stored).
-func pathState(p gitguard.CallPatch, plan *gitguard.UndoItem) string {
-	if plan != nil {
-		switch plan.Action {
-		case gitguard.ActionUnrecoverable:
-			return "unrecoverable"
-		case gitguard.ActionMerge:
-			return "merged"
-		}
+// or what its undo plan found. "conflicted" only where undo would leave a
+// conflict; "edited since" where the file changed after the call and undo
+// merges (or, with no plan yet, may); "changed later" where a later call
+// of the run changed it (later names it), which is no conflict of anyone's;
+// "unrecoverable" where the before content was never stored.
+func pathState(p gitguard.CallPatch, plan *gitguard.UndoItem, later record.CallID) string {
+	if plan != nil && plan.Action == gitguard.ActionUnrecoverable {
+		return "unrecoverable"
 	}
-	return p.State.String()
+	if p.State != gitguard.Conflicted {
+		return p.State.String()
+	}
+	switch {
+	case later != "":
+		return "changed later"
+	case plan != nil && plan.Action == gitguard.ActionConflict:
+		return "conflicted"
+	}
+	return "edited since"
 }
 
 // actionText says what undo would do to a path.

@@ -65,6 +65,7 @@ type Model struct {
 	width, height int
 
 	run     record.RunID
+	picked  gitguard.RunPick // why run was opened
 	runs    []gitguard.RunSummary
 	tip     record.Hash
 	calls   []*record.Call // newest first
@@ -163,6 +164,7 @@ func (m *Model) gotLedger(msg ledgerMsg) tea.Cmd {
 	if msg.run != m.run {
 		keep = ""
 		m.filter = ""
+		m.picked = msg.pick // a reread of the same run keeps why it was opened
 	}
 	m.run, m.tip, m.calls = msg.run, msg.tip, msg.calls
 	m.details = map[record.CallID]*detail{}

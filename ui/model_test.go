@@ -32,7 +32,7 @@ func TestOpensNewestFirstAndNavigates(t *testing.T) {
 	// The middle call's path, its state against the user's edit, its diff
 	// and what undo would do, all before anything is written.
 	h.wantScreen("── c2 · edit · succeeded", "+agent line", "merge: the agent's hunks go, yours stay")
-	if row := h.selectedRow(); !strings.Contains(row, "b.txt merged") || !strings.Contains(row, "+1 -0") {
+	if row := h.selectedRow(); !strings.Contains(row, "b.txt edited since") || !strings.Contains(row, "+1 -0") {
 		t.Fatalf("selected row %q lacks the path state and counts", row)
 	}
 	h.keys("end")
@@ -312,7 +312,7 @@ func TestQuitWaitsForTheWrite(t *testing.T) {
 func TestRefreshOnChange(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.keys("down")
-	if !strings.Contains(h.selectedRow(), "b.txt merged") {
+	if !strings.Contains(h.selectedRow(), "b.txt edited since") {
 		t.Fatalf("row: %q", h.selectedRow())
 	}
 	// The user takes their line out again: the poll sees the work tree.
@@ -388,13 +388,13 @@ func TestNoColorStatesAreWords(t *testing.T) {
 	if strings.Contains(s, "\x1b[") {
 		t.Fatalf("NO_COLOR screen has escape sequences: %q", s)
 	}
-	for _, w := range []string{"succeeded", "merged", "applied", "> "} {
+	for _, w := range []string{"succeeded", "edited since", "applied", "> "} {
 		if !strings.Contains(s, w) {
 			t.Fatalf("NO_COLOR screen lacks %q:\n%s", w, s)
 		}
 	}
 	h.keys("u")
-	if s := h.screen(); strings.Contains(s, "\x1b[") || !strings.Contains(s, "conflicted") {
+	if s := h.screen(); strings.Contains(s, "\x1b[") || !strings.Contains(s, "edited since") {
 		t.Fatalf("NO_COLOR confirmation: %q", s)
 	}
 	// With colour the same screen is coloured: the check above can fail.
@@ -491,6 +491,38 @@ func TestSurvivesGitGC(t *testing.T) {
 	h.keys("y")
 	if got := h.r.Read("b.txt"); got != bUserOnly {
 		t.Fatalf("undo after gc: b.txt = %q", got)
+	}
+	h.checkInvariant1()
+}
+
+// After the agent's session ended (no run active), the view opens on the
+// newest run of the work tree and says so in its header.
+func TestOpensNewestRun(t *testing.T) {
+	h := newHarness(t, Options{})
+	if _, err := h.g.FinishRun(h.ctx, h.run, gitguard.CheckpointOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.open(Options{})
+	h.wantScreen("run r1 (finished) · newest here, none active · 3 calls")
+	h.checkInvariant1()
+}
+
+// A path a later call of the same run changed is not conflicted for the
+// earlier call: the row says which call changed it later, and every row
+// shows its call id, as undo --call takes it.
+func TestLaterCallIsNoConflict(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.keys("end")
+	if h.m.selectedID() != "c1" {
+		t.Fatalf("end selects %q, want c1", h.m.selectedID())
+	}
+	h.wantScreen("CALL", "── c1 · edit · succeeded", "(c3 changed it")
+	row := h.selectedRow()
+	if !strings.Contains(row, " c1 ") || !strings.Contains(row, "a.txt changed") || strings.Contains(row, "conflicted") {
+		t.Fatalf("c1's row %q: want its id and a.txt changed later, not conflicted", row)
+	}
+	if s := h.screen(); strings.Contains(s, "conflicted") {
+		t.Fatalf("a path is called conflicted though only the run's later call changed it:\n%s", s)
 	}
 	h.checkInvariant1()
 }

@@ -42,7 +42,14 @@ func (m *Model) confirmLines() []string {
 	}
 	out = append(out, fmt.Sprintf("It writes %d path(s) and nothing else; r can reverse it.", writes))
 	for _, it := range c.plan.Items {
-		out = append(out, fmt.Sprintf("  %-12s %s: %s", it.State, clean(it.Path), clean(actionText(it))))
+		state := it.State.String()
+		switch it.Action {
+		case gitguard.ActionMerge:
+			state = "edited since" // conflicted only where undo leaves a conflict
+		case gitguard.ActionConflict:
+			state = "conflicted"
+		}
+		out = append(out, fmt.Sprintf("  %-12s %s: %s", state, clean(it.Path), clean(actionText(it))))
 	}
 	if c.plan.Conflicts > 0 {
 		out = append(out, m.st.err.Render(fmt.Sprintf("%d path(s) conflict: your edits overlap the agent's there; they stay as they are%s.",
@@ -83,7 +90,9 @@ func (m *Model) helpLines() []string {
 		m.st.title.Render("Path states, against the call's own change"),
 		k("applied", "the change is in place: undo restores the before"),
 		k("reapplyable", "the file is as before the call: nothing to undo"),
-		k("conflicted", "changed since by someone else: undo merges or leaves it"),
+		k("edited since", "changed since by someone else: undo merges, keeping their edits"),
+		k("conflicted", "their edits overlap the agent's: undo leaves it as it is"),
+		k("changed later", "a later call of the run changed it (its id is shown)"),
 		k("merged", "undo would merge: the agent's hunks go, yours stay"),
 		k("unrecoverable", "its before content was too big to keep"),
 		"",

@@ -36,7 +36,7 @@ func newStyles(color bool) styles {
 		state: map[string]lipgloss.Style{
 			"applied": fg("2"), "reapplyable": fg("8"), "conflicted": fg("3"), "merged": fg("3"),
 			"unrecoverable": fg("1"), "undone": fg("8"), "failed": fg("1"), "uncertain": fg("3"),
-			"started": fg("3"),
+			"started": fg("3"), "edited since": fg("3"), "changed later": fg("8"),
 		},
 		help: help.DefaultDarkStyles(),
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,6 +69,17 @@ func (m *Model) headerLine() string {
 			}
 		}
 	}
+	if p := m.picked; p.Newest && p.ID == m.run {
+		// No run was named or active: say that this is the newest one.
+		state += " · newest here, none active"
+		if len(p.EndedWith) > 0 {
+			ids := make([]string, len(p.EndedWith))
+			for i, id := range p.EndedWith {
+				ids[i] = clean(id)
+			}
+			state += " · ended with it: " + strings.Join(ids, ",")
+		}
+	}
 	s := fmt.Sprintf("gitguard ui · run %s%s · %d calls", clean(run), state, len(m.calls))
 	if m.filter != "" {
 		s += fmt.Sprintf(" · %d shown, filter %q", len(m.shown), m.filter)
@@ -79,14 +91,15 @@ func (m *Model) headerLine() string {
 // Column widths of a call row.
 const (
 	colTime   = 8
+	colCall   = 12
 	colTool   = 14
 	colStatus = 10
 	colCounts = 12
 )
 
 func (m *Model) columns() string {
-	paths := max(m.width-2-colTime-1-colTool-1-colStatus-1-colCounts, 5)
-	return fmt.Sprintf("  %-*s %-*s %-*s %-*s%*s", colTime, "TIME", colTool, "TOOL", colStatus, "STATUS", paths, "PATHS", colCounts, "+ADD -DEL")
+	paths := max(m.width-2-colTime-1-colCall-1-colTool-1-colStatus-1-colCounts, 5)
+	return fmt.Sprintf("  %-*s %-*s %-*s %-*s %-*s%*s", colTime, "TIME", colCall, "CALL", colTool, "TOOL", colStatus, "STATUS", paths, "PATHS", colCounts, "+ADD -DEL")
 }
 
 func (m *Model) listLines() []string {
@@ -112,7 +125,7 @@ func (m *Model) listLines() []string {
 // row draws one call: marker, time, tool, status, paths with their state,
 // line counts. Paths come from the ledger; states and counts once loaded.
 func (m *Model) row(c *record.Call, selected bool) string {
-	pathsW := max(m.width-2-colTime-1-colTool-1-colStatus-1-colCounts, 5)
+	pathsW := max(m.width-2-colTime-1-colCall-1-colTool-1-colStatus-1-colCounts, 5)
 	marker := "  "
 	if selected {
 		marker = "> "
@@ -127,7 +140,8 @@ func (m *Model) row(c *record.Call, selected bool) string {
 		counts = ""
 	}
 	status := callStatus(c)
-	line := fmt.Sprintf("%s%-*s %-*s %s%s %s%*s", marker, colTime, callTime(c), colTool, cut(clean(c.Ledger.ToolName), colTool),
+	line := fmt.Sprintf("%s%-*s %-*s %-*s %s%s %s%*s", marker, colTime, callTime(c), colCall, cut(clean(c.Ledger.CallID), colCall),
+		colTool, cut(clean(c.Ledger.ToolName), colTool),
 		m.st.word(status), strings.Repeat(" ", max(colStatus-len(status), 0)),
 		padCut(paths, pathsW), colCounts, counts)
 	if selected {
@@ -144,12 +158,31 @@ func (m *Model) rowPaths(c *record.Call, d *detail) string {
 	first := clean(c.Patches[0].Path)
 	if d != nil && d.insp != nil && len(d.insp.Patches) > 0 {
 		p := d.insp.Patches[0]
-		first = clean(p.Path) + " " + m.st.word(pathState(p, planItem(d, p.Path)))
+		first = clean(p.Path) + " " + m.st.word(pathState(p, planItem(d, p.Path), m.laterCall(c, p.Path)))
 	}
 	if n := len(c.Patches) - 1; n > 0 {
 		first += fmt.Sprintf(" +%d more", n)
 	}
 	return first
+}
+
+// laterCall is the nearest later call of the run, not undone, that
+// changed path after call c did: then c's patch is not in the file because
+// the run went on, not because someone else edited it.
+func (m *Model) laterCall(c *record.Call, path string) record.CallID {
+	i := slices.Index(m.calls, c)
+	for j := i - 1; j >= 0; j-- { // newest first: later calls come before c
+		l := m.calls[j]
+		if isUndo(l) || l.Ledger.UndoneBy != "" {
+			continue
+		}
+		for _, p := range l.Patches {
+			if p.Path == path {
+				return l.Ledger.CallID
+			}
+		}
+	}
+	return ""
 }
 
 func planItem(d *detail, path string) *gitguard.UndoItem {
@@ -285,7 +318,13 @@ func (m *Model) detailLines() []string {
 		case it != nil:
 			what = actionText(*it)
 		}
-		word := pathState(p, it)
+		later := m.laterCall(c, p.Path)
+		word := pathState(p, it, later)
+		if later != "" && it != nil {
+			what += fmt.Sprintf(" (%s changed it later)", clean(later))
+		} else if later != "" {
+			what = fmt.Sprintf("(%s changed it later)", clean(later))
+		}
 		out = append(out, fmt.Sprintf("%s%s %s %s", m.st.word(word), strings.Repeat(" ", max(13-len(word), 0)), padPath(clean(p.Path), pathW), clean(what)))
 	}
 	for _, p := range d.insp.Patches {

@@ -54,7 +54,12 @@ func runDiff(ctx context.Context, e *env, opts diffOptions) error {
 		return err
 	}
 	defer g.Close()
-	resolve := func() (record.RunID, error) { return g.ResolveRun(ctx, opts.run, false) }
+	var pick gitguard.RunPick
+	resolve := func() (record.RunID, error) {
+		var err error
+		pick, err = pickRun(ctx, e, g, opts.run)
+		return pick.ID, err
+	}
 	if opts.call != "" {
 		resolve = func() (record.RunID, error) { return g.ResolveCallRun(ctx, opts.run, opts.call) }
 	}
@@ -78,7 +83,9 @@ func runDiff(ctx context.Context, e *env, opts diffOptions) error {
 		return err
 	}
 	if e.json {
-		return e.printJSON(protocol.NewDiffDoc(runID, patches))
+		doc := protocol.NewDiffDoc(runID, patches)
+		doc.RunPicked = picked(pick)
+		return e.printJSON(doc)
 	}
 	if opts.stat {
 		return printStat(e, patches)

@@ -49,6 +49,11 @@ func runLedger(ctx context.Context, e *env, runID record.RunID, limit int, isDef
 		return err
 	}
 	defer g.Close()
+	pick, err := pickRun(ctx, e, g, runID)
+	if err != nil {
+		return err
+	}
+	runID = pick.ID
 	if e.json {
 		run, calls, more, err := ledgerCalls(ctx, g, runID, limit)
 		if err != nil {
@@ -56,6 +61,7 @@ func runLedger(ctx context.Context, e *env, runID record.RunID, limit int, isDef
 		}
 		doc := protocol.NewLedgerDoc(run, calls)
 		doc.More = more
+		doc.RunPicked = picked(pick)
 		return e.printJSON(doc)
 	}
 	// The table needs the ledger entries only, not the patches and states.

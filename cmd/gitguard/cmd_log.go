@@ -184,9 +184,11 @@ func newestCheckpoint(ctx context.Context, g *gitguard.Guard, run record.RunID) 
 		}
 		id = runs[0].ID
 	}
-	hist, err := g.History(ctx, id, 1)
+	// Read as every reader reads a run: a damaged one at its newest intact
+	// checkpoint, with a warning.
+	r, err := g.ReadRunCalls(ctx, id)
 	if err != nil {
 		return record.Entry{}, err
 	}
-	return hist[0], nil
+	return record.Entry{Commit: r.Commit, Checkpoint: r.Checkpoint}, nil
 }

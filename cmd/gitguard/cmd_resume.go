@@ -42,12 +42,18 @@ func runResume(ctx context.Context, e *env, runID record.RunID, dry bool) error 
 		return err
 	}
 	defer g.Close()
-	r, err := g.Resume(ctx, runID, gitguard.ResumeOptions{DryRun: dry})
+	pick, err := pickRun(ctx, e, g, runID)
+	if err != nil {
+		return err
+	}
+	r, err := g.Resume(ctx, pick.ID, gitguard.ResumeOptions{DryRun: dry})
 	if err != nil {
 		return err
 	}
 	if e.json {
-		return e.printJSON(protocol.NewResumeDoc(r))
+		doc := protocol.NewResumeDoc(r)
+		doc.RunPicked = picked(pick)
+		return e.printJSON(doc)
 	}
 	e.printf("%s", brief.Text(r))
 	return nil

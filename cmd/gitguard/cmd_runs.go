@@ -18,8 +18,9 @@ func newRunsCommand(e *env) *cli.Command {
 		Usage:     "list runs, most recently active first",
 		UsageText: "gitguard runs",
 		Description: "Lists every run recorded in this repository, with its state and checkpoint count,\n" +
-			"its calls open now, and the runs of the same work tree whose windows (first to\n" +
-			"newest checkpoint, or until now while not finished) overlap its own: sessions\n" +
+			"its calls open now, and the runs of the same work tree whose windows (first\n" +
+			"checkpoint to finish, or until now while not finished; an undo or redo after the\n" +
+			"finish keeps it finished) overlap its own: sessions\n" +
 			"that ran at the same time.",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {

@@ -26,13 +26,17 @@ func newStatusCommand(e *env) *cli.Command {
 		UsageText: "gitguard status [--run RUN] [--call CALL] [--no-unrecorded] [--exit-zero]",
 		Description: "For every path the run's agent calls touched, compares the current file with the\n" +
 			"newest agent patch for it: applied (current = the agent's after), reapplyable\n" +
-			"(current = before), conflicted (neither: someone else changed it), merged (an undo\n" +
+			"(current = before), conflicted (neither: someone else changed it, and their edits\n" +
+			"overlap the agent's, so undo leaves it as it is), edited since (undo merges) (someone\n" +
+			"else changed it elsewhere in the file: undo takes the agent's hunks out and keeps\n" +
+			"theirs; --json says \"state\": \"conflicted\", \"undo\": \"merge\"), merged (an undo\n" +
 			"took the agent's hunks out and kept someone else's), unrecoverable (the agent's\n" +
 			"change is in place but a side of it was over max_file_size and recorded by hash\n" +
 			"only, so undo leaves it as it is). A path an undo touched names\n" +
 			"that undo. Only touched paths are hashed. It also lists changes since the newest\n" +
 			"checkpoint that no call recorded (unrecorded), which walks the work tree;\n" +
-			"--no-unrecorded skips that walk. Exits 1 when conflicted paths remain\n" +
+			"--no-unrecorded skips that walk. --json gives per path what undo does to it\n" +
+			"(\"undo\": restore, delete, merge, conflict or skip). Exits 1 when conflicted paths remain\n" +
 			"(--exit-zero: 0 all the same).",
 		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
 			&cli.StringFlag{Name: "call", Usage: "only the paths of call `CALL`, against its own patch"},
@@ -62,10 +66,16 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		return err
 	}
 	defer g.Close()
+	var pick gitguard.RunPick
 	if opts.Call != "" {
 		if opts.run, err = g.ResolveCallRun(ctx, opts.run, opts.Call); err != nil {
 			return err
 		}
+	} else {
+		if pick, err = pickRun(ctx, e, g, opts.run); err != nil {
+			return err
+		}
+		opts.run = pick.ID
 	}
 	rep, err := g.Status(ctx, opts.run, opts.StatusOptions)
 	if err != nil {
@@ -77,16 +87,18 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	}
 	conflicted := 0
 	for _, p := range rep.Paths {
-		if p.State == gitguard.Conflicted {
+		if p.State == gitguard.Conflicted && p.Undo != gitguard.ActionMerge {
 			conflicted++
 		}
 	}
 	var found error
 	if conflicted > 0 && !opts.exitZero {
-		found = &foundError{fmt.Sprintf("%d path(s) conflicted: someone else changed what the agent wrote; undo keeps their edits (see 'gitguard undo --dry-run')", conflicted)}
+		found = &foundError{fmt.Sprintf("%d path(s) conflicted: someone else's edits overlap what the agent wrote; undo leaves them as they are (see 'gitguard undo --dry-run')", conflicted)}
 	}
 	if e.json {
-		if err := e.printJSON(protocol.NewStatusDoc(rep)); err != nil {
+		doc := protocol.NewStatusDoc(rep)
+		doc.RunPicked = picked(pick)
+		if err := e.printJSON(doc); err != nil {
 			return err
 		}
 		return found
@@ -98,9 +110,10 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 	}
 	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
 	for _, p := range rep.Paths {
-		line := fmt.Sprintf("  %s\t%s\t%s (%s)", p.State, record.QuotePath(p.Path), p.Call, p.Tool)
+		state := statusWord(p)
+		line := fmt.Sprintf("  %s\t%s\t%s (%s)", state, record.QuotePath(p.Path), p.Call, p.Tool)
 		if p.Uncertain {
-			line = fmt.Sprintf("  %s\t%s\t%s (%s, uncertain)", p.State, record.QuotePath(p.Path), p.Call, p.Tool)
+			line = fmt.Sprintf("  %s\t%s\t%s (%s, uncertain)", state, record.QuotePath(p.Path), p.Call, p.Tool)
 		}
 		switch {
 		case p.UndoneBy != "":
@@ -137,4 +150,14 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		}
 	}
 	return found
+}
+
+// statusWord is a path's state as the text says it: "conflicted" only
+// where undo would leave a conflict; a path someone edited since, whose
+// edits undo merges around the agent's, says so plainly.
+func statusWord(p gitguard.PathStatus) string {
+	if p.State == gitguard.Conflicted && p.Undo == gitguard.ActionMerge {
+		return "edited since (undo merges)"
+	}
+	return p.State.String()
 }

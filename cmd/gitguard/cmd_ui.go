@@ -24,7 +24,7 @@ func newUICommand(e *env) *cli.Command {
 		Description: "A terminal view of the run's tool calls, newest first: time, tool, status, the\n" +
 			"paths each changed with their state and added/removed lines; below, the selected\n" +
 			"call's diff and what undoing it would do to each path, conflicts included, before\n" +
-			"anything is written. It opens on the active run (else the most recent; R picks).\n\n" +
+			"anything is written. It opens on the active run (else the newest of this work tree, said in the header; R picks).\n\n" +
 			"Keys: up/down select · u undo the call · U undo it and every newer call · r redo\n" +
 			"(put back what an undo took out) · m conflict markers on/off · / filter by path ·\n" +
 			"R switch run · tab scroll the diff · ? help · q or ctrl+c quit. Every write shows\n" +

@@ -110,10 +110,16 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 		return err
 	}
 	defer g.Close()
+	var pick gitguard.RunPick
 	if o.Call != "" && !o.redo {
 		if o.run, err = g.ResolveCallRun(ctx, o.run, o.Call); err != nil {
 			return err
 		}
+	} else {
+		if pick, err = pickRun(ctx, e, g, o.run); err != nil {
+			return err
+		}
+		o.run = pick.ID
 	}
 	if o.to != "" {
 		runID, err := g.ResolveRun(ctx, o.run, false)
@@ -135,7 +141,7 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 	}
 	res, err := do(ctx, o.run, o.UndoOptions)
 	if res != nil {
-		if perr := printUndo(e, res); perr != nil && err == nil {
+		if perr := printUndo(e, res, pick); perr != nil && err == nil {
 			err = perr
 		}
 		sayOperationBeforeHistory(ctx, e, g, res)
@@ -162,9 +168,11 @@ func runUndo(ctx context.Context, e *env, o undoOptions) error {
 	return nil
 }
 
-func printUndo(e *env, res *gitguard.UndoResult) error {
+func printUndo(e *env, res *gitguard.UndoResult, pick gitguard.RunPick) error {
 	if e.json {
-		return e.printJSON(protocol.NewUndoDoc(res))
+		doc := protocol.NewUndoDoc(res)
+		doc.RunPicked = picked(pick)
+		return e.printJSON(doc)
 	}
 	for _, pc := range res.Passed {
 		for _, it := range pc.Left {
@@ -198,6 +206,11 @@ func printUndo(e *env, res *gitguard.UndoResult) error {
 		e.printf("removed the empty folder %s the agent created\n", d)
 	}
 	for _, n := range res.IndexNotes {
+		if strings.Contains(n.Fix, "'") {
+			// A command with quotes of its own goes on a line of its own.
+			e.printf("%s: the index still holds the agent's change; this makes it agree:\n\t%s\n", record.QuotePath(n.Path), n.Fix)
+			continue
+		}
 		e.printf("%s: the index still holds the agent's change; '%s' makes it agree\n", record.QuotePath(n.Path), n.Fix)
 	}
 	printHeadMoves(e, res.HeadMoves, !res.DryRun)

@@ -13,8 +13,8 @@ import (
 // ran at once.
 type Window struct {
 	Info patchstore.RunInfo
-	// Start is when the run's first checkpoint was recorded; End when its
-	// newest was, or zero while the run is not finished (it is active).
+	// Start is when the run's first checkpoint was recorded; End when it
+	// was finished, or zero while it is not (it is active).
 	Start, End time.Time
 	// Open are the run's calls started and not finished (nil when its
 	// records do not say).
@@ -36,9 +36,7 @@ func Windows(ctx context.Context, store *patchstore.Store) ([]Window, error) {
 	out := make([]Window, 0, len(infos))
 	for _, info := range infos {
 		w := Window{Info: info, Start: info.Last.RunStartedAt, Open: info.Last.Open}
-		if info.Finished {
-			w.End = info.Last.CreatedAt
-		}
+		w.End = patchstore.FinishedAt(info.Last) // an undo after the finish keeps it
 		if w.Start.IsZero() {
 			hist, err := store.History(ctx, info.ID, 0)
 			if err != nil && !errors.Is(err, patchstore.ErrUnknownRun) {

@@ -25,31 +25,103 @@ import (
 
 // HeadNow reads HEAD for a call's start record; nil when it cannot be read
 // (an unborn branch has no commit to return to, and a broken HEAD is
-// reported by the snapshot, not here).
-func HeadNow(ctx context.Context, ws *workspace.Workspace) *record.HeadMove {
+// reported by the snapshot, not here). With branches (a whole-workspace
+// call, which can run git) it also records the local branches' tips, so
+// that the finish can tell which the call moved.
+func HeadNow(ctx context.Context, ws *workspace.Workspace, branches bool) *record.HeadMove {
 	h, err := ws.ReadHead(ctx)
-	if err != nil || h.Commit.IsZero() {
+	if err != nil || h.Commit.IsZero() || record.ValidateBranchRef(h.Ref) != nil {
+		return nil // a ref the records cannot carry: HEAD is not followed
+	}
+	ref := h.Ref
+	m := &record.HeadMove{Before: h.Commit, Ref: h.Ref, StartRef: &ref}
+	if branches {
+		m.Branches = Branches(ctx, ws.WorkTree())
+	}
+	return m
+}
+
+// maxBranches bounds the branch tips a call's start records: past it, the
+// finish does not compare tips.
+const maxBranches = 200
+
+// Branches lists the local branches' tips, sorted by name; nil when there
+// are more than maxBranches or git cannot list them.
+func Branches(ctx context.Context, top string) []record.BranchTip {
+	out, err := git.Run(ctx, top, "for-each-ref", fmt.Sprintf("--count=%d", maxBranches+1), "--format=%(objectname) %(refname)", "refs/heads/")
+	if err != nil {
 		return nil
 	}
-	return &record.HeadMove{Before: h.Commit, Ref: h.Ref}
+	tips := []record.BranchTip{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		oid, ref, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		h, err := record.ParseHash(oid)
+		if err != nil || record.ValidateBranchRef(ref) != nil {
+			return nil
+		}
+		tips = append(tips, record.BranchTip{Ref: ref, Commit: h})
+	}
+	if len(tips) > maxBranches {
+		return nil
+	}
+	return tips
 }
 
 // HeadMoved completes a call's start record at its finish: After is set
-// when HEAD moved. A call started on an unborn branch that committed gets
-// a zero Before.
+// when HEAD moved, named another branch, or a branch tip moved (Tips, for
+// calls whose start recorded the tips). A call started on an unborn branch
+// that committed gets a zero Before.
 func HeadMoved(ctx context.Context, ws *workspace.Workspace, start *record.HeadMove) *record.HeadMove {
 	h, err := ws.ReadHead(ctx)
-	if err != nil || h.Commit.IsZero() {
+	if err != nil || h.Commit.IsZero() || record.ValidateBranchRef(h.Ref) != nil {
+		if start != nil {
+			s := *start
+			s.Branches = nil
+			return &s
+		}
 		return start
 	}
 	if start == nil {
 		start = &record.HeadMove{}
 	}
-	if h.Commit == start.Before {
-		return &record.HeadMove{Before: start.Before, Ref: start.Ref}
+	out := &record.HeadMove{Before: start.Before, Ref: start.Ref, StartRef: start.StartRef}
+	if start.Branches != nil {
+		out.Tips, out.TipsKnown = tipMoves(start.Branches, Branches(ctx, ws.WorkTree()))
+	}
+	if h.Commit == start.Before && h.Ref == start.Ref && len(out.Tips) == 0 {
+		out.Tips, out.TipsKnown = nil, false
+		return out
 	}
 	after := h.Commit
-	return &record.HeadMove{Before: start.Before, After: &after, Ref: h.Ref}
+	out.After, out.Ref = &after, h.Ref
+	return out
+}
+
+// tipMoves compares the branch tips at a call's start and finish; known is
+// false when the finish could not list them.
+func tipMoves(before, after []record.BranchTip) (moves []record.TipMove, known bool) {
+	if after == nil {
+		return nil, false
+	}
+	was := map[string]record.Hash{}
+	for _, b := range before {
+		was[b.Ref] = b.Commit
+	}
+	for _, a := range after {
+		if old, ok := was[a.Ref]; !ok || old != a.Commit {
+			moves = append(moves, record.TipMove{Ref: a.Ref, Before: old, After: a.Commit})
+		}
+		delete(was, a.Ref)
+	}
+	for _, b := range before {
+		if _, gone := was[b.Ref]; gone {
+			moves = append(moves, record.TipMove{Ref: b.Ref, Before: b.Commit})
+		}
+	}
+	return moves, true
 }
 
 // Move is a call during which HEAD moved: the agent committed (or
@@ -64,15 +136,33 @@ type Move struct {
 	// Descends is true when After descends from Before: the agent only
 	// added commits.
 	Descends bool
+	// StartRef is the branch HEAD named at the start ("" detached; nil
+	// when the record does not say); Tips the branch tips the call moved
+	// (TipsKnown: the call's record compared them).
+	StartRef  *string
+	Tips      []record.TipMove
+	TipsKnown bool
+	// Commands are the git commands that put HEAD and the branches back
+	// where the call found them, each with what it does (see GitCommands).
+	Commands []string
 }
 
 // GitCommands returns what the user may run for the commits themselves,
-// each with what it does; gitguard runs none of them.
+// each with what it does; gitguard runs none of them. Run in order after
+// undo, they put HEAD, the index and the branches the call moved back as
+// they were at its start, and leave the work tree as undo left it.
 func (m Move) GitCommands() []string {
+	if m.Commands != nil {
+		return m.Commands
+	}
 	if m.Before.IsZero() {
 		return []string{"git update-ref -d HEAD  # unborn again: drops the agent's commits, keeps the work tree"}
 	}
-	out := []string{fmt.Sprintf("git reset %s  # drop the agent's commits from %s, keep the work tree as it is", m.Before.Short(), refName(m.Ref))}
+	what := "drop the agent's commits from"
+	if !m.Descends {
+		what = "put back where it was"
+	}
+	out := []string{fmt.Sprintf("git reset %s  # %s %s, keep the work tree as it is", m.Before.Short(), what, refName(m.Ref))}
 	if m.Descends {
 		out = append(out, fmt.Sprintf("git revert --no-edit %s..%s  # keep history, add commits that revert them (on a clean work tree: before undo, or after 'git stash')",
 			m.Before.Short(), m.After.Short()))
@@ -111,10 +201,10 @@ func MovesOf[C record.Recorded](ctx context.Context, top string, calls []C) []Mo
 	for _, rc := range calls {
 		c := rc.Record()
 		h := c.Ledger.Head
-		if !h.Moved() {
+		if !h.Changed() {
 			continue
 		}
-		m := Move{Call: c.Ledger.CallID, Before: h.Before, After: *h.After, Ref: h.Ref}
+		m := Move{Call: c.Ledger.CallID, Before: h.Before, After: *h.After, Ref: h.Ref, StartRef: h.StartRef, Tips: h.Tips, TipsKnown: h.TipsKnown}
 		rng := m.After.String()
 		if !m.Before.IsZero() {
 			rng = m.Before.String() + ".." + m.After.String()
@@ -130,9 +220,96 @@ func MovesOf[C record.Recorded](ctx context.Context, top string, calls []C) []Mo
 				}
 			}
 		}
+		if !m.Before.IsZero() && (m.StartRef != nil || m.TipsKnown) {
+			m.Commands = commands(ctx, top, m)
+		}
 		out = append(out, m)
 	}
 	return out
+}
+
+// commands are the git commands that put back what a call moved, from its
+// record of the branch HEAD named at the start and the tips it moved.
+func commands(ctx context.Context, top string, m Move) []string {
+	home := m.Ref
+	if m.StartRef != nil {
+		home = *m.StartRef
+	}
+	switched := home != m.Ref
+	var out []string
+	if switched {
+		if home == "" {
+			out = append(out, fmt.Sprintf("git update-ref --no-deref HEAD %s  # HEAD detached at %s again, as when the call started", m.Before, m.Before.Short()))
+		} else {
+			out = append(out, fmt.Sprintf("git symbolic-ref HEAD %s  # back on %s, the branch HEAD named when the call started", shellWord(home), refName(home)))
+		}
+	}
+	// Where the branch HEAD names again is now.
+	now := m.After
+	if switched {
+		now = m.Before
+		for _, t := range m.Tips {
+			if t.Ref == home && home != "" {
+				now = t.After
+			}
+		}
+	}
+	what := "the index as " + refName(home) + " has it; the work tree stays as undo left it"
+	if now != m.Before {
+		what = moveWords(ctx, top, refName(home), m.Before, now) + ", keep the work tree as it is"
+	}
+	out = append(out, fmt.Sprintf("git reset %s  # %s", m.Before.Short(), what))
+	others := 0
+	for _, t := range m.Tips {
+		if t.Ref == home {
+			continue
+		}
+		others++
+		name := shellWord(refName(t.Ref))
+		switch {
+		case t.Before.IsZero():
+			out = append(out, fmt.Sprintf("git branch -D %s  # delete the branch the agent created (at %s)", name, t.After.Short()))
+		case t.After.IsZero():
+			out = append(out, fmt.Sprintf("git branch %s %s  # recreate the branch the agent deleted", name, t.Before.Short()))
+		default:
+			out = append(out, fmt.Sprintf("git branch -f %s %s  # %s", name, t.Before.Short(), moveWords(ctx, top, refName(t.Ref), t.Before, t.After)))
+		}
+	}
+	if switched && !m.TipsKnown && m.Ref != "" {
+		out = append(out, fmt.Sprintf("# %s is at %s; where it was before the call was not recorded", refName(m.Ref), m.After.Short()))
+	}
+	if !switched && others == 0 && m.Descends {
+		out = append(out, fmt.Sprintf("git revert --no-edit %s..%s  # instead of the reset: keep history, add commits that revert them (on a clean work tree: before undo, or after 'git stash')",
+			m.Before.Short(), m.After.Short()))
+	}
+	return out
+}
+
+// moveWords says what putting branch back from now to was does.
+func moveWords(ctx context.Context, top, branch string, was, now record.Hash) string {
+	switch {
+	case isAncestor(ctx, top, was, now):
+		return "drop the agent's commits from " + branch
+	case isAncestor(ctx, top, now, was):
+		return "put back the commits the agent dropped from " + branch
+	}
+	return "put " + branch + " back where it was (drops the agent's commits, puts back those it dropped)"
+}
+
+func isAncestor(ctx context.Context, top string, a, b record.Hash) bool {
+	_, err := git.Run(ctx, top, "merge-base", "--is-ancestor", a.String(), b.String())
+	return err == nil
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but
+// letters, digits and ./_-+@=,%.
+func shellWord(s string) string {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && !strings.ContainsRune("./_-+@=,%", r) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
 }
 
 // Operation is what git is in the middle of in this work tree: a merge,

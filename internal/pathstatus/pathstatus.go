@@ -9,6 +9,7 @@
 package pathstatus
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -55,6 +56,12 @@ type Path struct {
 	// record.FilePatch.Guess); State is then Guessed when the change, or
 	// an edit of it, is in place. Undo leaves the path unless forced.
 	Guess string
+	// Undo is what undoing Call does to the path: ActionRestore,
+	// ActionDelete, ActionMerge (someone edited it since; the merge keeps
+	// their hunks), ActionConflict (their edits overlap the agent's: left
+	// as it is) or ActionSkip (nothing to do, or left alone: see State and
+	// Reason).
+	Undo record.Action
 }
 
 // Classifier classifies paths of one work tree.
@@ -66,7 +73,7 @@ type Classifier struct {
 // Paths classifies every path the agent calls patched, by path, against
 // the newest patch; undos are the undo and redo calls, which tell which
 // undo last touched each path.
-func (cl *Classifier) Paths(run *patchstore.Run, agent, undos []*patchstore.Call) ([]Path, error) {
+func (cl *Classifier) Paths(ctx context.Context, run *patchstore.Run, agent, undos []*patchstore.Call) ([]Path, error) {
 	var out []Path
 	newest, undoPatch := newestPatches(agent), newestPatches(undos)
 	// The undo that last planned each path, whether or not it wrote it.
@@ -113,9 +120,44 @@ func (cl *Classifier) Paths(run *patchstore.Run, agent, undos []*patchstore.Call
 		}
 		cl.markUnrecoverable(&ps, fp)
 		markGuessed(&ps, fp)
+		if ps.Undo, err = cl.undoAction(ctx, &ps, fp); err != nil {
+			return nil, err
+		}
 		out = append(out, ps)
 	}
 	return out, nil
+}
+
+// undoAction is what undoing the path's call does to it. Only a
+// conflicted path is planned (a three-way merge through git merge-file,
+// writing nothing but scratch files): the other classes say it.
+func (cl *Classifier) undoAction(ctx context.Context, ps *Path, fp *record.FilePatch) (record.Action, error) {
+	switch {
+	case len(ps.SharedWith) > 0:
+		return record.ActionSkip, nil // left alone unless forced
+	case ps.State == conflict.Applied && !ps.Before.Exists():
+		return record.ActionDelete, nil
+	case ps.State == conflict.Applied:
+		return record.ActionRestore, nil
+	case ps.State != conflict.Conflicted:
+		return record.ActionSkip, nil
+	}
+	if ps.IsDir || ps.Reason != "" {
+		return record.ActionConflict, nil
+	}
+	pl, err := (&undoplan.Planner{DB: cl.DB, WS: cl.WS}).Path(ctx, ps.Path, []*record.FilePatch{fp}, false)
+	if err != nil {
+		return "", err
+	}
+	switch pl.Action {
+	case record.ActionMerge, record.ActionConflict, record.ActionDelete, record.ActionRestore:
+		return pl.Action, nil
+	case record.ActionRecreate:
+		return record.ActionRestore, nil
+	case record.ActionSkip:
+		return record.ActionSkip, nil
+	}
+	return record.ActionConflict, nil
 }
 
 // newerCall reports whether a finished after b.

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gitguard/gitguard/internal/odb"
@@ -107,8 +108,10 @@ func (t *Tidier) treeAtStart(ctx context.Context, run *patchstore.Run, c *patchs
 
 // IndexNotes lists the written paths whose index entry is the agent's
 // after state (a git add or git rm it made) and differs from HEAD: the
-// file is back, the index still says otherwise.
-func (t *Tidier) IndexNotes(ctx context.Context, written []record.Plan) []Note {
+// file is back, the index still says otherwise. A path that was in
+// conflict when the oldest undone call started and is not now (the agent
+// resolved it) gets the command that brings the conflict's stages back.
+func (t *Tidier) IndexNotes(ctx context.Context, run *patchstore.Run, targets []*patchstore.Call, written []record.Plan) []Note {
 	index, err := t.WS.IndexTree(ctx)
 	if err != nil {
 		return nil
@@ -126,10 +129,29 @@ func (t *Tidier) IndexNotes(ctx context.Context, written []record.Plan) []Note {
 		headTree = c.Tree
 	}
 	unresolvable, _ := t.WS.Unresolvable(ctx)
+	wasUnmerged := t.unmergedAtStart(ctx, run, targets)
+	unmergedNow := map[string]bool{}
+	if u, err := t.WS.Unmerged(ctx); err == nil && u != nil {
+		for _, p := range u.Paths {
+			unmergedNow[p.Path] = true
+		}
+	}
 	var notes []Note
 	for _, it := range written {
 		if len(it.Calls) == 0 {
 			continue
+		}
+		if u, ok := wasUnmerged[it.Path]; ok && !unmergedNow[it.Path] {
+			// The agent resolved the conflict (git add, git rm): the undo
+			// put the file back, the stages come back from the record.
+			fix := t.unresolveFix(unresolvable, it)
+			if fix == "" {
+				fix = t.restageFix(u)
+			}
+			if fix != "" {
+				notes = append(notes, Note{Path: it.Path, Fix: fix})
+				continue
+			}
 		}
 		staged, err1 := t.DB.Lookup(index, it.Path)
 		committed, err2 := t.DB.Lookup(headTree, it.Path)
@@ -146,6 +168,52 @@ func (t *Tidier) IndexNotes(ctx context.Context, written []record.Plan) []Note {
 		notes = append(notes, Note{Path: it.Path, Fix: fix})
 	}
 	return notes
+}
+
+// unmergedAtStart are the paths in conflict when the oldest of the undone
+// calls started, as its start checkpoint recorded them.
+func (t *Tidier) unmergedAtStart(ctx context.Context, run *patchstore.Run, targets []*patchstore.Call) map[string]record.UnmergedPath {
+	out := map[string]record.UnmergedPath{}
+	if run == nil {
+		return out
+	}
+	seq := 0
+	for _, c := range targets {
+		if s := c.Ledger.StartSeq; s > 0 && (seq == 0 || s < seq) {
+			seq = s
+		}
+	}
+	if seq == 0 {
+		return out
+	}
+	e, err := t.Store.CheckpointAt(ctx, run.ID, seq)
+	if err != nil || e.Checkpoint.Unmerged == nil {
+		return out
+	}
+	for _, p := range e.Checkpoint.Unmerged.Paths {
+		out[p.Path] = p
+	}
+	return out
+}
+
+// restageFix is the command that puts a conflict's recorded stages back
+// in the index (git update-index --index-info, which drops the path's
+// stage-0 entry first), when every stage blob is still in the repository
+// and the path can be written on one line. git update-index --unresolve
+// cannot do it for a path git rm resolved (it needs the path in the index,
+// before git 2.44).
+func (t *Tidier) restageFix(u record.UnmergedPath) string {
+	if strings.ContainsAny(u.Path, "\t\n\\") || len(u.Stages) == 0 {
+		return ""
+	}
+	args := []string{"0", record.ZeroHash.String(), "0", quoteArg(u.Path)}
+	for _, s := range u.Stages {
+		if !t.DB.Has(s.Hash) {
+			return "" // pruned since the operation ended
+		}
+		args = append(args, s.Mode.String(), s.Hash.String(), strconv.Itoa(s.Stage), quoteArg(u.Path))
+	}
+	return `printf '%s %s %s\t%s\n' ` + strings.Join(args, " ") + " | git update-index --index-info"
 }
 
 // quoteArg quotes a path for a POSIX shell when it needs it.
