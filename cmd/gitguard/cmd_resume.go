@@ -46,6 +46,7 @@ func runResume(ctx context.Context, e *env, runID record.RunID, dry bool) error 
 	if err != nil {
 		return err
 	}
+	warnSilentHook(e, g, r.Run, r.Checkpoint.Checkpoint, r.Unrecorded)
 	if e.json {
 		return e.printJSON(protocol.NewResumeDoc(r))
 	}
