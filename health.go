@@ -28,7 +28,7 @@ func GitVersion(ctx context.Context) (version string, ok bool, err error) {
 }
 
 // versionAtLeast compares the leading numbers of a dotted version.
-func versionAtLeast(v string, min [3]int) bool {
+func versionAtLeast(v string, least [3]int) bool {
 	parts := strings.SplitN(v, ".", 4)
 	for i := 0; i < 3; i++ {
 		n := 0
@@ -39,8 +39,8 @@ func versionAtLeast(v string, min [3]int) bool {
 			}
 			n, _ = strconv.Atoi(digits)
 		}
-		if n != min[i] {
-			return n > min[i]
+		if n != least[i] {
+			return n > least[i]
 		}
 	}
 	return true
