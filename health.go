@@ -56,3 +56,7 @@ func (g *Guard) GitConfigSettings() (*config.Config, error) {
 
 // DefaultMaxFileSize is the snapshot size limit when none is configured.
 const DefaultMaxFileSize = workspace.DefaultMaxFileSize
+
+// WorktreeName names the linked worktree this Guard records from (as a
+// checkpoint's Worktree does); empty for the main work tree.
+func (g *Guard) WorktreeName() string { return g.store.WorktreeName() }

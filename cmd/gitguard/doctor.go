@@ -75,7 +75,7 @@ type doctor struct {
 	g    *gitguard.Guard
 	top  string
 	home string
-	runs []gitguard.RunSummary
+	runs []record.RunInfo
 }
 
 func newDoctor(ctx context.Context, e *env, g *gitguard.Guard) (*doctor, error) {
@@ -83,7 +83,7 @@ func newDoctor(ctx context.Context, e *env, g *gitguard.Guard) (*doctor, error) 
 	if runtime.GOOS == "windows" && d.home == "" {
 		d.home = e.getenv("USERPROFILE")
 	}
-	runs, err := g.Runs(ctx)
+	runs, err := g.ListRuns(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +128,7 @@ func (d *doctor) checkAgent(ctx context.Context, s agentSetUp) doctorAgentReport
 			rep.Checks = append(rep.Checks, c.problem(fmt.Sprintf("%s: %v", f.display(), f.err),
 				"fix the file by hand, or move it away and run '"+f.initCommand(a.spec.name)+"'"))
 		case len(f.missing) > 0:
-			rep.Checks = append(rep.Checks, c.problem(fmt.Sprintf("%s lacks gitguard's hook for %s: those events are not recorded",
-				f.display(), strings.Join(f.missing, ", ")), f.initCommand(a.spec.name)))
+			rep.Checks = append(rep.Checks, c.problem(missingMessage(f), f.fix(a.spec.name)))
 		default:
 			rep.Checks = append(rep.Checks, c.ok(f.display()+": every event gitguard needs runs its hook"))
 		}
@@ -170,7 +169,7 @@ func (d *doctor) checkHookCommand(ctx context.Context, a *doctorAgent, command s
 		return append(out, c.problem(err.Error(), fix))
 	}
 	stderr, err := runNoop(ctx, d.top, command, ev)
-	after, lerr := d.g.Runs(ctx)
+	after, lerr := d.g.ListRuns(ctx)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return append(out, c.problem(fmt.Sprintf("%q did not answer a no-op event within %s", command, noopTimeout), fix))
@@ -196,7 +195,29 @@ func quoteStderr(s string) string {
 	return "\n    " + strings.ReplaceAll(s, "\n", "\n    ")
 }
 
-func runTips(runs []gitguard.RunSummary) map[record.RunID]record.Hash {
+// missingMessage says what a settings file lacks: events without the
+// hook, or hooks that init would update (a matcher to widen, an older
+// plugin to replace).
+func missingMessage(f installedHooks) string {
+	var events, updates []string
+	for _, m := range f.missing {
+		if strings.Contains(m, " (") {
+			updates = append(updates, m)
+		} else {
+			events = append(events, m)
+		}
+	}
+	var parts []string
+	if len(events) > 0 {
+		parts = append(parts, fmt.Sprintf("lacks gitguard's hook for %s: those events are not recorded", strings.Join(events, ", ")))
+	}
+	if len(updates) > 0 {
+		parts = append(parts, fmt.Sprintf("has hooks an older gitguard wrote: %s", strings.Join(updates, "; ")))
+	}
+	return f.display() + " " + strings.Join(parts, "; it ")
+}
+
+func runTips(runs []record.RunInfo) map[record.RunID]record.Hash {
 	m := make(map[record.RunID]record.Hash, len(runs))
 	for _, r := range runs {
 		m[r.ID] = r.Tip
@@ -220,12 +241,17 @@ func changedRuns(before, after map[record.RunID]record.Hash) []string {
 	return out
 }
 
-// newestRun is the agent's most recently active run, or nil.
-func (d *doctor) newestRun(prefix string) *gitguard.RunSummary {
-	var best *gitguard.RunSummary
+// newestRun is the agent's most recently active run in this work tree
+// (runs of other linked worktrees of the repository are theirs), or nil.
+func (d *doctor) newestRun(prefix string) *record.RunInfo {
+	var best *record.RunInfo
+	wt := d.g.WorktreeName()
 	for i := range d.runs {
 		r := &d.runs[i]
-		if strings.HasPrefix(string(r.ID), prefix) && (best == nil || r.LastAt.After(best.LastAt)) {
+		if r.Last == nil || r.Last.Worktree != wt || !strings.HasPrefix(string(r.ID), prefix) {
+			continue
+		}
+		if best == nil || r.Last.CreatedAt.After(best.Last.CreatedAt) {
 			best = r
 		}
 	}
@@ -245,7 +271,7 @@ func (d *doctor) lastEvent(ctx context.Context, a *doctorAgent) doctorCheck {
 	if !r.Finished {
 		state = "open"
 	}
-	c.Message = fmt.Sprintf("%s (run %s, %s)", r.LastAt.Local().Format("2006-01-02 15:04:05"), r.ID, state)
+	c.Message = fmt.Sprintf("%s (run %s, %s)", r.Last.CreatedAt.Local().Format("2006-01-02 15:04:05"), r.ID, state)
 	if r.Finished {
 		return c
 	}

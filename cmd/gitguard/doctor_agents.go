@@ -121,6 +121,16 @@ func (h installedHooks) initCommand(name string) string {
 	return c
 }
 
+// fix is the command that completes this file's hooks. init writes no
+// user file for an agent without --user (Claude Code's
+// ~/.claude/settings.json): the hooks it prints go there by hand.
+func (h installedHooks) fix(name string) string {
+	if h.file.user && h.file.flag == "" {
+		return "add what 'gitguard init " + name + "' prints to " + h.display() + " (or set the project up: gitguard init " + name + " --write)"
+	}
+	return h.initCommand(name)
+}
+
 // installed reads each of the agent's settings files (home is "" when
 // HOME is unset) and returns those that run gitguard's hook for it.
 func (a *doctorAgent) installed(top, home string) []installedHooks {

@@ -63,7 +63,8 @@ func silentHookMessage(agentName string, run record.RunID, cp *record.Checkpoint
 // status or resume looked at, when its agent is set up in this work tree
 // or in the user's settings.
 func warnSilentHook(e *env, g *gitguard.Guard, run record.RunID, cp *record.Checkpoint, changes []record.Change) {
-	if e.quiet || cp == nil || cp.RunFinished || len(changes) == 0 {
+	// A run of another linked worktree records another work tree.
+	if e.quiet || cp == nil || cp.RunFinished || len(changes) == 0 || cp.Worktree != g.WorktreeName() {
 		return
 	}
 	for _, a := range doctorAgents() {
