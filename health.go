@@ -8,6 +8,7 @@ import (
 
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 
@@ -60,3 +61,18 @@ const DefaultMaxFileSize = workspace.DefaultMaxFileSize
 // WorktreeName names the linked worktree this Guard records from (as a
 // checkpoint's Worktree does); empty for the main work tree.
 func (g *Guard) WorktreeName() string { return g.store.WorktreeName() }
+
+// NamespaceRefs returns every ref under refs/agent-checkpoints/ and the
+// commit or object it points at: comparing two of them tells whether
+// anything recorded in between. It writes nothing.
+func (g *Guard) NamespaceRefs(ctx context.Context) (map[string]record.Hash, error) {
+	refs, err := g.refs.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]record.Hash, len(refs))
+	for _, r := range refs {
+		out[r.Name] = r.Hash
+	}
+	return out, nil
+}

@@ -163,13 +163,16 @@ func (d *doctor) checkHookCommand(ctx context.Context, a *doctorAgent, command s
 	out := []doctorCheck{c.ok(fmt.Sprintf("%q starts with this PATH", command))}
 	c = doctorCheck{Name: "hook-runs"}
 	fix := "run it by hand: echo '{}' | " + command
-	before := runTips(d.runs)
 	ev, err := json.Marshal(a.noop(d.top))
 	if err != nil {
 		return append(out, c.problem(err.Error(), fix))
 	}
+	before, err := d.g.NamespaceRefs(ctx)
+	if err != nil {
+		return append(out, c.problem(err.Error(), "gitguard fsck"))
+	}
 	stderr, err := runNoop(ctx, d.top, command, ev)
-	after, lerr := d.g.ListRuns(ctx)
+	after, lerr := d.g.NamespaceRefs(ctx)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return append(out, c.problem(fmt.Sprintf("%q did not answer a no-op event within %s", command, noopTimeout), fix))
@@ -180,8 +183,8 @@ func (d *doctor) checkHookCommand(ctx context.Context, a *doctorAgent, command s
 	case lerr != nil:
 		return append(out, c.problem(lerr.Error(), fix))
 	}
-	if changed := changedRuns(before, runTips(after)); len(changed) > 0 {
-		return append(out, c.problem(fmt.Sprintf("a no-op event through %q changed the record of run %s (or another session recorded meanwhile)",
+	if changed := changedRefs(before, after); len(changed) > 0 {
+		return append(out, c.problem(fmt.Sprintf("a no-op event through %q changed %s (or another session recorded meanwhile)",
 			command, strings.Join(changed, ", ")), fix))
 	}
 	return append(out, c.ok("a no-op event goes through the hook and back, recording nothing"))
@@ -217,24 +220,17 @@ func missingMessage(f installedHooks) string {
 	return f.display() + " " + strings.Join(parts, "; it ")
 }
 
-func runTips(runs []record.RunInfo) map[record.RunID]record.Hash {
-	m := make(map[record.RunID]record.Hash, len(runs))
-	for _, r := range runs {
-		m[r.ID] = r.Tip
-	}
-	return m
-}
-
-func changedRuns(before, after map[record.RunID]record.Hash) []string {
+// changedRefs lists the refs that differ between two listings.
+func changedRefs(before, after map[string]record.Hash) []string {
 	var out []string
-	for id, tip := range after {
-		if before[id] != tip {
-			out = append(out, string(id))
+	for name, h := range after {
+		if old, ok := before[name]; !ok || old != h {
+			out = append(out, name)
 		}
 	}
-	for id := range before {
-		if _, ok := after[id]; !ok {
-			out = append(out, string(id))
+	for name := range before {
+		if _, ok := after[name]; !ok {
+			out = append(out, name)
 		}
 	}
 	sort.Strings(out)
