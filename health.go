@@ -8,6 +8,7 @@ import (
 
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/settings"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
 )
@@ -75,4 +76,13 @@ func (g *Guard) NamespaceRefs(ctx context.Context) (map[string]record.Hash, erro
 		out[r.Name] = r.Hash
 	}
 	return out, nil
+}
+
+// HeadConfig returns the settings of HEAD's committed .gitguard.toml
+// alone, or nil when HEAD has none. It writes nothing.
+func (g *Guard) HeadConfig(ctx context.Context) (*config.Config, error) {
+	if err := g.needWorkTree(); err != nil {
+		return nil, err
+	}
+	return settings.HeadConfig(ctx, g.ws, g.db)
 }

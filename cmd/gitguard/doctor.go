@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -332,9 +336,11 @@ func (d *doctor) checkDaemon(ctx context.Context) doctorCheck {
 }
 
 // checkSettings finds settings that loosen what is protected where no
-// commit shows them: gitguard.* keys of git config that exclude paths or
-// raise the size limit, and a .gitguard.toml edited in the work tree
-// (read by no run until committed).
+// commit shows them: gitguard.* keys of git config, and a .gitguard.toml
+// edited in the work tree (read by no run, but by every run once it is
+// committed). Loosening is leaving paths out (exclude) or moving the size
+// limit: below it files are recorded by hash only, and undo cannot
+// restore them; above the default every snapshot copies larger files.
 func (d *doctor) checkSettings(ctx context.Context) []doctorCheck {
 	c := doctorCheck{Name: "settings"}
 	cfg, err := d.g.GitConfigSettings()
@@ -346,19 +352,71 @@ func (d *doctor) checkSettings(ctx context.Context) []doctorCheck {
 		out = append(out, c.problem(fmt.Sprintf("git config gitguard.exclude leaves %s out of every snapshot", strings.Join(cfg.Exclude, ", ")),
 			"git config --unset-all gitguard.exclude (unless you set it)"))
 	}
-	if cfg.MaxFileSize < 0 || cfg.MaxFileSize > gitguard.DefaultMaxFileSize {
-		what := "no limit"
-		if cfg.MaxFileSize > 0 {
-			what = fmt.Sprintf("%d bytes", cfg.MaxFileSize)
-		}
-		out = append(out, c.problem(fmt.Sprintf("git config gitguard.maxFileSize raises the size limit to %s (default %d bytes)",
-			what, int64(gitguard.DefaultMaxFileSize)), "git config --unset-all gitguard.maxFileSize (unless you set it)"))
+	if msg := sizeChange(cfg.MaxFileSize, 0); msg != "" {
+		out = append(out, c.problem("git config gitguard.maxFileSize "+msg, "git config --unset-all gitguard.maxFileSize (unless you set it)"))
 	}
-	if msg := d.g.ConfigNotice(ctx); msg != "" {
-		out = append(out, doctorCheck{Name: "settings", Status: statusWarn, Message: msg})
+	if msgs := d.workTreeLoosens(ctx); len(msgs) > 0 {
+		for _, m := range msgs {
+			out = append(out, c.problem("the work tree's .gitguard.toml, once committed, "+m,
+				"git diff HEAD -- .gitguard.toml; git checkout HEAD -- .gitguard.toml (unless you wrote it)"))
+		}
+	} else if msg := d.g.ConfigNotice(ctx); msg != "" {
+		out = append(out, doctorCheck{Name: "settings", Status: statusInfo, Message: msg})
 	}
 	if len(out) == 0 {
 		out = append(out, c.ok("nothing in git config or the work tree loosens what is protected"))
+	}
+	return out
+}
+
+// sizeChange says how a configured size limit moves the one in force
+// (base; 0 for the default), or "" when it does not.
+func sizeChange(size, base int64) string {
+	if base == 0 {
+		base = gitguard.DefaultMaxFileSize
+	}
+	if size == 0 {
+		size = gitguard.DefaultMaxFileSize
+	}
+	switch {
+	case size == base:
+		return ""
+	case size < 0:
+		return "lifts the size limit: every snapshot copies files of any size"
+	case base < 0 || size < base:
+		return fmt.Sprintf("lowers the size limit to %d bytes: larger files are recorded by hash only, and undo cannot restore them", size)
+	}
+	return fmt.Sprintf("raises the size limit to %d bytes (from %d): every snapshot copies larger files", size, base)
+}
+
+// workTreeLoosens compares the work tree's .gitguard.toml with HEAD's.
+func (d *doctor) workTreeLoosens(ctx context.Context) []string {
+	data, err := os.ReadFile(filepath.Join(d.top, config.FileName))
+	if err != nil {
+		return nil
+	}
+	wt, err := config.Parse(config.FileName, data)
+	if err != nil {
+		return nil // ConfigNotice and every run's start say what is wrong with it
+	}
+	head, err := d.g.HeadConfig(ctx)
+	if err != nil {
+		return nil
+	}
+	if head == nil {
+		head = &config.Config{}
+	}
+	var out, added []string
+	for _, x := range wt.Exclude {
+		if !slices.Contains(head.Exclude, x) {
+			added = append(added, x)
+		}
+	}
+	if len(added) > 0 {
+		out = append(out, "leaves "+strings.Join(added, ", ")+" out of every snapshot")
+	}
+	if msg := sizeChange(wt.MaxFileSize, head.MaxFileSize); msg != "" {
+		out = append(out, msg)
 	}
 	return out
 }
