@@ -26,8 +26,9 @@ func newDoctorCommand(e *env) *cli.Command {
 			"              open and files changed after it that no call recorded\n" +
 			"and for the repository: git's version (2.31 or newer), the watch daemon, the\n" +
 			"store (as 'gitguard fsck'), and settings that loosen what is protected where no\n" +
-			"commit shows them (git config gitguard.exclude, a raised gitguard.maxFileSize, an\n" +
-			"edited .gitguard.toml). Each problem comes with the command that fixes it.\n" +
+			"commit shows them (git config gitguard.exclude or gitguard.maxFileSize, a work\n" +
+			"tree .gitguard.toml that would exclude more or move the size limit once\n" +
+			"committed). Each problem comes with the command that fixes it.\n" +
 			"It writes nothing.",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
