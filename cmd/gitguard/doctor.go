@@ -166,11 +166,11 @@ func (d *doctor) checkHookCommand(ctx context.Context, a *doctorAgent, command s
 	}
 	out := []doctorCheck{c.ok(fmt.Sprintf("%q starts with this PATH", command))}
 	c = doctorCheck{Name: "hook-runs"}
-	fix := "run it by hand: echo '{}' | " + command
 	ev, err := json.Marshal(a.noop(d.top))
 	if err != nil {
-		return append(out, c.problem(err.Error(), fix))
+		return append(out, c.problem(err.Error(), ""))
 	}
+	fix := "see why by hand, in " + d.top + ": echo " + shellQuote(string(ev)) + " | " + command
 	before, err := d.g.NamespaceRefs(ctx)
 	if err != nil {
 		return append(out, c.problem(err.Error(), "gitguard fsck"))
