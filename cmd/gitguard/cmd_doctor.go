@@ -29,7 +29,8 @@ func newDoctorCommand(e *env) *cli.Command {
 			"commit shows them (git config gitguard.exclude or gitguard.maxFileSize, a work\n" +
 			"tree .gitguard.toml that would exclude more or move the size limit once\n" +
 			"committed). Each problem comes with the command that fixes it.\n" +
-			"It writes nothing.",
+			"It changes no ref, no setting and no file (looking for unrecorded changes, like\n" +
+			"'gitguard status', stores the work tree's new contents in the object database).",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {

@@ -23,8 +23,8 @@ import (
 // every event, a command that starts and answers, and the trust its
 // agent needs to load them; and the repository has a git gitguard works
 // with, an intact store, no settings that quietly loosen what is
-// protected. It writes nothing: the hook command is run with an event
-// gitguard answers without recording, and the refs under
+// protected. It changes no ref, setting or file: the hook command is run
+// with an event gitguard answers without recording, and the refs under
 // refs/agent-checkpoints/ are compared before and after.
 
 // Check states, as --json prints them.
