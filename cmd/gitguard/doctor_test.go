@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gitguard/gitguard/agent"
@@ -77,6 +79,40 @@ func TestWithin(t *testing.T) {
 	} {
 		if got := within(tc.path, tc.dir); got != tc.want {
 			t.Errorf("within(%q, %q) = %v, want %v", tc.path, tc.dir, got, tc.want)
+		}
+	}
+}
+
+// Gemini CLI's and Qwen Code's trusted folders: the nearest folder listed
+// decides; TRUST_PARENT trusts the folder above the one named.
+func TestTrustedFolders(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	top := filepath.Join(home, "src", "proj")
+	for _, tc := range []struct {
+		name, folders string
+		want          string
+	}{
+		{"none", ``, statusProblem},
+		{"exact", `{"` + top + `": "TRUST_FOLDER"}`, statusOK},
+		{"ancestor", `{"` + filepath.Join(home, "src") + `": "TRUST_FOLDER"}`, statusOK},
+		{"parent", `{"` + filepath.Join(top, "sub") + `": "TRUST_PARENT"}`, statusOK},
+		{"sibling", `{"` + filepath.Join(home, "src", "other") + `": "TRUST_FOLDER"}`, statusProblem},
+		{"nearer no", `{"` + filepath.Join(home, "src") + `": "TRUST_FOLDER", "` + top + `": "DO_NOT_TRUST"}`, statusProblem},
+	} {
+		dir := filepath.Join(home, tc.name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "trustedFolders.json")
+		if tc.folders != "" {
+			if err := os.WriteFile(path, []byte(tc.folders), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d := &doctor{e: &env{getenv: func(string) string { return "" }}, home: home}
+		if got := trustedFolders(d, doctorCheck{Name: "trust"}, "Gemini CLI", path, top); got.Status != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, got.Status, got.Message, tc.want)
 		}
 	}
 }

@@ -113,7 +113,8 @@ func trustedFolders(d *doctor, c doctorCheck, title, path, top string) doctorChe
 		if s == "TRUST_PARENT" {
 			dir = filepath.Dir(p)
 		}
-		if within(top, dir) && len(dir) >= len(best) {
+		// On a tie (a folder named and its child's TRUST_PARENT), distrust wins.
+		if within(top, dir) && (len(dir) > len(best) || len(dir) == len(best) && s == "DO_NOT_TRUST") {
 			best, level = dir, s
 		}
 	}
