@@ -187,6 +187,7 @@ func commands(e *env) []*cli.Command {
 		newFetchCommand(e),
 		newPruneCommand(e),
 		newFsckCommand(e),
+		newDoctorCommand(e),
 		newWatchCommand(e),
 		newCompletionCommand(e),
 		newVersionCommand(e),
@@ -203,6 +204,7 @@ var exitFoundMeaning = map[string]string{
 	"push":   "the remote rejected a run",
 	"fetch":  "a remote run diverged from the local one and was not taken",
 	"watch":  "no watch daemon serves the work tree",
+	"doctor": "a check found a problem (each is listed with the command that fixes it)",
 	"fsck":   "damaged runs were found (and, with --repair, all repaired); 3: one could not be",
 }
 

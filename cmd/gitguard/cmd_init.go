@@ -221,5 +221,8 @@ func runInitAgent(ctx context.Context, e *env, s *agentSpec, o initAgentOptions)
 	if e.json {
 		return e.printJSON(res)
 	}
+	if !o.dryRun {
+		initChecks(ctx, e, s.name)
+	}
 	return nil
 }

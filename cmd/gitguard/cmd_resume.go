@@ -50,6 +50,7 @@ func runResume(ctx context.Context, e *env, runID record.RunID, dry bool) error 
 	if err != nil {
 		return err
 	}
+	warnSilentHook(e, g, r.Run, r.Checkpoint.Checkpoint, r.Unrecorded)
 	if e.json {
 		doc := protocol.NewResumeDoc(r)
 		doc.RunPicked = picked(pick)

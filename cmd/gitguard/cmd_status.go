@@ -82,6 +82,7 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 		return err
 	}
 	configNotice(ctx, e, g)
+	warnSilentHook(e, g, rep.Run, rep.Checkpoint.Checkpoint, rep.Unrecorded)
 	for _, r := range rep.OpenElsewhere {
 		fmt.Fprintf(e.stderr, "gitguard: warning: call %s of run %s is running in this work tree now; an undo may race its edits\n", r.Call, r.Run)
 	}
