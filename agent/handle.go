@@ -52,10 +52,7 @@ func Handle(ctx context.Context, ev *Event, o Options) (Result, error) {
 	case Pre, Post:
 		err = h.call(ctx)
 	case SessionStart:
-		if ev.EndOthers == "" {
-			return h.res, nil
-		}
-		err = h.withGuard(ctx, h.endOthers)
+		err = h.sessionStart(ctx)
 	case SessionEnd:
 		err = h.withGuard(ctx, func(ctx context.Context, g *gitguard.Guard) error {
 			return h.endRun(ctx, g, ev.RunID, ev.EndLabel)
@@ -158,15 +155,7 @@ func (h *handler) pre(ctx context.Context, g *gitguard.Guard, co gitguard.CallOp
 	if err := h.continueRun(ctx, g); err != nil {
 		return err
 	}
-	if h.o.StartDaemon != nil && !g.DaemonRunning(ctx) {
-		if err := h.o.StartDaemon(ctx, g); errors.Is(err, gitguard.ErrNoWatcher) {
-			h.o.Log.Info(ev.Agent + ": no watch daemon on this platform; whole-workspace captures walk the tree")
-		} else if err != nil {
-			h.o.Log.Warn(ev.Agent+": no watch daemon; whole-workspace captures walk the tree", "err", err)
-		} else {
-			h.markDaemon(g, ev.RunID)
-		}
-	}
+	h.startDaemon(ctx, g)
 	_, err = g.CallStart(ctx, ev.RunID, co)
 	if errors.Is(err, gitguard.ErrCallState) && h.started(ctx, g, co.CallID) {
 		// The agent sent the same event twice; the first capture stands.

@@ -140,6 +140,52 @@ func readRunIfAny(ctx context.Context, g *gitguard.Guard, runID record.RunID, ca
 	return run, err
 }
 
+// sessionStart ends the active run where it is another session's of the
+// same agent (EndOthers), and starts the work tree's watch daemon, so that
+// the session's first tool use finds it running: it is then handed to the
+// daemon like every later one, instead of starting a daemon while the
+// agent waits. The daemon's first snapshot is of the tree before any tool
+// of the session ran. A folder that is no repository, or a daemon that
+// cannot start, only leaves the first tool use to start one: nothing is
+// said about it here.
+func (h *handler) sessionStart(ctx context.Context) error {
+	if h.ev.EndOthers == "" && h.o.StartDaemon == nil {
+		return nil
+	}
+	g, err := h.open(ctx)
+	if err != nil {
+		if h.ev.EndOthers == "" {
+			h.o.Log.Info(h.ev.Agent+": no watch daemon started at the session's start", "err", err)
+			return nil
+		}
+		return err
+	}
+	defer g.Close()
+	if h.ev.EndOthers != "" {
+		if err := h.endOthers(ctx, g); err != nil {
+			return err
+		}
+	}
+	h.startDaemon(ctx, g)
+	return nil
+}
+
+// startDaemon starts the work tree's watch daemon for the session's run
+// when Options ask for one and none runs; the run's end stops it. Its
+// failure only costs speed.
+func (h *handler) startDaemon(ctx context.Context, g *gitguard.Guard) {
+	if h.o.StartDaemon == nil || g.DaemonRunning(ctx) {
+		return
+	}
+	if err := h.o.StartDaemon(ctx, g); errors.Is(err, gitguard.ErrNoWatcher) {
+		h.o.Log.Info(h.ev.Agent + ": no watch daemon on this platform; whole-workspace captures walk the tree")
+	} else if err != nil {
+		h.o.Log.Warn(h.ev.Agent+": no watch daemon; whole-workspace captures walk the tree", "err", err)
+	} else {
+		h.markDaemon(g, h.ev.RunID)
+	}
+}
+
 // endOthers finishes the active run when it is another session's run of
 // the same agent: that session never said it ended.
 func (h *handler) endOthers(ctx context.Context, g *gitguard.Guard) error {

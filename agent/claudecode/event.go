@@ -23,12 +23,13 @@ const (
 	PostToolUse        = "PostToolUse"
 	PostToolUseFailure = "PostToolUseFailure"
 	SessionEnd         = "SessionEnd"
+	SessionStart       = "SessionStart"
 )
 
 // quietEvents are Claude Code events gitguard has no use for; they are
 // ignored without a word.
 var quietEvents = map[string]bool{
-	"SessionStart": true, "UserPromptSubmit": true, "Stop": true, "SubagentStart": true, "SubagentStop": true,
+	"UserPromptSubmit": true, "Stop": true, "SubagentStart": true, "SubagentStop": true,
 	"Notification": true, "PreCompact": true, "PostCompact": true, "PermissionRequest": true,
 }
 
@@ -96,6 +97,9 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 		ev.Kind = agent.Pre
 	case PostToolUse, PostToolUseFailure:
 		ev.Kind = agent.Post
+	case SessionStart:
+		ev.Kind = agent.SessionStart
+		return ev, nil
 	case SessionEnd:
 		ev.Kind, ev.EndLabel = agent.SessionEnd, "Claude Code session ended"
 		return ev, nil

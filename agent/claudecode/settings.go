@@ -18,15 +18,16 @@ const HookMatcher = "*"
 const HookCommand = "gitguard hook claude-code"
 
 // HookEvents are the events the hook is registered for, in order;
-// SessionEnd takes no matcher.
-var HookEvents = []string{PreToolUse, PostToolUse, PostToolUseFailure, SessionEnd}
+// SessionStart and SessionEnd take no matcher. SessionStart starts the
+// watch daemon before the session's first tool use.
+var HookEvents = []string{PreToolUse, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd}
 
 func plan(command string) hookjson.Plan {
 	return hookjson.Plan{
 		Events: HookEvents,
 		Group: func(ev string) hookjson.Group {
 			g := hookjson.Group{Hooks: []hookjson.Hook{{Type: "command", Command: command}}}
-			if ev != SessionEnd {
+			if ev != SessionStart && ev != SessionEnd {
 				g.Matcher = HookMatcher
 			}
 			return g
