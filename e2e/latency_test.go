@@ -53,11 +53,13 @@ var modeNames = [hookModes]string{"none", "noop", "gitguard"}
 // noopCommand is a hook that reads its event and does nothing, started the
 // way each agent starts gitguard's: through a shell, except opencode's
 // plugin, which runs the command's words itself (and ignores its output).
+// The words after the script are the shell's $0 and $1, unused: they make
+// the command one 'gitguard init' recognises as its hook.
 func noopCommand(agent string) string {
 	if agent == "opencode" {
 		return "cat"
 	}
-	return "sh -c 'cat >/dev/null'"
+	return "sh -c 'cat >/dev/null' hook " + agent
 }
 
 // BenchmarkToolUse measures what gitguard's hooks add to each tool use of a
