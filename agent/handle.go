@@ -54,6 +54,11 @@ func Handle(ctx context.Context, ev *Event, o Options) (Result, error) {
 	case SessionEvent:
 		err = h.withGuard(ctx, h.closeOpen)
 	case SessionStart:
+		// A session that starts outside any repository has nothing to
+		// close and no daemon to start: nothing is said.
+		if _, werr := gitguard.FindWorkTree(ctx, h.ev.Cwd); werr != nil && h.ev.Cwd != "" {
+			return h.res, nil
+		}
 		err = h.withGuard(ctx, func(ctx context.Context, g *gitguard.Guard) error {
 			if err := h.closeOpen(ctx, g); err != nil {
 				return err
@@ -61,7 +66,11 @@ func Handle(ctx context.Context, ev *Event, o Options) (Result, error) {
 			if err := h.closeOthers(ctx, g); err != nil {
 				return err
 			}
-			return h.endOthers(ctx, g)
+			if err := h.endOthers(ctx, g); err != nil {
+				return err
+			}
+			h.startDaemon(ctx, g)
+			return nil
 		})
 	case SessionEnd:
 		err = h.withGuard(ctx, func(ctx context.Context, g *gitguard.Guard) error {
@@ -165,15 +174,7 @@ func (h *handler) pre(ctx context.Context, g *gitguard.Guard, co gitguard.CallOp
 	if err := h.continueRun(ctx, g); err != nil {
 		return err
 	}
-	if h.o.StartDaemon != nil && !g.DaemonRunning(ctx) {
-		if err := h.o.StartDaemon(ctx, g); errors.Is(err, gitguard.ErrNoWatcher) {
-			h.o.Log.Info(ev.Agent + ": no watch daemon on this platform; whole-workspace captures walk the tree")
-		} else if err != nil {
-			h.o.Log.Warn(ev.Agent+": no watch daemon; whole-workspace captures walk the tree", "err", err)
-		} else {
-			h.markDaemon(g, ev.RunID)
-		}
-	}
+	h.startDaemon(ctx, g)
 	_, err = g.CallStart(ctx, ev.RunID, co)
 	if errors.Is(err, gitguard.ErrCallState) && h.started(ctx, g, co.CallID) {
 		// The agent sent the same event twice; the first capture stands.

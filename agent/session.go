@@ -140,6 +140,22 @@ func readRunIfAny(ctx context.Context, g *gitguard.Guard, runID record.RunID, ca
 	return run, err
 }
 
+// startDaemon starts the work tree's watch daemon for the session's run
+// when Options ask for one and none runs; the run's end stops it. Its
+// failure only costs speed.
+func (h *handler) startDaemon(ctx context.Context, g *gitguard.Guard) {
+	if h.o.StartDaemon == nil || g.DaemonRunning(ctx) {
+		return
+	}
+	if err := h.o.StartDaemon(ctx, g); errors.Is(err, gitguard.ErrNoWatcher) {
+		h.o.Log.Info(h.ev.Agent + ": no watch daemon on this platform; whole-workspace captures walk the tree")
+	} else if err != nil {
+		h.o.Log.Warn(h.ev.Agent+": no watch daemon; whole-workspace captures walk the tree", "err", err)
+	} else {
+		h.markDaemon(g, h.ev.RunID)
+	}
+}
+
 // endOthers finishes the active run when it is another session's run of
 // the same agent: that session never said it ended.
 func (h *handler) endOthers(ctx context.Context, g *gitguard.Guard) error {

@@ -108,6 +108,8 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 		return err
 	}
 	defer d.Close()
+	defer heapProfiles(e.getenv, e.log.Info)()
+	defer returnFreeMemory(returnMemoryEvery)()
 	e.say("gitguard: watching %s (pid %d); stop with Ctrl-C or 'gitguard watch stop'", g.WorkTree(), os.Getpid())
 	return d.Serve(ctx, o.idle) // nil when interrupted: stopping is what was asked
 }

@@ -29,7 +29,7 @@ const refreshAfter = time.Hour
 
 // maxFreshened bounds the memory of freshened files; past it the memory is
 // cleared and files are freshened again on their next reuse.
-const maxFreshened = 1 << 20
+const maxFreshened = 1 << 14
 
 // freshened remembers which files this process freshened, and when.
 type freshened struct {

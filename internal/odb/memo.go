@@ -3,6 +3,7 @@ package odb
 import (
 	"bytes"
 	"sync"
+	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
 )
@@ -43,6 +44,12 @@ type memoObject struct {
 // was read, and a checkpoint's writer checks what its new checkpoint names
 // with them before and after its ref moves (patchstore's intact.go). Keep
 // a memo to one operation, not a process's life.
+//
+// When the last ends, the trees decoded and the objects remembered for
+// writing again (Restore) are cut down to what a process keeps between
+// operations, and the pages of the mapped packs it read are let go (every
+// few seconds, and once operations pause), so that one serving many stays
+// small.
 func (db *DB) Memo() (end func()) {
 	db.memo.mu.Lock()
 	db.memo.open++
@@ -54,9 +61,22 @@ func (db *DB) Memo() (end func()) {
 			defer db.memo.mu.Unlock()
 			if db.memo.open--; db.memo.open == 0 {
 				db.memo.m, db.memo.bytes = nil, 0
+				// The operation's checkpoint is on its ref and checked:
+				// what it wrote and read need not be remembered.
+				db.trees.trim(treeCacheIdle)
+				db.kept.trim(recentIdle)
+				db.packs.releaseMapped(time.Now(), false)
+				db.packs.releaseWhenIdle(db.memo.busy)
 			}
 		})
 	}
+}
+
+// busy reports whether an operation is remembering.
+func (r *readMemo) busy() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.open > 0
 }
 
 // get returns a remembered object. The content is shared: the caller

@@ -37,3 +37,7 @@ func mapFile(path string, minSize int, magic []byte) ([]byte, error) {
 
 // unmapFile releases what mapFile returned.
 func unmapFile(data []byte) { _ = unix.Munmap(data) }
+
+// releaseFile lets go of the resident pages of a mapping made by mapFile;
+// it stays mapped, and a page read again is faulted in from the page cache.
+func releaseFile(data []byte) { _ = unix.Madvise(data, unix.MADV_DONTNEED) }

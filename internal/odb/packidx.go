@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
 )
@@ -29,6 +30,9 @@ type packIndexes struct {
 	idx    []*idxFile // nil when a pack's index is not version 2
 	usable bool       // every index is one this reader understands
 	lists  int        // times the pack folder was listed (for tests)
+
+	released time.Time   // when the mapped pages were last let go (releaseMapped)
+	idle     *time.Timer // lets them go once operations pause (releaseWhenIdle)
 }
 
 type idxFile struct {
@@ -116,10 +120,63 @@ func (p *packIndexes) added(path string) {
 func (p *packIndexes) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.idle != nil {
+		p.idle.Stop()
+		p.idle = nil
+	}
 	for _, f := range p.idx {
 		f.unmapWhenUnreachable()
 	}
 	p.idx, p.loaded, p.usable = nil, false, false
+}
+
+// releaseAfter is how often, at most, a process lets go of the pages of
+// its mapped packs and indexes (releaseMapped).
+const releaseAfter = 5 * time.Second
+
+// releaseIdle is how long after the last operation ended a process lets go
+// of the pages of its mapped packs and indexes (releaseWhenIdle).
+const releaseIdle = time.Second
+
+// releaseWhenIdle lets go of the pages of the mapped indexes and packs
+// releaseIdle from now, unless another call comes first or busy then says
+// an operation is under way. A process about to exit never gets there.
+func (p *packIndexes) releaseWhenIdle(busy func() bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.idle != nil {
+		p.idle.Reset(releaseIdle)
+		return
+	}
+	p.idle = time.AfterFunc(releaseIdle, func() {
+		if !busy() {
+			p.releaseMapped(time.Now(), true)
+		}
+	})
+}
+
+// releaseMapped lets go of the pages of the mapped indexes and packs that
+// this process has read, unless it did so within releaseAfter and force
+// is false. A mapping
+// stays mapped and its pages stay in the page cache: the next read of one
+// faults it in again, from memory. Without this, a process that reads
+// objects for hours (the watch daemon) ends up holding, as its own
+// resident memory, every page of the repository's packs it ever touched.
+func (p *packIndexes) releaseMapped(now time.Time, force bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !force && now.Sub(p.released) < releaseAfter && !now.Before(p.released) {
+		return
+	}
+	p.released = now
+	for _, f := range p.idx {
+		if f.mapped {
+			releaseFile(f.data)
+		}
+		if f.packData != nil {
+			releaseFile(f.packData)
+		}
+	}
 }
 
 // mappings are what an idxFile maps: its index (nil when read whole) and

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,4 +57,86 @@ func TestCloseLeavesMappingsToTheCollector(t *testing.T) {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// residentKiB is the resident memory of the process's mappings of the file
+// at path, from /proc/self/smaps.
+func residentKiB(t *testing.T, path string) int {
+	t.Helper()
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, in := 0, false
+	for _, line := range strings.Split(string(smaps), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
+			in = f[len(f)-1] == path
+			continue
+		}
+		if in && f[0] == "Rss:" && len(f) > 1 {
+			n, err := strconv.Atoi(f[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += n
+		}
+	}
+	return total
+}
+
+// A process that reads objects for hours (the watch daemon) does not keep
+// every page of the packs it read as its own memory: when an operation
+// ends, the pages of its mappings are let go (at most every releaseAfter),
+// and reads go on from the page cache.
+func TestMemoEndReleasesMappedPages(t *testing.T) {
+	r := gittest.New(t)
+	idx := bigPack(t, r, 4000)
+	ids := showIndex(t, r, idx)
+	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
+	db, err := Open(filepath.Join(r.Dir, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	end := db.Memo()
+	for _, h := range ids {
+		if _, _, err := db.Read(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if residentKiB(t, pack) == 0 || residentKiB(t, idx) == 0 {
+		t.Fatal("reading every object left no page of the pack or its index resident")
+	}
+	end()
+	if kib := residentKiB(t, pack) + residentKiB(t, idx); kib != 0 {
+		t.Errorf("%d KiB of the pack and its index still resident after the operation ended", kib)
+	}
+	if !mappedNow(t, pack) {
+		t.Error("the pack was unmapped; only its pages were to go")
+	}
+	// Read again: once operations pause for releaseIdle, the pages go.
+	end = db.Memo()
+	if _, _, err := db.Read(ids[len(ids)/2]); err != nil {
+		t.Fatal(err)
+	}
+	end()
+	for deadline := time.Now().Add(releaseIdle + 5*time.Second); residentKiB(t, pack) != 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d KiB of the pack still resident once operations paused", residentKiB(t, pack))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	end = db.Memo()
+	if _, _, err := db.Read(ids[len(ids)/3]); err != nil {
+		t.Fatal(err)
+	}
+	db.packs.releaseMapped(time.Now().Add(releaseAfter), false)
+	if kib := residentKiB(t, pack); kib != 0 {
+		t.Errorf("%d KiB of the pack resident after releaseAfter", kib)
+	}
+	end()
 }

@@ -28,8 +28,21 @@ import (
 // it still hashes to the same id. A blob streamed from elsewhere
 // (WriteStream) is not remembered.
 
-// recentBudget bounds the bytes of content remembered.
+// recentBudget bounds the memory of what is remembered while an operation
+// runs: the content kept, and for each object its entry (keptOverhead) and
+// the path of a file it is read again from.
 const recentBudget = 64 << 20
+
+// recentIdle is what is remembered between operations (see DB.Memo). An
+// object is needed only until the checkpoint naming it is on its ref and
+// checked, which the operation that wrote it does; a process that serves
+// many (the watch daemon) keeps the last few checkpoints' objects, not
+// everything it ever wrote.
+const recentIdle = 2 << 20
+
+// keptOverhead is what remembering one object costs beyond its content or
+// path: its map slot, key and entry, and its place in the order.
+const keptOverhead = 112
 
 // maxRecentObject is the largest content remembered; bigger objects are
 // written from files (and remembered by path) in practice.
@@ -51,6 +64,8 @@ type recent struct {
 	bytes int
 }
 
+func (o keptObject) memory() int { return keptOverhead + len(o.data) + len(o.path) }
+
 func (r *recent) add(h git.Hash, o keptObject) {
 	if len(o.data) > maxRecentObject {
 		return
@@ -65,11 +80,33 @@ func (r *recent) add(h git.Hash, o keptObject) {
 	}
 	r.m[h] = o
 	r.order = append(r.order, h)
-	r.bytes += len(o.data)
-	for r.bytes > recentBudget && len(r.order) > 0 {
+	r.bytes += o.memory()
+	r.shrink(recentBudget)
+}
+
+// trim forgets the oldest objects until what is remembered takes at most
+// budget bytes, and lets go of the map's room when most of it went.
+func (r *recent) trim(budget int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	before := len(r.order)
+	r.shrink(budget)
+	if len(r.order) < before/2 {
+		// A map keeps the room of its largest size: start a smaller one.
+		m := make(map[git.Hash]keptObject, len(r.order))
+		for _, h := range r.order {
+			m[h] = r.m[h]
+		}
+		r.m, r.order = m, append([]git.Hash(nil), r.order...)
+	}
+}
+
+// shrink forgets the oldest objects past budget; r.mu is held.
+func (r *recent) shrink(budget int) {
+	for r.bytes > budget && len(r.order) > 0 {
 		old := r.order[0]
 		r.order = r.order[1:]
-		r.bytes -= len(r.m[old].data)
+		r.bytes -= r.m[old].memory()
 		delete(r.m, old)
 	}
 	if len(r.order) == 0 {
@@ -335,7 +372,7 @@ func (db *DB) readTreeKept(h git.Hash) ([]TreeEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.trees.add(h, entries, len(data))
+	db.trees.add(h, entries)
 	return entries, nil
 }
 

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""bench/firstuse.py: a session's first tool use against its later ones, and
+each hook event against a no-op hook.
+
+    bench/firstuse.py [-a OTHER]... [--sessions N] [--uses K] GITGUARD REPO
+
+Runs N sessions (default 8) of K Edit tool uses (default 4) in the git
+repository REPO as Claude Code runs its hooks: each event is JSON on the
+stdin of `/bin/sh -c "gitguard-hook claude-code"` (the hook client beside
+GITGUARD, found on PATH as `gitguard init` installs it; `GITGUARD hook
+claude-code` when there is none), a SessionStart first, the tool's
+PreToolUse, an append to a tracked file, its PostToolUse, and a SessionEnd
+last. Beside every event it times the same event given to `/bin/sh -c "sh -c
+'cat >/dev/null'"`: the no-op hook every hook-based guard costs at least.
+
+Prints the median wall time of SessionStart, of the first tool use's
+PreToolUse and PostToolUse, of the later ones', and of the no-op hook, each
+with its ratio to the no-op. With -a, each build's session runs in turn
+with the others', so all see the same machine load.
+
+Bounded: N*(K*2+2) events per build, each killed after 60 s. The file is
+restored with git afterwards; the runs stay in the repository.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def run(cmd, data, env):
+    t = time.perf_counter()
+    p = subprocess.run(["/bin/sh", "-c", cmd], input=data, env=env, capture_output=True, timeout=60)
+    d = (time.perf_counter() - t) * 1000
+    if p.returncode or p.stderr:
+        sys.exit(f"{cmd}: exit {p.returncode}: {p.stderr.decode(errors='replace')}")
+    return d
+
+
+def event(repo, session, name, path=None, i=0):
+    d = {"session_id": session, "transcript_path": "/dev/null", "cwd": repo, "hook_event_name": name}
+    if path:
+        d.update(tool_name="Edit", tool_input={"file_path": os.path.join(repo, path), "old_string": "a",
+                                                "new_string": "b"},
+                 tool_response={"filePath": os.path.join(repo, path)}, tool_use_id=f"toolu_{session}_{i}")
+    if name == "SessionStart":
+        d["source"] = "startup"
+    return json.dumps(d).encode()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-a", dest="others", action="append", default=[], metavar="OTHER")
+    ap.add_argument("--sessions", type=int, default=8)
+    ap.add_argument("--uses", type=int, default=4)
+    ap.add_argument("gitguard")
+    ap.add_argument("repo")
+    args = ap.parse_args()
+    repo = os.path.abspath(args.repo)
+    os.chdir(repo)
+    path = next(p for p in subprocess.run(["git", "ls-files"], capture_output=True, text=True).stdout.splitlines()
+                if not p.startswith("."))
+    builds = []
+    for n, g in enumerate([args.gitguard] + args.others):
+        g = os.path.abspath(g)
+        client = os.path.join(os.path.dirname(g), "gitguard-hook")
+        hook = "gitguard-hook claude-code" if os.path.exists(client) else f"'{g}' hook claude-code"
+        env = dict(os.environ, PATH=os.path.dirname(g) + os.pathsep + os.environ["PATH"])
+        builds.append({"gitguard": g, "hook": hook, "env": env, "tag": n, "t": {}})
+    noop = "sh -c 'cat >/dev/null'"
+    try:
+        for s in range(args.sessions):
+            for b in builds:
+                session = f"firstuse-{os.getpid()}-{b['tag']}-{s}"
+
+                def timed(case, data):
+                    b["t"].setdefault(case, []).append(run(b["hook"], data, b["env"]))
+                    b["t"].setdefault("no-op hook", []).append(run(noop, data, b["env"]))
+
+                timed("SessionStart", event(repo, session, "SessionStart"))
+                for i in range(args.uses):
+                    which = "first" if i == 0 else "later"
+                    timed(f"{which} PreToolUse", event(repo, session, "PreToolUse", path, i))
+                    with open(path, "a") as f:
+                        f.write(f"line {s} {i}\n")
+                    timed(f"{which} PostToolUse", event(repo, session, "PostToolUse", path, i))
+                timed("SessionEnd", event(repo, session, "SessionEnd"))
+                subprocess.run(["git", "checkout", "-q", "--", path])
+    finally:
+        subprocess.run(["git", "checkout", "-q", "--", path])
+        for b in builds:
+            subprocess.run([b["gitguard"], "watch", "stop"], capture_output=True)
+    for b in builds:
+        if len(builds) > 1:
+            print(f"\n{b['gitguard']}\n")
+        base = statistics.median(b["t"]["no-op hook"])
+        print("| event | median wall ms | ÷ no-op hook |")
+        print("|---|---:|---:|")
+        for case in ["SessionStart", "first PreToolUse", "first PostToolUse", "later PreToolUse",
+                     "later PostToolUse", "SessionEnd", "no-op hook"]:
+            m = statistics.median(b["t"][case])
+            print(f"| {case} | {m:.1f} | {m / base:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
