@@ -114,22 +114,75 @@ type FetchReport struct {
 	Results []FetchResult
 }
 
-// Push sends every run of this repository to remote (see gitrefs.Store.Push).
+// ErrBadSyncConfig is returned for a gitguard.remote or gitguard.pushBatch
+// value in git config that gitguard cannot use.
+var ErrBadSyncConfig = gitrefs.ErrBadConfig
+
+// ErrNoSuchRun is returned by Push for a run it was asked to push that does
+// not exist here.
+var ErrNoSuchRun = gitrefs.ErrNoSuchRun
+
+// MaxPushBatch bounds PushOptions.Batch.
+const MaxPushBatch = gitrefs.MaxPushBatch
+
+// DefaultRemote is the remote runs go to and come from when neither the
+// command nor gitguard.remote names one.
+const DefaultRemote = "origin"
+
+// SyncRemote returns the remote a push or fetch uses: remote when given,
+// else gitguard.remote from git config (a repository for runs only), else
+// DefaultRemote. It returns ErrBadSyncConfig for an unusable setting.
+func (g *Guard) SyncRemote(ctx context.Context, remote string) (string, error) {
+	if remote != "" {
+		return remote, nil
+	}
+	c, err := g.refs.ReadSyncConfig(ctx)
+	if err != nil {
+		return "", err
+	}
+	if c.Remote != "" {
+		return c.Remote, nil
+	}
+	return DefaultRemote, nil
+}
+
+// Push sends runs of this repository to remote (see gitrefs.Store.Push),
+// in batches of opts.Batch refs, or gitguard.pushBatch from git config
+// when opts.Batch is 0. It returns ErrBadSyncConfig for an unusable
+// setting, ErrNoSuchRun for a run in opts.Runs that does not exist here.
 func (g *Guard) Push(ctx context.Context, remote string, opts PushOptions) ([]PushResult, error) {
-	res, err := g.refs.Push(ctx, remote, gitrefs.PushOptions{Force: opts.Force, DryRun: opts.DryRun})
+	if opts.Batch == 0 {
+		c, err := g.refs.ReadSyncConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opts.Batch = c.PushBatch
+	}
+	res, err := g.refs.Push(ctx, remote, gitrefs.PushOptions{Force: opts.Force, DryRun: opts.DryRun, Batch: opts.Batch, Runs: opts.Runs})
+	return pushResults(res), err
+}
+
+func pushResults(res []gitrefs.PushResult) []PushResult {
 	out := make([]PushResult, len(res))
 	for i, r := range res {
-		out[i] = PushResult{Ref: r.Ref, Status: PushStatus(r.Status), Summary: r.Summary}
+		out[i] = PushResult{Ref: r.Ref, Status: PushStatus(r.Status), Summary: r.Summary,
+			Local: r.Local, RemoteTip: r.RemoteTip, Message: r.Message}
 	}
-	return out, err
+	return out
 }
 
 // PushOptions tune Push.
 type PushOptions struct {
-	// Force overwrites remote run refs that are not ancestors of the local ones.
+	// Force overwrites remote run refs that are not ancestors of the local
+	// ones, but only those still at the tip Push read from the remote.
 	Force bool
 	// DryRun asks git what it would push, sending nothing.
 	DryRun bool
+	// Batch is the most run refs one git push carries; 0 means
+	// gitguard.pushBatch from git config, else 100.
+	Batch int
+	// Runs limits the push to these runs; nil means every run.
+	Runs []record.RunID
 }
 
 // PushResult is what happened to one run ref in a push.
@@ -137,10 +190,16 @@ type PushResult struct {
 	Ref     string // local and remote name, e.g. refs/agent-checkpoints/runs/x
 	Status  PushStatus
 	Summary string // git's summary, e.g. "[rejected] (non-fast-forward)"
+	// Local is the tip pushed; RemoteTip the remote's tip (zero when it
+	// had no such run): before the push, or after it for a rejected run.
+	Local, RemoteTip record.Hash
+	// Message is the remote's own words when it declined the push.
+	Message string
 }
 
 // PushStatus is what happened to one ref in a push: "new", "updated",
-// "forced", "up-to-date", "rejected" or "deleted".
+// "forced", "up-to-date", "rejected" (the remote's copy moved on),
+// "declined" (the remote's own rule refused it) or "deleted".
 type PushStatus string
 
 // The push statuses.
@@ -149,6 +208,7 @@ const (
 	PushUpdated  = PushStatus(gitrefs.PushUpdated)
 	PushForced   = PushStatus(gitrefs.PushForced)
 	PushUpToDate = PushStatus(gitrefs.PushUpToDate)
-	PushRejected = PushStatus(gitrefs.PushRejected) // the remote refused it
+	PushRejected = PushStatus(gitrefs.PushRejected) // the remote's copy moved on
+	PushDeclined = PushStatus(gitrefs.PushDeclined) // the remote's rule refused it
 	PushDeleted  = PushStatus(gitrefs.PushDeleted)
 )

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +39,12 @@ const (
 	PushUpdated  PushStatus = "updated"
 	PushForced   PushStatus = "forced"
 	PushUpToDate PushStatus = "up-to-date"
+	// PushRejected: the remote's run is not an ancestor of the local one
+	// (it moved on, or both did): git refused to move it.
 	PushRejected PushStatus = "rejected"
+	// PushDeclined: the remote refused the ref by its own rule (a hook,
+	// receive.denyXxx, a host's ref policy) whatever its value.
+	PushDeclined PushStatus = "declined"
 	PushDeleted  PushStatus = "deleted"
 )
 
@@ -47,15 +53,40 @@ type PushResult struct {
 	Ref     string // local and remote name, e.g. refs/agent-checkpoints/runs/x
 	Status  PushStatus
 	Summary string // git's summary, e.g. "[rejected] (non-fast-forward)"
+	// Local is the tip pushed; RemoteTip the remote's tip before the push
+	// (zero when the remote had no such run).
+	Local, RemoteTip record.Hash
+	// Message is what the remote said when it declined the push (its
+	// "remote:" lines), naming its rule.
+	Message string
 }
+
+// DefaultPushBatch is the number of run refs one git push sends when
+// neither PushOptions.Batch nor gitguard.pushBatch says otherwise: hosts
+// that limit the refs of one push allow at least this many.
+const DefaultPushBatch = 100
+
+// MaxPushBatch bounds PushOptions.Batch.
+const MaxPushBatch = 100000
 
 // PushOptions tunes Push.
 type PushOptions struct {
-	// Force overwrites remote run refs that are not ancestors of the local ones.
+	// Force overwrites remote run refs that are not ancestors of the local
+	// ones, but only if each is still at the tip Push read from the remote
+	// (git push --force-with-lease): a run pushed meanwhile is never clobbered.
 	Force bool
 	// DryRun asks git what it would push, sending nothing.
 	DryRun bool
+	// Batch is the most run refs one git push carries; 0 means
+	// DefaultPushBatch. Runs beyond it go in further pushes.
+	Batch int
+	// Runs limits the push to these runs (each must exist); nil means every run.
+	Runs []record.RunID
 }
+
+// ErrNoSuchRun is returned by Push for a run named in PushOptions.Runs that
+// does not exist here.
+var ErrNoSuchRun = errors.New("no such run")
 
 // ValidateRemote checks a remote name or URL before it is given to git.
 func ValidateRemote(remote string) error {
@@ -65,31 +96,166 @@ func ValidateRemote(remote string) error {
 	return nil
 }
 
-// Push sends every local run ref (refs/agent-checkpoints/runs/*) to the same
-// name on remote. It pushes nothing else: no branches, no tags (even with
-// push.followTags), no submodules, and it leaves remote-tracking refs alone.
-// The remote refuses non-fast-forward updates unless opts.Force. Rejected
-// refs are reported in the results, not as an error; an error means git
-// could not push at all (ErrRemote, ErrBadRemote). It writes no local ref.
+// Push sends local run refs (refs/agent-checkpoints/runs/*, or those of
+// opts.Runs) to the same names on remote. It first lists the remote's run
+// refs (git ls-remote) and skips those already up to date, then pushes the
+// rest in batches of at most opts.Batch refs, each batch one git push
+// naming its refs one by one. It pushes nothing else, whatever the
+// configuration: no branches, no tags (even with push.followTags), no
+// submodules, and it leaves remote-tracking refs alone.
+//
+// The remote refuses non-fast-forward updates (PushRejected) unless
+// opts.Force, and may decline refs by its own rules (PushDeclined, with the
+// remote's message). These are reported in the results, sorted by ref, not
+// as an error; an error means git could not push at all (ErrRemote,
+// ErrBadRemote) or a named run does not exist (ErrNoSuchRun). It writes no
+// local ref.
 func (s *Store) Push(ctx context.Context, remote string, opts PushOptions) ([]PushResult, error) {
 	if err := ValidateRemote(remote); err != nil {
 		return nil, err
 	}
-	spec := RunsPattern + ":" + RunsPattern
-	if opts.Force {
-		spec = "+" + spec
+	batch := opts.Batch
+	if batch <= 0 {
+		batch = DefaultPushBatch
 	}
+	local, err := s.localRuns(ctx, opts.Runs)
+	if err != nil {
+		return nil, err
+	}
+	if len(local) == 0 {
+		return nil, nil
+	}
+	remoteRefs, err := s.listRemote(ctx, remote, "push to")
+	if err != nil {
+		return nil, err
+	}
+	theirs := map[string]record.Hash{}
+	for _, r := range remoteRefs {
+		theirs[r.Name] = r.Hash
+	}
+	var results, todo []PushResult
+	for _, r := range local {
+		res := PushResult{Ref: r.Name, Local: r.Hash, RemoteTip: theirs[r.Name]}
+		if res.RemoteTip == r.Hash {
+			res.Status, res.Summary = PushUpToDate, "[up to date]"
+			results = append(results, res)
+			continue
+		}
+		todo = append(todo, res)
+	}
+	for len(todo) > 0 {
+		n := min(batch, len(todo))
+		got, err := s.pushBatch(ctx, remote, todo[:n], opts)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, got...)
+		todo = todo[n:]
+	}
+	sort.Slice(results, func(i, j int) bool { return results[i].Ref < results[j].Ref })
+	return results, nil
+}
+
+// localRuns returns the run refs to push: every run, or those of ids.
+func (s *Store) localRuns(ctx context.Context, ids []record.RunID) ([]Ref, error) {
+	all, err := s.list(ctx, runsPrefix)
+	if err != nil {
+		return nil, err
+	}
+	var runs []Ref
+	for _, r := range all {
+		if _, ok := ParseRunRef(r.Name); ok {
+			runs = append(runs, r)
+		}
+	}
+	if ids == nil {
+		return runs, nil
+	}
+	byName := map[string]Ref{}
+	for _, r := range runs {
+		byName[r.Name] = r
+	}
+	var out []Ref
+	seen := map[string]bool{}
+	for _, id := range ids {
+		r, ok := byName[RunRef(id)]
+		if !ok {
+			return nil, fmt.Errorf("push run %s: %w", id, ErrNoSuchRun)
+		}
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// pushBatch runs one git push for refs and returns their results.
+func (s *Store) pushBatch(ctx context.Context, remote string, refs []PushResult, opts PushOptions) ([]PushResult, error) {
 	args := []string{"push", "--porcelain", "--no-follow-tags", "--recurse-submodules=no", "--no-signed"}
 	if opts.DryRun {
 		args = append(args, "--dry-run")
 	}
-	args = append(args, "--", remote, spec)
+	if opts.Force {
+		for _, r := range refs {
+			expect := ""
+			if !r.RemoteTip.IsZero() {
+				expect = r.RemoteTip.String()
+			}
+			args = append(args, "--force-with-lease="+r.Ref+":"+expect)
+		}
+	}
+	args = append(args, "--", remote)
+	for _, r := range refs {
+		// The local tip by object id, not by name: what is sent is exactly
+		// what was read, even if the run moves during the push.
+		args = append(args, r.Local.String()+":"+r.Ref)
+	}
 	out, err := s.repo.Git(ctx, args...)
-	results := parsePorcelain(out)
-	if err != nil && len(results) == 0 {
+	parsed := parsePorcelain(out)
+	if err != nil && len(parsed) == 0 {
 		return nil, remoteError("push to", remote, err)
 	}
-	return results, nil
+	said := remoteSaid(err)
+	byRef := map[string]PushResult{}
+	for _, p := range parsed {
+		byRef[p.Ref] = p
+	}
+	res := make([]PushResult, 0, len(refs))
+	for _, r := range refs {
+		p, ok := byRef[r.Ref]
+		if !ok {
+			r.Status, r.Summary = PushDeclined, "[not reported by git push]"
+			r.Message = said
+			res = append(res, r)
+			continue
+		}
+		r.Status, r.Summary = p.Status, p.Summary
+		if r.Status == PushDeclined {
+			r.Message = said
+		}
+		res = append(res, r)
+	}
+	return res, nil
+}
+
+// remoteSaid returns the "remote:" lines of a failed git's stderr, the
+// remote's own words about why it declined, joined with "; ".
+func remoteSaid(err error) string {
+	var ee *git.ExitError
+	if !errors.As(err, &ee) {
+		return ""
+	}
+	var lines []string
+	for _, l := range strings.Split(ee.Stderr, "\n") {
+		l = strings.TrimSpace(strings.TrimSuffix(l, "\r"))
+		if m, ok := strings.CutPrefix(l, "remote:"); ok {
+			if m = strings.TrimSpace(m); m != "" && len(lines) < 8 {
+				lines = append(lines, m)
+			}
+		}
+	}
+	return strings.Join(lines, "; ")
 }
 
 func parsePorcelain(out []byte) []PushResult {
@@ -125,6 +291,9 @@ func parsePorcelain(out []byte) []PushResult {
 			r.Status = PushDeleted
 		default:
 			r.Status = PushRejected
+			if strings.HasPrefix(r.Summary, "[remote rejected]") || strings.HasPrefix(r.Summary, "[remote failure]") {
+				r.Status = PushDeclined
+			}
 		}
 		res = append(res, r)
 	}

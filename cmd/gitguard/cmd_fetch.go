@@ -48,6 +48,9 @@ func runFetch(ctx context.Context, e *env, opts syncOptions) error {
 		return err
 	}
 	defer g.Close()
+	if opts.remote, err = g.SyncRemote(ctx, opts.remote); err != nil {
+		return err
+	}
 	rep, ferr := g.Fetch(ctx, opts.remote, gitguard.FetchOptions{Force: opts.force, DryRun: opts.dryRun})
 	if rep == nil {
 		return ferr
