@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/runsync"
@@ -62,6 +63,8 @@ type FetchOptions struct {
 	Force bool
 	// DryRun fetches and verifies but changes no run ref.
 	DryRun bool
+	// Runs limits the fetch to these runs; nil means every run of the remote.
+	Runs []record.RunID
 }
 
 // Fetch brings the runs of remote into this repository safely: it fetches
@@ -76,7 +79,7 @@ type FetchOptions struct {
 // if some diverged run was kept; gitrefs.ErrRemote if git could not fetch;
 // gitrefs.ErrRefChanged if a local run moved while it was being updated.
 func (g *Guard) Fetch(ctx context.Context, remote string, opts FetchOptions) (*FetchReport, error) {
-	results, err := runsync.Fetch(ctx, g.store, g.refs, g.log, remote, opts.Force, opts.DryRun)
+	results, err := runsync.Fetch(ctx, g.store, g.refs, g.log, remote, opts.Force, opts.DryRun, opts.Runs...)
 	rep := &FetchReport{Remote: remote, DryRun: opts.DryRun}
 	for _, r := range results {
 		rep.Results = append(rep.Results, FetchResult{Run: r.Run, Action: FetchAction(r.Action), Remote: r.Remote, Local: r.Local, Err: r.Err})
@@ -212,3 +215,44 @@ const (
 	PushDeclined = PushStatus(gitrefs.PushDeclined) // the remote's rule refused it
 	PushDeleted  = PushStatus(gitrefs.PushDeleted)
 )
+
+// RemoteRun is one run of a remote, listed without fetching it.
+type RemoteRun struct {
+	ID  record.RunID
+	Tip record.Hash
+	// HasSummary says whether the tip commit's summary was read; the
+	// fields below are known only then (Calls and OpenCalls may still be
+	// -1, State empty, for runs recorded by older writers).
+	HasSummary bool
+	StartedAt  time.Time
+	LastAt     time.Time // the tip checkpoint's time
+	Checkpoint string    // the tip checkpoint's id
+	State      string    // "open" or "finished"
+	Calls      int
+	OpenCalls  int
+	Origin     string // "<run> <commit>" for a run published with push --as
+}
+
+// RemoteRuns lists the runs of remote without fetching their checkpoints:
+// ids and tips from git ls-remote and, when the host serves partial
+// fetches and summaries is set, each tip commit's summary (see
+// gitrefs.Store.RemoteRuns). The second result says whether summaries were
+// read. It writes nothing in this repository. It returns gitrefs.ErrRemote
+// when git could not reach the remote.
+func (g *Guard) RemoteRuns(ctx context.Context, remote string, summaries bool) ([]RemoteRun, bool, error) {
+	l, err := g.refs.RemoteRuns(ctx, remote, summaries)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]RemoteRun, 0, len(l.Runs))
+	for _, r := range l.Runs {
+		rr := RemoteRun{ID: r.ID, Tip: r.Tip, Calls: -1, OpenCalls: -1}
+		if r.HasSummary {
+			s := r.Summary
+			rr.HasSummary, rr.StartedAt, rr.LastAt, rr.Checkpoint = true, s.StartedAt, r.Time, s.Checkpoint
+			rr.State, rr.Calls, rr.OpenCalls, rr.Origin = s.State, s.Calls, s.OpenCalls, s.Origin
+		}
+		out = append(out, rr)
+	}
+	return out, l.Summaries, nil
+}

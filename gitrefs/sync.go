@@ -339,16 +339,26 @@ type Quarantine struct {
 // FETCH_HEAD, and it runs no automatic maintenance. The fetched objects are
 // in the object database from then on; objects of refused runs stay
 // unreachable until git gc removes them.
-func (s *Store) FetchQuarantine(ctx context.Context, remote string) (*Quarantine, error) {
+//
+// With runs named, it fetches only those runs' refs; git fails (ErrRemote)
+// when the remote has no such run.
+func (s *Store) FetchQuarantine(ctx context.Context, remote string, runs ...record.RunID) (*Quarantine, error) {
 	if err := ValidateRemote(remote); err != nil {
 		return nil, err
 	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	q := &Quarantine{Prefix: fmt.Sprintf("%s%d-%s/", quarantinePrefix, time.Now().Unix(), hex.EncodeToString(b[:]))}
-	spec := "+" + RunsPattern + ":" + q.Prefix + "*"
-	_, err := s.repo.Git(ctx, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance",
-		"--no-recurse-submodules", "--no-prune", "--refmap=", "--no-show-forced-updates", "--", remote, spec)
+	specs := []string{"+" + RunsPattern + ":" + q.Prefix + "*"}
+	if len(runs) > 0 {
+		specs = specs[:0]
+		for _, id := range runs {
+			specs = append(specs, "+"+RunRef(id)+":"+q.Prefix+string(id))
+		}
+	}
+	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance",
+		"--no-recurse-submodules", "--no-prune", "--refmap=", "--no-show-forced-updates", "--", remote}
+	_, err := s.repo.Git(ctx, append(args, specs...)...)
 	if err != nil {
 		// A fetch can fail after creating some refs.
 		_ = s.DropQuarantine(context.WithoutCancel(ctx), q)

@@ -545,6 +545,10 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	}
 	s.stampOverlap(tip, cp)
 	carrySettings(tip, cp)
+	cp.Calls = countCalls(tip)
+	if tip.Exists() && cp.Origin == "" {
+		cp.Origin = tip.Checkpoint.Origin
+	}
 	if cp.WorktreeTree.IsZero() && tip.Exists() {
 		cp.WorktreeTree, cp.IndexTree, cp.Head, cp.Partial = tip.Checkpoint.WorktreeTree, tip.Checkpoint.IndexTree, tip.Checkpoint.Head, tip.Checkpoint.Partial
 	}
@@ -602,10 +606,11 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 		parents = append(parents, h)
 	}
 	who := odb.Signature{Name: "gitguard", Email: "gitguard@localhost", When: cp.CreatedAt}
-	msg := fmt.Sprintf("gitguard %s %s of run %s\n", cp.Kind, cp.ID, cp.RunID)
-	if cp.Label != "" {
-		msg += "\n" + cp.Label + "\n"
+	calls := -1
+	if cp.Calls != nil {
+		calls = *cp.Calls
 	}
+	msg := record.CheckpointMessage(cp, calls, cp.Origin)
 	commit, err := s.db.Write(odb.TypeCommit, odb.EncodeCommit(&odb.Commit{
 		Tree: rootTree, Parents: parents, Author: who, Committer: who, Message: msg,
 	}))
@@ -618,6 +623,33 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	}
 	return &Run{ID: tip.ID, Commit: commit, Checkpoint: cp, Calls: tip.Calls, tree: rootTree,
 		calls: callsTree, index: indexTree, partial: tip.partial}, nil
+}
+
+// countCalls returns how many calls run r has, counting those its mutation
+// added: all of them when r holds every call, else the count its previous
+// checkpoint recorded plus the new ones (a call read from the run has its
+// index postings noted, a new one not); nil when that is not known.
+func countCalls(r *Run) *int {
+	n := 0
+	switch {
+	case !r.partial:
+		n = len(r.Calls)
+		for id := range r.other {
+			if r.Calls[id] == nil {
+				n++
+			}
+		}
+	case r.Exists() && r.Checkpoint.Calls != nil:
+		n = *r.Checkpoint.Calls
+		for _, c := range r.Calls {
+			if c.indexed == nil {
+				n++
+			}
+		}
+	default:
+		return nil
+	}
+	return &n
 }
 
 func (s *Store) writeJSON(v any) (record.Hash, error) {
