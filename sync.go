@@ -8,6 +8,7 @@ import (
 
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/runsync"
+	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -255,4 +256,41 @@ func (g *Guard) RemoteRuns(ctx context.Context, remote string, summaries bool) (
 		out = append(out, rr)
 	}
 	return out, l.Summaries, nil
+}
+
+// ErrRunExists is returned by PublishAs when the new run id is taken here.
+var ErrRunExists = patchstore.ErrRunExists
+
+// PublishAs makes run as, a copy of run id as it stands here (every
+// checkpoint again under the new id, naming id and its tip as its origin),
+// and pushes that run alone to remote. It is how a run whose remote copy
+// moved on meanwhile is published without overwriting either: the remote's
+// run id stays theirs, yours arrives as a new run. Run id is not changed.
+// It returns ErrUnknownRun, ErrRunExists (the new id is taken here), or
+// what Push returns; the push results say whether the remote took it.
+func (g *Guard) PublishAs(ctx context.Context, remote string, id, as record.RunID, opts PushOptions) ([]PushResult, error) {
+	tip, err := g.refs.Read(ctx, gitrefs.RunRef(id))
+	if err != nil {
+		return nil, err
+	}
+	if tip.IsZero() {
+		return nil, fmt.Errorf("run %q: %w", id, ErrUnknownRun)
+	}
+	if opts.DryRun {
+		if err := as.Validate(); err != nil {
+			return nil, err
+		}
+		if h, err := g.refs.Read(ctx, gitrefs.RunRef(as)); err != nil {
+			return nil, err
+		} else if !h.IsZero() {
+			return nil, fmt.Errorf("publish run %s as %s: %w", id, as, ErrRunExists)
+		}
+		return []PushResult{{Ref: gitrefs.RunRef(as), Status: PushNew, Local: tip,
+			Summary: "[copy of " + string(id) + "]"}}, nil
+	}
+	if _, err := g.store.Fork(ctx, id, tip, as, string(id)+" "+tip.String()); err != nil {
+		return nil, err
+	}
+	opts.Runs = []record.RunID{as}
+	return g.Push(ctx, remote, opts)
 }

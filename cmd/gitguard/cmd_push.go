@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gitguard/gitguard"
+	"github.com/gitguard/gitguard/record"
 	"github.com/urfave/cli/v2"
 )
 
@@ -14,7 +15,7 @@ func newPushCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "push",
 		Usage:     "send this repository's runs to a remote",
-		UsageText: "gitguard push [--force] [-n] [--run RUN]... [--batch N] [REMOTE]",
+		UsageText: "gitguard push [--force] [-n] [--run RUN]... [--batch N] [REMOTE]\n   gitguard push --as NEW [--run RUN] [-n] [REMOTE]",
 		Description: "Pushes run refs (refs/agent-checkpoints/runs/*; with --run only those runs)\n" +
 			"to the same names on REMOTE (a remote name or URL; default gitguard.remote\n" +
 			"from git config, a repository for runs only, else origin) with git push.\n" +
@@ -26,12 +27,17 @@ func newPushCommand(e *env) *cli.Command {
 			"never replaces a run that moved after gitguard read it). Your pre-push hook\n" +
 			"runs, as for any push. Checkpoints hold untracked files of the work tree\n" +
 			"too: push them only where you would put the work tree itself.\n" +
+			"With --as NEW, run RUN (default the active run) is copied here as a new run\n" +
+			"NEW, whose checkpoints name RUN and its tip as their origin, and NEW alone\n" +
+			"is pushed: how a run that another machine moved on meanwhile is published\n" +
+			"without overwriting theirs. RUN itself is unchanged.\n" +
 			"Exit 1 if the remote rejected or declined some runs.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "overwrite remote runs that have diverged from yours"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would be pushed, push nothing"},
 			&cli.StringSliceFlag{Name: "run", Usage: "push only run `RUN` (repeatable)"},
 			&cli.IntFlag{Name: "batch", Usage: "push at most `N` run refs per git push (default gitguard.pushBatch, else 100)"},
+			&cli.StringFlag{Name: "as", Usage: "publish the run as a new run `NEW` (a copy naming its origin)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -47,8 +53,17 @@ func newPushCommand(e *env) *cli.Command {
 			if c.IsSet("batch") && (batch < 1 || batch > gitguard.MaxPushBatch) {
 				return usagef("--batch wants a number of refs from 1 to %d (got %d)", gitguard.MaxPushBatch, batch)
 			}
+			opts := syncOptions{remote: remote, force: c.Bool("force"), dryRun: c.Bool("dry-run"), batch: batch, runs: runs}
+			if c.IsSet("as") {
+				if opts.as, err = record.ParseRunID(c.String("as")); err != nil {
+					return usagef("--as %q: %v", c.String("as"), err)
+				}
+				if len(runs) > 1 || opts.force {
+					return usagef("--as publishes one run (--run RUN, default the active run) and takes no --force")
+				}
+			}
 			wantJSON(c, e)
-			return runPush(c.Context, e, syncOptions{remote: remote, force: c.Bool("force"), dryRun: c.Bool("dry-run"), batch: batch, runs: runs})
+			return runPush(c.Context, e, opts)
 		},
 	}
 }
@@ -74,7 +89,21 @@ func runPush(ctx context.Context, e *env, opts syncOptions) error {
 		return err
 	}
 	var res []gitguard.PushResult
-	if n > 0 {
+	switch {
+	case opts.as != "":
+		var id record.RunID
+		if len(opts.runs) == 1 {
+			id = opts.runs[0]
+		} else if id, err = g.ActiveRun(); err != nil {
+			return err
+		} else if id == "" {
+			return usagef("--as: name the run to publish with --run RUN (no run is active)")
+		}
+		res, err = g.PublishAs(ctx, opts.remote, id, opts.as, gitguard.PushOptions{DryRun: opts.dryRun, Batch: opts.batch})
+		if err != nil {
+			return err
+		}
+	case n > 0:
 		res, err = g.Push(ctx, opts.remote, gitguard.PushOptions{Force: opts.force, DryRun: opts.dryRun, Batch: opts.batch, Runs: opts.runs})
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ type syncOptions struct {
 	dryRun bool
 	batch  int
 	runs   []record.RunID
+	as     record.RunID // push --as: publish runs[0] (or the active run) as this new run
 }
 
 func remoteArg(c *cli.Context) (string, error) {

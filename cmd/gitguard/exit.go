@@ -124,6 +124,8 @@ func classify(err error) failure {
 		return failure{err, "the host accepts only some refs, or only so many per push: push runs to a repository for runs only ('git config gitguard.remote URL'), or send fewer refs per push ('git config gitguard.pushBatch N' or --batch N); your branches and tags were not part of this push", exitFound}
 	case errors.Is(err, gitguard.ErrBadSyncConfig):
 		return failure{err, "fix it with 'git config KEY VALUE' or remove it with 'git config --unset KEY'", exitUsage}
+	case errors.Is(err, gitguard.ErrRunExists):
+		return failure{err, "choose another id for --as; list runs with 'gitguard runs' and 'gitguard runs --remote'", exitUsage}
 	case errors.Is(err, gitguard.ErrNoSuchRun):
 		return failure{err, "list runs with 'gitguard runs'", exitUsage}
 	case errors.Is(err, gitguard.ErrNoPruneRule):
