@@ -85,7 +85,7 @@ type PushOptions struct {
 }
 
 // ErrNoSuchRun is returned by Push for a run named in PushOptions.Runs that
-// does not exist here.
+// does not exist here, and by FetchQuarantine for a run the remote lacks.
 var ErrNoSuchRun = errors.New("no such run")
 
 // ValidateRemote checks a remote name or URL before it is given to git.
@@ -171,14 +171,17 @@ func (s *Store) localRuns(ctx context.Context, ids []record.RunID) ([]Ref, error
 	if ids == nil {
 		return runs, nil
 	}
-	byName := map[string]Ref{}
+	byID := map[record.RunID]Ref{}
 	for _, r := range runs {
-		byName[r.Name] = r
+		id, _ := ParseRunRef(r.Name)
+		if old, dup := byID[id]; !dup || old.Name != RunRef(id) {
+			byID[id] = r // the escaped name wins over an older writer's
+		}
 	}
 	var out []Ref
 	seen := map[string]bool{}
 	for _, id := range ids {
-		r, ok := byName[RunRef(id)]
+		r, ok := byID[id]
 		if !ok {
 			return nil, fmt.Errorf("push run %s: %w", id, ErrNoSuchRun)
 		}
@@ -340,8 +343,8 @@ type Quarantine struct {
 // in the object database from then on; objects of refused runs stay
 // unreachable until git gc removes them.
 //
-// With runs named, it fetches only those runs' refs; git fails (ErrRemote)
-// when the remote has no such run.
+// With runs named, it fetches only those runs' refs, and returns
+// ErrNoSuchRun when the remote has no such run.
 func (s *Store) FetchQuarantine(ctx context.Context, remote string, runs ...record.RunID) (*Quarantine, error) {
 	if err := ValidateRemote(remote); err != nil {
 		return nil, err
@@ -351,9 +354,25 @@ func (s *Store) FetchQuarantine(ctx context.Context, remote string, runs ...reco
 	q := &Quarantine{Prefix: fmt.Sprintf("%s%d-%s/", quarantinePrefix, time.Now().Unix(), hex.EncodeToString(b[:]))}
 	specs := []string{"+" + RunsPattern + ":" + q.Prefix + "*"}
 	if len(runs) > 0 {
+		// The remote may name a run as an older writer did: ask it.
+		theirs, err := s.listRemote(ctx, remote, "fetch from")
+		if err != nil {
+			return nil, err
+		}
+		byID := map[record.RunID]string{}
+		for _, r := range theirs {
+			id, _ := ParseRunRef(r.Name)
+			if byID[id] != RunRef(id) {
+				byID[id] = r.Name
+			}
+		}
 		specs = specs[:0]
 		for _, id := range runs {
-			specs = append(specs, "+"+RunRef(id)+":"+q.Prefix+string(id))
+			name, ok := byID[id]
+			if !ok {
+				return nil, fmt.Errorf("fetch run %s from %s: %w there", id, remote, ErrNoSuchRun)
+			}
+			specs = append(specs, "+"+name+":"+q.Prefix+escapeCase(string(id)))
 		}
 	}
 	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance",
@@ -394,7 +413,11 @@ func (s *Store) deleteAll(ctx context.Context, refs []Ref) error {
 		if !strings.HasPrefix(r.Name, Namespace) {
 			return fmt.Errorf("delete %s: %w", r.Name, ErrOutsideNamespace)
 		}
-		fmt.Fprintf(&in, "delete %s %s\n", r.Name, r.Hash)
+		name, err := s.resolve(ctx, r.Name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&in, "delete %s %s\n", name, r.Hash)
 	}
 	_, err := git.Cmd{Dir: s.repo.WorkTree, Args: []string{"update-ref", "--no-deref", "--stdin"}, Stdin: strings.NewReader(in.String())}.Run(ctx)
 	return refError("delete", refs[0].Name, err)
