@@ -150,6 +150,13 @@ func (g *Guard) SyncRemote(ctx context.Context, remote string) (string, error) {
 	return DefaultRemote, nil
 }
 
+// ConfiguredRemote returns gitguard.remote from git config, or "" when it
+// is not set. It returns ErrBadSyncConfig for an unusable setting.
+func (g *Guard) ConfiguredRemote(ctx context.Context) (string, error) {
+	c, err := g.refs.ReadSyncConfig(ctx)
+	return c.Remote, err
+}
+
 // Push sends runs of this repository to remote (see gitrefs.Store.Push),
 // in batches of opts.Batch refs, or gitguard.pushBatch from git config
 // when opts.Batch is 0. It returns ErrBadSyncConfig for an unusable

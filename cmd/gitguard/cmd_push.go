@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"text/tabwriter"
 
 	"github.com/gitguard/gitguard"
@@ -38,9 +39,17 @@ func newPushCommand(e *env) *cli.Command {
 			&cli.StringSliceFlag{Name: "run", Usage: "push only run `RUN` (repeatable)"},
 			&cli.IntFlag{Name: "batch", Usage: "push at most `N` run refs per git push (default gitguard.pushBatch, else 100)"},
 			&cli.StringFlag{Name: "as", Usage: "publish the run as a new run `NEW` (a copy naming its origin)"},
+			&cli.BoolFlag{Name: "pre-push", Usage: "as git's pre-push hook: push the runs whose work is in the push git describes on stdin (REMOTE URL)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("pre-push") {
+				if c.NArg() != 2 {
+					return usagef("--pre-push takes the pre-push hook's two arguments, REMOTE and URL (got %d)", c.NArg())
+				}
+				wantJSON(c, e)
+				return runPrePush(c.Context, e, c.Args().Get(0), c.Args().Get(1))
+			}
 			remote, err := remoteArg(c)
 			if err != nil {
 				return err
@@ -81,6 +90,14 @@ func runPush(ctx context.Context, e *env, opts syncOptions) error {
 		return err
 	}
 	defer g.Close()
+	if opts.remote == "" && opts.fallbackRemote != "" {
+		if opts.remote, err = g.ConfiguredRemote(ctx); err != nil {
+			return err
+		}
+		if opts.remote == "" {
+			opts.remote = opts.fallbackRemote
+		}
+	}
 	if opts.remote, err = g.SyncRemote(ctx, opts.remote); err != nil {
 		return err
 	}
@@ -201,4 +218,34 @@ type jsonPushRun struct {
 	Local     string `json:"local"`
 	RemoteTip string `json:"remote_tip,omitempty"` // before the push
 	Message   string `json:"remote_message,omitempty"`
+}
+
+// runPrePush is "push --pre-push REMOTE URL", run by the pre-push hook
+// 'hook install --pre-push' writes: it pushes, in a push of their own,
+// the runs whose work is in the commits git is about to push (git's hook
+// input on stdin), to gitguard.remote if set, else to where the user
+// pushes. Each run goes at its tip as it is now, its newest checkpoint.
+func runPrePush(ctx context.Context, e *env, remote, url string) error {
+	input, err := io.ReadAll(io.LimitReader(e.stdin, 16<<20))
+	if err != nil {
+		return err
+	}
+	g, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	runs, err := g.RunsInPush(ctx, input)
+	g.Close()
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		e.say("gitguard: no run's work is in this push")
+		return nil
+	}
+	if remote == "" {
+		remote = url
+	}
+	// gitguard.remote, when set, takes the runs wherever the code goes.
+	return runPush(ctx, e, syncOptions{remote: "", fallbackRemote: remote, runs: runs})
 }

@@ -14,6 +14,9 @@ type syncOptions struct {
 	batch  int
 	runs   []record.RunID
 	as     record.RunID // push --as: publish runs[0] (or the active run) as this new run
+	// fallbackRemote is used instead of origin when remote is empty and
+	// gitguard.remote unset (push --pre-push: where the user pushes).
+	fallbackRemote string
 }
 
 func remoteArg(c *cli.Context) (string, error) {
