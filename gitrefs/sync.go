@@ -152,6 +152,24 @@ func (s *Store) Push(ctx context.Context, remote string, opts PushOptions) ([]Pu
 		results = append(results, got...)
 		todo = todo[n:]
 	}
+	// A run refused because the remote's copy moved on is reported with
+	// the tip it moved to, which may be newer than the one listed first.
+	for _, r := range results {
+		if r.Status == PushRejected {
+			if now, err := s.listRemote(ctx, remote, "push to"); err == nil {
+				tips := map[string]record.Hash{}
+				for _, t := range now {
+					tips[t.Name] = t.Hash
+				}
+				for i := range results {
+					if results[i].Status == PushRejected {
+						results[i].RemoteTip = tips[results[i].Ref]
+					}
+				}
+			}
+			break
+		}
+	}
 	sort.Slice(results, func(i, j int) bool { return results[i].Ref < results[j].Ref })
 	return results, nil
 }
@@ -261,6 +279,18 @@ func remoteSaid(err error) string {
 	return strings.Join(lines, "; ")
 }
 
+// lostRace reports whether a ref the remote refused was refused because
+// another push moved it first (its old value no longer held, or its lock
+// was taken), which is not a rule of the remote's.
+func lostRace(summary string) bool {
+	for _, s := range []string{"failed to lock", "cannot lock ref", "failed to update ref", "incorrect old value", "stale info"} {
+		if strings.Contains(summary, s) {
+			return true
+		}
+	}
+	return false
+}
+
 func parsePorcelain(out []byte) []PushResult {
 	var res []PushResult
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -294,7 +324,7 @@ func parsePorcelain(out []byte) []PushResult {
 			r.Status = PushDeleted
 		default:
 			r.Status = PushRejected
-			if strings.HasPrefix(r.Summary, "[remote rejected]") || strings.HasPrefix(r.Summary, "[remote failure]") {
+			if (strings.HasPrefix(r.Summary, "[remote rejected]") || strings.HasPrefix(r.Summary, "[remote failure]")) && !lostRace(r.Summary) {
 				r.Status = PushDeclined
 			}
 		}
