@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/cgi"
@@ -67,7 +68,7 @@ func StartHTTP(root string, env []string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: dechunk(h), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -83,6 +84,43 @@ func StartHTTP(root string, env []string) (*Server, error) {
 			return err
 		},
 	}, nil
+}
+
+// maxRequestBody bounds a chunked request body dechunk holds.
+const maxRequestBody = 1 << 30
+
+// dechunk gives h every request with a length: git sends packs larger than
+// http.postBuffer chunked, and net/http/cgi refuses chunked bodies (CGI
+// passes the length in CONTENT_LENGTH). The body is spooled to a temporary
+// file first.
+func dechunk(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength >= 0 {
+			h.ServeHTTP(w, r)
+			return
+		}
+		f, err := os.CreateTemp("", "git-http-body-*")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		defer os.Remove(f.Name())
+		defer f.Close()
+		n, err := io.Copy(f, io.LimitReader(r.Body, maxRequestBody+1))
+		if err == nil && n > maxRequestBody {
+			err = errors.New("request body too large")
+		}
+		if err == nil {
+			_, err = f.Seek(0, io.SeekStart)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body, r.ContentLength, r.TransferEncoding = f, n, nil
+		r.Header.Set("Content-Length", strconv.FormatInt(n, 10))
+		h.ServeHTTP(w, r)
+	})
 }
 
 // StartDaemon runs `git daemon` serving the repositories under root at
