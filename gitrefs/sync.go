@@ -228,6 +228,11 @@ func (s *Store) pushBatch(ctx context.Context, remote string, refs []PushResult,
 	}
 	args = append(args, "--", remote)
 	for _, r := range refs {
+		if _, ok := ParseRunRef(r.Ref); !ok {
+			return nil, fmt.Errorf("push %s: %w", r.Ref, ErrOutsideNamespace) // never a branch, a tag, any ref of the user's
+		}
+	}
+	for _, r := range refs {
 		// The local tip by object id, not by name: what is sent is exactly
 		// what was read, even if the run moves during the push.
 		args = append(args, r.Local.String()+":"+r.Ref)
