@@ -160,12 +160,16 @@ type CheckpointOptions struct {
 	ApprovalsRef string
 	TraceRef     string
 	Budget       *record.Budget
+	// Agent names the agent the run records, kept by the run from then
+	// on and shown where its runs are listed (gitguard runs --remote).
+	Agent string
 }
 
 func (o CheckpointOptions) apply(cp *record.Checkpoint, tip *patchstore.Run) {
 	cp.StepID, cp.Label = o.StepID, o.Label
 	cp.MessagesRef, cp.ApprovalsRef, cp.TraceRef = o.MessagesRef, o.ApprovalsRef, o.TraceRef
 	cp.Budget = o.Budget
+	cp.Agent = o.Agent
 	if tip == nil || !tip.Exists() {
 		return
 	}

@@ -239,6 +239,7 @@ type RemoteRun struct {
 	Calls      int
 	OpenCalls  int
 	Origin     string // "<run> <commit>" for a run published with push --as
+	Agent      string // the agent the run records, when its hooks said
 }
 
 // RemoteRuns lists the runs of remote without fetching their checkpoints:
@@ -258,7 +259,7 @@ func (g *Guard) RemoteRuns(ctx context.Context, remote string, summaries bool) (
 		if r.HasSummary {
 			s := r.Summary
 			rr.HasSummary, rr.StartedAt, rr.LastAt, rr.Checkpoint = true, s.StartedAt, r.Time, s.Checkpoint
-			rr.State, rr.Calls, rr.OpenCalls, rr.Origin = s.State, s.Calls, s.OpenCalls, s.Origin
+			rr.State, rr.Calls, rr.OpenCalls, rr.Origin, rr.Agent = s.State, s.Calls, s.OpenCalls, s.Origin, s.Agent
 		}
 		out = append(out, rr)
 	}

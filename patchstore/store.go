@@ -549,6 +549,9 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	if tip.Exists() && cp.Origin == "" {
 		cp.Origin = tip.Checkpoint.Origin
 	}
+	if tip.Exists() && cp.Agent == "" {
+		cp.Agent = tip.Checkpoint.Agent
+	}
 	if cp.WorktreeTree.IsZero() && tip.Exists() {
 		cp.WorktreeTree, cp.IndexTree, cp.Head, cp.Partial = tip.Checkpoint.WorktreeTree, tip.Checkpoint.IndexTree, tip.Checkpoint.Head, tip.Checkpoint.Partial
 	}

@@ -58,6 +58,9 @@ type Checkpoint struct {
 	// run published under a new id (gitguard push --as); carried by
 	// every checkpoint of the run.
 	Origin string `json:"origin,omitempty"`
+	// Agent names the agent the run records ("Claude Code", "Codex"),
+	// when its hooks said; carried by every later checkpoint of the run.
+	Agent string `json:"agent,omitempty"`
 	// Unmerged is set when the index held conflict entries (a merge,
 	// rebase, cherry-pick or stash pop stopped on conflicts).
 	Unmerged *Unmerged `json:"unmerged,omitempty"`

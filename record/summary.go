@@ -24,6 +24,8 @@ type Summary struct {
 	// Origin names the run (and its checkpoint commit) a run published
 	// under a new id continues from; empty for others.
 	Origin string
+	// Agent names the agent the run records; empty when not known.
+	Agent string
 }
 
 // Summary trailer keys, one line each in the paragraph after the subject.
@@ -33,6 +35,7 @@ const (
 	summaryCalls   = "Gitguard-Calls"
 	summaryOpen    = "Gitguard-Open-Calls"
 	summaryOrigin  = "Gitguard-Origin"
+	summaryAgent   = "Gitguard-Agent"
 )
 
 // Summary run states.
@@ -66,10 +69,25 @@ func CheckpointMessage(cp *Checkpoint, calls int, origin string) string {
 	if origin != "" {
 		b.WriteString(summaryOrigin + ": " + origin + "\n")
 	}
+	if a := summaryText(cp.Agent); a != "" {
+		b.WriteString(summaryAgent + ": " + a + "\n")
+	}
 	if cp.Label != "" {
 		b.WriteString("\n" + cp.Label + "\n")
 	}
 	return b.String()
+}
+
+// summaryText is s as a summary line may carry it: printable ASCII only
+// (others dropped), trimmed, at most 64 bytes.
+func summaryText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s) && b.Len() < 64; i++ {
+		if c := s[i]; c >= 0x20 && c < 0x7f {
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // ParseSummary reads what a checkpoint commit's message says of its run. It
@@ -114,6 +132,8 @@ func ParseSummary(msg string) (Summary, bool) {
 			}
 		case summaryOrigin:
 			s.Origin = v
+		case summaryAgent:
+			s.Agent = summaryText(v)
 		}
 	}
 	return s, true

@@ -9,14 +9,14 @@ func TestSummaryRoundTrip(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 12, 4, 10, 0, 0, 123e6, time.UTC)
 	cp := &Checkpoint{Kind: KindCallFinish, ID: "ckpt_004", RunID: "r1", RunStartedAt: start,
-		OpenKnown: true, Open: []CallID{"c2"}, Label: "Gitguard-Calls: 99\n\nmore"}
+		OpenKnown: true, Open: []CallID{"c2"}, Label: "Gitguard-Calls: 99\n\nmore", Agent: "Claude Code\n\x1b[2J"}
 	msg := CheckpointMessage(cp, 3, "r0 0123456789012345678901234567890123456789")
 	got, ok := ParseSummary(msg)
 	if !ok {
 		t.Fatalf("ParseSummary(%q) = false", msg)
 	}
 	want := Summary{Run: "r1", Kind: KindCallFinish, Checkpoint: "ckpt_004", StartedAt: start, State: SummaryOpen,
-		Calls: 3, OpenCalls: 1, Origin: "r0 0123456789012345678901234567890123456789"}
+		Calls: 3, OpenCalls: 1, Origin: "r0 0123456789012345678901234567890123456789", Agent: "Claude Code[2J"}
 	if got != want {
 		t.Errorf("ParseSummary = %+v, want %+v", got, want)
 	}

@@ -13,9 +13,9 @@ import (
 const remoteRunsHelp = "With --remote, lists the runs of REMOTE (a remote name or URL; default\n" +
 	"gitguard.remote from git config, else origin) without fetching their\n" +
 	"checkpoints: ids and tips from git ls-remote and, when the host serves\n" +
-	"partial fetches, each tip checkpoint's summary (start, state, calls), read\n" +
-	"from the tip commits alone. On other hosts, or with --ids-only, ids and tips\n" +
-	"only. Nothing is written to this repository. Fetch chosen runs with\n" +
+	"partial fetches, each tip checkpoint's summary (start, state, calls, agent),\n" +
+	"read from the tip commits alone. On other hosts, or with --ids-only, ids and\n" +
+	"tips only. Nothing is written to this repository. Fetch chosen runs with\n" +
 	"'gitguard fetch --run RUN'."
 
 type jsonRemoteRuns struct {
@@ -35,6 +35,7 @@ type jsonRemoteRun struct {
 	Calls      *int         `json:"calls,omitempty"`
 	OpenCalls  *int         `json:"open_calls,omitempty"`
 	Origin     string       `json:"origin,omitempty"`
+	Agent      string       `json:"agent,omitempty"`
 }
 
 func runRemoteRuns(ctx context.Context, e *env, remote string, summaries bool) error {
@@ -60,7 +61,7 @@ func runRemoteRuns(ctx context.Context, e *env, remote string, summaries bool) e
 	for _, r := range runs {
 		out.Runs = append(out.Runs, jsonRemoteRun{ID: r.ID, Tip: r.Tip.String(), Checkpoint: r.Checkpoint,
 			StartedAt: r.StartedAt, LastAt: r.LastAt, State: r.State, Calls: count(r.Calls),
-			OpenCalls: count(r.OpenCalls), Origin: r.Origin})
+			OpenCalls: count(r.OpenCalls), Origin: r.Origin, Agent: r.Agent})
 	}
 	if e.json {
 		return e.printJSON(out)
@@ -73,7 +74,7 @@ func runRemoteRuns(ctx context.Context, e *env, remote string, summaries bool) e
 		e.say("%s serves no partial fetch: ids and tips only", remote)
 	}
 	tw := tabwriter.NewWriter(e.text(), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tTIP\tSTATE\tCALLS\tSTARTED\tLAST")
+	fmt.Fprintln(tw, "RUN\tTIP\tSTATE\tCALLS\tSTARTED\tLAST\tAGENT")
 	at := func(t time.Time) string {
 		if t.IsZero() {
 			return "-"
@@ -87,7 +88,7 @@ func runRemoteRuns(ctx context.Context, e *env, remote string, summaries bool) e
 		return strconv.Itoa(*p)
 	}
 	for _, r := range out.Runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Tip[:12], dash(r.State), num(r.Calls), at(r.StartedAt), at(r.LastAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Tip[:12], dash(r.State), num(r.Calls), at(r.StartedAt), at(r.LastAt), dash(sanitize(r.Agent)))
 	}
 	return tw.Flush()
 }
