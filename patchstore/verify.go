@@ -95,6 +95,35 @@ func (s *Store) VerifyRun(ctx context.Context, id record.RunID, tip record.Hash)
 type verifier struct {
 	s     *Store
 	trees map[record.Hash]bool // trees already verified
+	// Every checkpoint's records are checked against its own work tree,
+	// but consecutive checkpoints share most folders: the folders read
+	// and the (folder, path) pairs found free of symlinks are kept, so a
+	// long run costs what its changes cost, not checkpoints × calls reads.
+	folders map[record.Hash][]odb.TreeEntry
+	clear   map[prefixKey]bool
+}
+
+type prefixKey struct {
+	tree record.Hash
+	path string
+}
+
+// maxVerifyMemo bounds each memo of the verifier; past it the memo starts over.
+const maxVerifyMemo = 1 << 16
+
+func (v *verifier) readFolder(h record.Hash) ([]odb.TreeEntry, error) {
+	if e, ok := v.folders[h]; ok {
+		return e, nil
+	}
+	e, err := v.s.db.ReadTree(h)
+	if err != nil {
+		return nil, err
+	}
+	if v.folders == nil || len(v.folders) >= maxVerifyMemo {
+		v.folders = map[record.Hash][]odb.TreeEntry{}
+	}
+	v.folders[h] = e
+	return e, nil
 }
 
 var errHostile = errors.New("unsafe content")
@@ -229,14 +258,16 @@ func (v *verifier) tree(h record.Hash, top, prefix string, depth int) error {
 // noSymlinkPrefix refuses a recorded path that runs through a symlink (or a
 // submodule) of the work tree: writing it would land outside the work tree.
 func (v *verifier) noSymlinkPrefix(tree record.Hash, path string) error {
+	var seen []prefixKey
 	cur := tree
 	rest := path
 	for {
 		name, tail, more := cut(rest)
-		if !more {
-			return nil
+		if !more || v.clear[prefixKey{cur, rest}] {
+			break // no folder left, or this folder was found clear for the rest
 		}
-		entries, err := v.s.db.ReadTree(cur)
+		seen = append(seen, prefixKey{cur, rest})
+		entries, err := v.readFolder(cur)
 		if err != nil {
 			return fmt.Errorf("path %s: %w", path, err)
 		}
@@ -247,16 +278,21 @@ func (v *verifier) noSymlinkPrefix(tree record.Hash, path string) error {
 				break
 			}
 		}
-		switch {
-		case next == nil:
-			return nil // the folder does not exist in this snapshot
-		case next.Mode == record.ModeSymlink || next.Mode == record.ModeGitlink:
+		if next != nil && (next.Mode == record.ModeSymlink || next.Mode == record.ModeGitlink) {
 			return fmt.Errorf("%w: recorded path %q runs through the symlink or submodule %q", errHostile, path, path[:len(path)-len(tail)-1])
-		case next.Mode != record.ModeTree:
-			return nil
+		}
+		if next == nil || next.Mode != record.ModeTree {
+			break // the folder does not exist in this snapshot, or a file ends it
 		}
 		cur, rest = next.Hash, tail
 	}
+	if v.clear == nil || len(v.clear)+len(seen) > maxVerifyMemo {
+		v.clear = map[prefixKey]bool{}
+	}
+	for _, k := range seen {
+		v.clear[k] = true
+	}
+	return nil
 }
 
 func cut(p string) (first, rest string, more bool) {

@@ -39,6 +39,8 @@ var (
 	runs        = flag.Int("runs", 500, "runs on the server for runs --remote")
 	rounds      = flag.Int("r", 3, "timed rounds per case")
 	keep        = flag.Bool("k", false, "keep the work folder")
+	reuse       = flag.String("reuse", "", "a work folder kept (-k) by an earlier run: its recorded run is reused")
+	fetch       = flag.Bool("fetch", true, "measure gitguard fetch of the long run (verifies every checkpoint)")
 )
 
 func main() {
@@ -46,7 +48,10 @@ func main() {
 	log.SetFlags(0)
 	work, err := os.MkdirTemp("", "gitguard-share-")
 	check(err)
-	if !*keep {
+	if *reuse != "" {
+		work = *reuse
+	}
+	if !*keep && *reuse == "" {
 		defer os.RemoveAll(work)
 	} else {
 		log.Printf("work folder: %s", work)
@@ -61,6 +66,7 @@ func main() {
 	os.Setenv("GIT_AUTHOR_DATE", "")
 	os.Setenv("GIT_COMMITTER_DATE", "")
 	srvRoot := filepath.Join(work, "srv")
+	check(os.RemoveAll(srvRoot))
 	for _, r := range []string{"runs.git", "shadow.git", "many.git"} {
 		git(work, "init", "-q", "--bare", "-b", "main", filepath.Join(srvRoot, r))
 	}
@@ -74,10 +80,12 @@ func main() {
 
 	repo := filepath.Join(work, "repo")
 	shadow := filepath.Join(work, "shadow.git")
-	log.Printf("recording a run of %d calls (and its shadow repository)", *calls)
-	start := time.Now()
-	buildRun(repo, shadow)
-	log.Printf("recorded in %v", time.Since(start).Round(time.Second))
+	if *reuse == "" {
+		log.Printf("recording a run of %d calls (and its shadow repository)", *calls)
+		start := time.Now()
+		buildRun(repo, shadow)
+		log.Printf("recorded in %v", time.Since(start).Round(time.Second))
+	}
 
 	var rows []row
 	measure := func(name string, setup, cmd func()) {
@@ -111,12 +119,14 @@ func main() {
 		git(work, "--git-dir="+shadow, "push", "-q", base+"/shadow.git", "main")
 	})
 	fetchInto := filepath.Join(work, "fetcher")
-	measure("gitguard fetch --run (verified)", func() {
-		check(os.RemoveAll(fetchInto))
-		git(work, "clone", "-q", "--no-local", repo, fetchInto)
-	}, func() {
-		gg(fetchInto, "fetch", "--run", "big", base+"/runs.git")
-	})
+	if *fetch {
+		measure("gitguard fetch --run (verified)", func() {
+			check(os.RemoveAll(fetchInto))
+			git(work, "clone", "-q", "--no-local", repo, fetchInto)
+		}, func() {
+			gg(fetchInto, "fetch", "--run", "big", base+"/runs.git")
+		})
+	}
 	cloneInto := filepath.Join(work, "shadow-clone.git")
 	measure("git clone --bare shadow repository", func() { check(os.RemoveAll(cloneInto)) }, func() {
 		git(work, "clone", "-q", "--bare", base+"/shadow.git", cloneInto)
@@ -124,7 +134,9 @@ func main() {
 
 	log.Printf("recording %d runs", *runs)
 	many := filepath.Join(work, "many")
-	buildRuns(many, *runs)
+	if _, err := os.Stat(many); err != nil {
+		buildRuns(many, *runs)
+	}
 	gg(many, "push", base+"/many.git")
 	measure(fmt.Sprintf("git ls-remote (%d runs)", *runs), nil, func() {
 		git(work, "ls-remote", base+"/many.git", "refs/agent-checkpoints/runs/*")
