@@ -204,6 +204,15 @@ func (s *Store) ReadCheckpoint(commit record.Hash) (*Run, error) {
 }
 
 func (s *Store) readCheckpoint(commit record.Hash, want *callFilter) (*Run, error) {
+	return s.readCheckpointMemo(commit, want, nil)
+}
+
+// callMemo holds calls read from earlier checkpoints by their subtree, for
+// a reader of every checkpoint of a run (VerifyRun): a call unchanged
+// between checkpoints is decoded and checked once. Nil reads every call.
+type callMemo map[odb.TreeEntry]*Call
+
+func (s *Store) readCheckpointMemo(commit record.Hash, want *callFilter, memo callMemo) (*Run, error) {
 	tree, root, err := s.rootTree(commit)
 	if err != nil {
 		return nil, err
@@ -253,7 +262,19 @@ func (s *Store) readCheckpoint(commit record.Hash, want *callFilter) (*Run, erro
 				if x, y := fanKey(e.Name); x != a || y != b {
 					return fmt.Errorf("%w: calls/%s/%s/%s is filed under the wrong folder", record.ErrCorrupt, a, b, e.Name)
 				}
-				return s.readCallEntry(e, r)
+				if c := memo[e]; c != nil {
+					id, _ := record.ParseCallID(e.Name) // valid: it was read under this name
+					r.Calls[id] = c
+					return nil
+				}
+				if err := s.readCallEntry(e, r); err != nil {
+					return err
+				}
+				if memo != nil && len(memo) < maxCallMemo {
+					id, _ := record.ParseCallID(e.Name)
+					memo[e] = r.Calls[id]
+				}
+				return nil
 			})
 			if err != nil {
 				return nil, err

@@ -49,7 +49,7 @@ func (s *Store) VerifyRun(ctx context.Context, id record.RunID, tip record.Hash)
 	if err := id.Validate(); err != nil {
 		return &VerifyError{Run: fmt.Sprintf("%q", id), Err: err}
 	}
-	v := &verifier{s: s, trees: map[record.Hash]bool{}}
+	v := &verifier{s: s, trees: map[record.Hash]bool{}, calls: callMemo{}}
 	seq := -1
 	seen := map[record.Hash]bool{}
 	for h, n := tip, 0; !h.IsZero(); n++ {
@@ -66,7 +66,7 @@ func (s *Store) VerifyRun(ctx context.Context, id record.RunID, tip record.Hash)
 			return fail("checkpoint chain loops")
 		}
 		seen[h] = true
-		r, err := s.ReadCheckpoint(h)
+		r, err := s.readCheckpointMemo(h, nil, v.calls)
 		if err != nil {
 			return &VerifyError{Run: string(id), Commit: h, Err: err}
 		}
@@ -101,7 +101,11 @@ type verifier struct {
 	// long run costs what its changes cost, not checkpoints × calls reads.
 	folders map[record.Hash][]odb.TreeEntry
 	clear   map[prefixKey]bool
+	calls   callMemo // the calls read, by their subtree
 }
+
+// maxCallMemo bounds the calls a verifier keeps decoded.
+const maxCallMemo = 1 << 16
 
 type prefixKey struct {
 	tree record.Hash
