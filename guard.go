@@ -164,12 +164,16 @@ type CheckpointOptions struct {
 	// keepFinished keeps a finished run finished: the checkpoint is not
 	// the agent's (an undo's or redo's), so the run did not go on.
 	keepFinished bool
+	// Agent names the agent the run records, kept by the run from then
+	// on and shown where its runs are listed (gitguard runs --remote).
+	Agent string
 }
 
 func (o CheckpointOptions) apply(cp *record.Checkpoint, tip *patchstore.Run) {
 	cp.StepID, cp.Label = o.StepID, o.Label
 	cp.MessagesRef, cp.ApprovalsRef, cp.TraceRef = o.MessagesRef, o.ApprovalsRef, o.TraceRef
 	cp.Budget = o.Budget
+	cp.Agent = o.Agent
 	if tip == nil || !tip.Exists() {
 		return
 	}

@@ -131,7 +131,7 @@ func (h *handler) call(ctx context.Context) error {
 		InputHash:   ev.InputHash,
 		Input:       ev.Summary,
 		Idempotency: ev.Idempotency,
-		Checkpoint:  gitguard.CheckpointOptions{MessagesRef: ev.MessagesRef},
+		Checkpoint:  gitguard.CheckpointOptions{MessagesRef: ev.MessagesRef, Agent: ev.Agent},
 	}
 	if co.Idempotency == "" {
 		co.Idempotency = record.Conditional

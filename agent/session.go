@@ -39,7 +39,7 @@ func (h *handler) continueRun(ctx context.Context, g *gitguard.Guard) error {
 		return err
 	}
 	_, err = g.StartRun(ctx, ev.RunID, gitguard.CheckpointOptions{Label: ev.Agent + " session continues",
-		MessagesRef: ev.MessagesRef})
+		MessagesRef: ev.MessagesRef, Agent: ev.Agent})
 	return err
 }
 

@@ -9,7 +9,7 @@ const damagedPrefix = Namespace + "damaged/"
 // It names a blob describing the damage, never the checkpoint commit,
 // which would keep the missing objects "reachable" and make git gc fail.
 func DamagedRef(id record.RunID, tip record.Hash) string {
-	return damagedPrefix + string(id) + "/" + tip.String()
+	return damagedPrefix + escapeCase(string(id)) + "/" + tip.String()
 }
 
 // DamagedPattern is the for-each-ref pattern matching every damaged-tip ref.

@@ -52,7 +52,51 @@ func Open(ctx context.Context, dir string, getenv func(string) string) (*Store, 
 func New(r *git.Repo) *Store { return &Store{repo: r} }
 
 // Read returns the object ref points at, or record.ZeroHash when it does not exist.
+//
+// A run ref (RunRef) that does not exist is looked for under the name older
+// writers gave it (see legacyOf).
 func (s *Store) Read(ctx context.Context, ref string) (record.Hash, error) {
+	h, err := s.readExact(ctx, ref)
+	if err != nil || !h.IsZero() {
+		return h, err
+	}
+	if legacy, ok := legacyOf(ref); ok {
+		return s.readExact(ctx, legacy)
+	}
+	return h, nil
+}
+
+// legacyOf returns, for the ref RunRef gives a run id with uppercase
+// letters, the name writers before case escaping gave the same run.
+func legacyOf(ref string) (string, bool) {
+	id, ok := ParseRunRef(ref)
+	if !ok || RunRef(id) != ref {
+		return "", false
+	}
+	legacy := legacyRunRef(id)
+	return legacy, legacy != ref
+}
+
+// resolve returns the name run ref has in this repository: ref, or its
+// legacy name when only that exists.
+func (s *Store) resolve(ctx context.Context, ref string) (string, error) {
+	legacy, ok := legacyOf(ref)
+	if !ok {
+		return ref, nil
+	}
+	h, err := s.readExact(ctx, ref)
+	if err != nil || !h.IsZero() {
+		return ref, err
+	}
+	if h, err = s.readExact(ctx, legacy); err != nil {
+		return ref, err
+	} else if !h.IsZero() {
+		return legacy, nil
+	}
+	return ref, nil
+}
+
+func (s *Store) readExact(ctx context.Context, ref string) (record.Hash, error) {
 	if !strings.HasPrefix(ref, Namespace) {
 		return record.ZeroHash, fmt.Errorf("read %s: %w", ref, ErrOutsideNamespace)
 	}
@@ -170,6 +214,11 @@ func (s *Store) UpdateAlongside(ctx context.Context, ref string, newHash, old re
 	if a.Moved == nil {
 		a.Moved = func() {}
 	}
+	if legacy, ok := legacyOf(ref); ok {
+		if moved, err := s.updateLegacy(ctx, ref, legacy, newHash, old, msg, a); moved || err != nil {
+			return err
+		}
+	}
 	if done, err := s.updateFiles(ref, newHash, old, a); done {
 		if err != nil {
 			return fmt.Errorf("update %s: %w", ref, err)
@@ -187,6 +236,37 @@ func (s *Store) UpdateAlongside(ctx context.Context, ref string, newHash, old re
 	}
 	a.Moved()
 	return nil
+}
+
+// updateLegacy handles the update of a run ref whose run an older writer
+// named legacy: when legacy holds the run (at old), the run moves to ref in
+// one transaction that creates ref and deletes legacy; a new ref is never
+// created beside an existing legacy one (ErrRefChanged: re-read, the run
+// exists). moved is false when legacy is not in the way.
+func (s *Store) updateLegacy(ctx context.Context, ref, legacy string, newHash, old record.Hash, msg string, a Alongside) (moved bool, err error) {
+	cur, err := s.readExact(ctx, legacy)
+	if err != nil || cur.IsZero() {
+		return false, err
+	}
+	if now, err := s.readExact(ctx, ref); err != nil || !now.IsZero() {
+		return false, err // the run has its escaped name already: legacy is a stale copy
+	}
+	if cur != old {
+		return true, fmt.Errorf("update %s: %w", ref, ErrRefChanged)
+	}
+	if err := a.Ready(); err != nil {
+		return true, fmt.Errorf("update %s: %w", ref, err)
+	}
+	release := s.beforeGitLocks(legacy)
+	defer release()
+	in := fmt.Sprintf("create %s %s\ndelete %s %s\n", ref, newHash, legacy, old)
+	_, err = git.Cmd{Dir: s.repo.WorkTree, Args: []string{"-c", "core.fsync=reference", "update-ref", "--no-deref", "-m", msg, "--stdin"},
+		Stdin: strings.NewReader(in)}.Run(ctx)
+	if err != nil {
+		return true, refError("update", ref, err)
+	}
+	a.Moved()
+	return true, nil
 }
 
 // beforeGitLocks is for a git command about to take ref's lock: it breaks
@@ -312,9 +392,13 @@ func (s *Store) Delete(ctx context.Context, ref string, old record.Hash) error {
 	if !strings.HasPrefix(ref, Namespace) {
 		return fmt.Errorf("delete %s: %w", ref, ErrOutsideNamespace)
 	}
+	ref, err := s.resolve(ctx, ref)
+	if err != nil {
+		return err
+	}
 	release := s.beforeGitLocks(ref)
 	defer release()
-	_, err := s.repo.Git(ctx, "update-ref", "--no-deref", "-d", ref, old.String())
+	_, err = s.repo.Git(ctx, "update-ref", "--no-deref", "-d", ref, old.String())
 	return refError("delete", ref, err)
 }
 

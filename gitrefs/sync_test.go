@@ -44,3 +44,32 @@ func TestValidateRemote(t *testing.T) {
 		}
 	}
 }
+
+func TestParsePorcelainDeclinedAndLostRaces(t *testing.T) {
+	t.Parallel()
+	out := "!\trefs/agent-checkpoints/runs/a:refs/agent-checkpoints/runs/a\t[remote rejected] (pre-receive hook declined)\n" +
+		"!\trefs/agent-checkpoints/runs/b:refs/agent-checkpoints/runs/b\t[remote rejected] (failed to update ref)\n" +
+		"!\trefs/agent-checkpoints/runs/c:refs/agent-checkpoints/runs/c\t[remote rejected] (cannot lock ref 'refs/agent-checkpoints/runs/c': is at 1 but expected 2)\n" +
+		"!\trefs/agent-checkpoints/runs/d:refs/agent-checkpoints/runs/d\t[rejected] (fetch first)\n"
+	got := parsePorcelain([]byte(out))
+	want := []PushStatus{PushDeclined, PushRejected, PushRejected, PushRejected}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i, w := range want {
+		if got[i].Status != w {
+			t.Errorf("%s: status %s, want %s", got[i].Summary, got[i].Status, w)
+		}
+	}
+}
+
+func TestPushNamesOnlyRunRefs(t *testing.T) {
+	t.Parallel()
+	s := &Store{} // never reaches git
+	for _, ref := range []string{"refs/heads/main", "refs/tags/v1", Namespace + "quarantine/x", "refs/agent-checkpoints/runs/../x"} {
+		_, err := s.pushBatch(t.Context(), "origin", []PushResult{{Ref: ref, Local: record.BlobHash(nil)}}, PushOptions{})
+		if !errors.Is(err, ErrOutsideNamespace) {
+			t.Errorf("pushBatch to %s = %v, want ErrOutsideNamespace", ref, err)
+		}
+	}
+}

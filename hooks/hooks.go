@@ -13,8 +13,11 @@ import (
 	"github.com/gitguard/gitguard/internal/git"
 )
 
-// Name is the hook gitguard installs.
+// Name is the hook gitguard installs by default.
 const Name = "pre-commit"
+
+// PrePush is the hook that pushes runs with the user's pushes (opt-in).
+const PrePush = "pre-push"
 
 // SavedSuffix is appended to the user's hook's name when it is saved.
 const SavedSuffix = ".gitguard-orig"
@@ -47,7 +50,68 @@ func Dir(ctx context.Context, dir string) (string, error) {
 	return filepath.Clean(strings.TrimRight(string(out), "\n")), nil
 }
 
-// Script returns the hook gitguard installs.
+// ScriptFor returns the script of hook (Name or PrePush).
+func ScriptFor(hook string) []byte {
+	if hook == PrePush {
+		return PrePushScript()
+	}
+	return Script()
+}
+
+// PrePushScript returns the pre-push hook: it runs the hook that was there
+// before (saved as pre-push.gitguard-orig) with the same arguments and
+// input, then 'gitguard push --pre-push', which pushes, in a push of its
+// own, the runs whose work is in the commits being pushed, at their tips
+// as they are now. A failure there warns and lets the user's push go on,
+// unless GITGUARD_HOOK_STRICT=1. The runs' own push runs this hook again
+// with GITGUARD_PRE_PUSH=1, which only runs the saved original.
+func PrePushScript() []byte {
+	return []byte(`#!/bin/sh
+` + marker + `
+# Installed by 'gitguard hook install --pre-push'; 'gitguard hook uninstall
+# --pre-push' removes it and puts back the hook that was here before (saved
+# as pre-push` + SavedSuffix + `).
+#
+# It runs that original hook first (a failure stops the push, as before),
+# then 'gitguard push --pre-push', which pushes the runs whose work is in
+# the commits being pushed, in a separate push of run refs only. If that
+# fails, or gitguard is not on PATH, it warns and lets your push go on,
+# unless GITGUARD_HOOK_STRICT=1. 'git push --no-verify' skips all of this.
+input=$(cat)
+orig="$(dirname -- "$0")/pre-push` + SavedSuffix + `"
+if [ -f "$orig" ] && [ -x "$orig" ]; then
+	if [ -n "$input" ]; then printf '%s\n' "$input"; fi | "$orig" "$@" || exit $?
+fi
+if [ "${GITGUARD_PRE_PUSH:-0}" = 1 ]; then
+	exit 0
+fi
+if command -v gitguard >/dev/null 2>&1; then
+	gg=gitguard
+elif command -v git-guard >/dev/null 2>&1; then
+	gg=git-guard
+else
+	if [ "${GITGUARD_HOOK_STRICT:-0}" = 1 ]; then
+		echo "gitguard pre-push hook: gitguard is not on PATH; push stopped (GITGUARD_HOOK_STRICT=1)" >&2
+		exit 1
+	fi
+	echo "gitguard pre-push hook: gitguard is not on PATH; runs not pushed" >&2
+	exit 0
+fi
+if [ -n "$input" ]; then printf '%s\n' "$input"; fi | GITGUARD_PRE_PUSH=1 "$gg" push --pre-push -- "$1" "$2" >&2
+status=$?
+if [ $status -eq 0 ]; then
+	exit 0
+fi
+if [ "${GITGUARD_HOOK_STRICT:-0}" = 1 ]; then
+	echo "gitguard pre-push hook: pushing the runs failed (exit $status); push stopped (GITGUARD_HOOK_STRICT=1)" >&2
+	exit $status
+fi
+echo "gitguard pre-push hook: pushing the runs failed (exit $status); your push goes on without them" >&2
+exit 0
+`)
+}
+
+// Script returns the pre-commit hook gitguard installs.
 func Script() []byte {
 	return []byte(`#!/bin/sh
 ` + marker + `
@@ -103,8 +167,11 @@ type State struct {
 func (s State) SavedPath() string { return s.Path + SavedSuffix }
 
 // Status inspects the pre-commit hook of the hooks folder dir.
-func Status(dir string) (State, error) {
-	st := State{Dir: dir, Path: filepath.Join(dir, Name)}
+func Status(dir string) (State, error) { return StatusOf(dir, Name) }
+
+// StatusOf inspects hook (Name or PrePush) in the hooks folder dir.
+func StatusOf(dir, hook string) (State, error) {
+	st := State{Dir: dir, Path: filepath.Join(dir, hook)}
 	fi, err := os.Lstat(st.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -125,7 +192,7 @@ func Status(dir string) (State, error) {
 				if err != nil {
 					return st, err
 				}
-				st.Current = bytes.Equal(full, Script()) && fi.Mode().Perm()&0o111 != 0
+				st.Current = bytes.Equal(full, ScriptFor(hook)) && fi.Mode().Perm()&0o111 != 0
 			}
 		}
 	}
@@ -187,14 +254,24 @@ type Options struct {
 	// exist: the saved original is moved to a numbered backup (never
 	// deleted) and the current hook is saved and chained in its place.
 	Force bool
+	// Hook is the hook to install or remove: Name (the default when
+	// empty) or PrePush.
+	Hook string
 }
 
-// Install installs gitguard's pre-commit hook in the hooks folder dir,
+func (o Options) hook() string {
+	if o.Hook == "" {
+		return Name
+	}
+	return o.Hook
+}
+
+// Install installs gitguard's hook (opts.Hook: pre-commit unless PrePush) in the hooks folder dir,
 // chaining to any hook already there. It returns ErrForeignHook (wrapped)
 // when a foreign hook and a saved original both exist and opts.Force is
 // not set, ErrNotHookFile when pre-commit is a folder.
 func Install(dir string, opts Options) (Result, error) {
-	st, err := Status(dir)
+	st, err := StatusOf(dir, opts.hook())
 	if err != nil {
 		return Result{State: st}, err
 	}
@@ -225,7 +302,7 @@ func Install(dir string, opts Options) (Result, error) {
 	}
 	// Write the new hook first so that the original is never left without
 	// a hook that runs it.
-	tmp, err := writeTemp(dir, Script())
+	tmp, err := writeTemp(dir, ScriptFor(opts.hook()))
 	if err != nil {
 		return res, err
 	}
@@ -250,12 +327,12 @@ func Install(dir string, opts Options) (Result, error) {
 	return res, syncDir(dir)
 }
 
-// Uninstall removes gitguard's pre-commit hook from the hooks folder dir and
+// Uninstall removes gitguard's hook (opts.Hook) from the hooks folder dir and
 // puts the saved original back. A pre-commit hook that is not gitguard's is
 // left alone (NothingToUndo); if a saved original exists too, it returns
 // ErrForeignHook (wrapped).
 func Uninstall(dir string, opts Options) (Result, error) {
-	st, err := Status(dir)
+	st, err := StatusOf(dir, opts.hook())
 	res := Result{State: st}
 	if err != nil {
 		return res, err

@@ -134,3 +134,34 @@ func TestDryRunChangesNothing(t *testing.T) {
 		t.Fatalf("dry run changed %v to %v", before, after)
 	}
 }
+
+func TestPrePushBesidePreCommit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, PrePush), "#!/bin/sh\necho mine\n", 0o755)
+	if res, err := Install(dir, Options{}); err != nil || res.Action != Installed {
+		t.Fatalf("Install pre-commit = %v, %v", res.Action, err)
+	}
+	res, err := Install(dir, Options{Hook: PrePush})
+	if err != nil || res.Action != Chained {
+		t.Fatalf("Install pre-push = %v, %v; want chained", res.Action, err)
+	}
+	if got := read(t, filepath.Join(dir, PrePush)); got != string(PrePushScript()) {
+		t.Errorf("pre-push hook is not the pre-push script:\n%s", got)
+	}
+	if got := read(t, filepath.Join(dir, Name)); got != string(Script()) {
+		t.Errorf("pre-commit hook changed:\n%s", got)
+	}
+	if st, err := StatusOf(dir, PrePush); err != nil || !st.Installed || !st.Current || !st.Saved {
+		t.Errorf("StatusOf pre-push = %+v, %v", st, err)
+	}
+	if res, err := Uninstall(dir, Options{Hook: PrePush}); err != nil || res.Action != Restored {
+		t.Fatalf("Uninstall pre-push = %v, %v; want restored", res.Action, err)
+	}
+	if got := read(t, filepath.Join(dir, PrePush)); got != "#!/bin/sh\necho mine\n" {
+		t.Errorf("original pre-push hook not restored: %q", got)
+	}
+	if st, err := Status(dir); err != nil || !st.Installed {
+		t.Errorf("pre-commit hook gone with the pre-push one: %+v, %v", st, err)
+	}
+}

@@ -204,6 +204,15 @@ func (s *Store) ReadCheckpoint(commit record.Hash) (*Run, error) {
 }
 
 func (s *Store) readCheckpoint(commit record.Hash, want *callFilter) (*Run, error) {
+	return s.readCheckpointMemo(commit, want, nil)
+}
+
+// callMemo holds calls read from earlier checkpoints by their subtree, for
+// a reader of every checkpoint of a run (VerifyRun): a call unchanged
+// between checkpoints is decoded and checked once. Nil reads every call.
+type callMemo map[odb.TreeEntry]*Call
+
+func (s *Store) readCheckpointMemo(commit record.Hash, want *callFilter, memo callMemo) (*Run, error) {
 	tree, root, err := s.rootTree(commit)
 	if err != nil {
 		return nil, err
@@ -253,7 +262,19 @@ func (s *Store) readCheckpoint(commit record.Hash, want *callFilter) (*Run, erro
 				if x, y := fanKey(e.Name); x != a || y != b {
 					return fmt.Errorf("%w: calls/%s/%s/%s is filed under the wrong folder", record.ErrCorrupt, a, b, e.Name)
 				}
-				return s.readCallEntry(e, r)
+				if c := memo[e]; c != nil {
+					id, _ := record.ParseCallID(e.Name) // valid: it was read under this name
+					r.Calls[id] = c
+					return nil
+				}
+				if err := s.readCallEntry(e, r); err != nil {
+					return err
+				}
+				if memo != nil && len(memo) < maxCallMemo {
+					id, _ := record.ParseCallID(e.Name)
+					memo[e] = r.Calls[id]
+				}
+				return nil
 			})
 			if err != nil {
 				return nil, err
@@ -545,6 +566,13 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	}
 	s.stampOverlap(tip, cp)
 	carrySettings(tip, cp)
+	cp.Calls = countCalls(tip)
+	if tip.Exists() && cp.Origin == "" {
+		cp.Origin = tip.Checkpoint.Origin
+	}
+	if tip.Exists() && cp.Agent == "" {
+		cp.Agent = tip.Checkpoint.Agent
+	}
 	if cp.WorktreeTree.IsZero() && tip.Exists() {
 		cp.WorktreeTree, cp.IndexTree, cp.Head, cp.Partial = tip.Checkpoint.WorktreeTree, tip.Checkpoint.IndexTree, tip.Checkpoint.Head, tip.Checkpoint.Partial
 	}
@@ -602,10 +630,11 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 		parents = append(parents, h)
 	}
 	who := odb.Signature{Name: "gitguard", Email: "gitguard@localhost", When: cp.CreatedAt}
-	msg := fmt.Sprintf("gitguard %s %s of run %s\n", cp.Kind, cp.ID, cp.RunID)
-	if cp.Label != "" {
-		msg += "\n" + cp.Label + "\n"
+	calls := -1
+	if cp.Calls != nil {
+		calls = *cp.Calls
 	}
+	msg := record.CheckpointMessage(cp, calls, cp.Origin)
 	commit, err := s.db.Write(odb.TypeCommit, odb.EncodeCommit(&odb.Commit{
 		Tree: rootTree, Parents: parents, Author: who, Committer: who, Message: msg,
 	}))
@@ -618,6 +647,33 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	}
 	return &Run{ID: tip.ID, Commit: commit, Checkpoint: cp, Calls: tip.Calls, tree: rootTree,
 		calls: callsTree, index: indexTree, partial: tip.partial}, nil
+}
+
+// countCalls returns how many calls run r has, counting those its mutation
+// added: all of them when r holds every call, else the count its previous
+// checkpoint recorded plus the new ones (a call read from the run has its
+// index postings noted, a new one not); nil when that is not known.
+func countCalls(r *Run) *int {
+	n := 0
+	switch {
+	case !r.partial:
+		n = len(r.Calls)
+		for id := range r.other {
+			if r.Calls[id] == nil {
+				n++
+			}
+		}
+	case r.Exists() && r.Checkpoint.Calls != nil:
+		n = *r.Checkpoint.Calls
+		for _, c := range r.Calls {
+			if c.indexed == nil {
+				n++
+			}
+		}
+	default:
+		return nil
+	}
+	return &n
 }
 
 func (s *Store) writeJSON(v any) (record.Hash, error) {

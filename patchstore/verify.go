@@ -49,7 +49,7 @@ func (s *Store) VerifyRun(ctx context.Context, id record.RunID, tip record.Hash)
 	if err := id.Validate(); err != nil {
 		return &VerifyError{Run: fmt.Sprintf("%q", id), Err: err}
 	}
-	v := &verifier{s: s, trees: map[record.Hash]bool{}}
+	v := &verifier{s: s, trees: map[record.Hash]bool{}, calls: callMemo{}}
 	seq := -1
 	seen := map[record.Hash]bool{}
 	for h, n := tip, 0; !h.IsZero(); n++ {
@@ -66,7 +66,7 @@ func (s *Store) VerifyRun(ctx context.Context, id record.RunID, tip record.Hash)
 			return fail("checkpoint chain loops")
 		}
 		seen[h] = true
-		r, err := s.ReadCheckpoint(h)
+		r, err := s.readCheckpointMemo(h, nil, v.calls)
 		if err != nil {
 			return &VerifyError{Run: string(id), Commit: h, Err: err}
 		}
@@ -95,6 +95,39 @@ func (s *Store) VerifyRun(ctx context.Context, id record.RunID, tip record.Hash)
 type verifier struct {
 	s     *Store
 	trees map[record.Hash]bool // trees already verified
+	// Every checkpoint's records are checked against its own work tree,
+	// but consecutive checkpoints share most folders: the folders read
+	// and the (folder, path) pairs found free of symlinks are kept, so a
+	// long run costs what its changes cost, not checkpoints × calls reads.
+	folders map[record.Hash][]odb.TreeEntry
+	clear   map[prefixKey]bool
+	calls   callMemo // the calls read, by their subtree
+}
+
+// maxCallMemo bounds the calls a verifier keeps decoded.
+const maxCallMemo = 1 << 16
+
+type prefixKey struct {
+	tree record.Hash
+	path string
+}
+
+// maxVerifyMemo bounds each memo of the verifier; past it the memo starts over.
+const maxVerifyMemo = 1 << 16
+
+func (v *verifier) readFolder(h record.Hash) ([]odb.TreeEntry, error) {
+	if e, ok := v.folders[h]; ok {
+		return e, nil
+	}
+	e, err := v.s.db.ReadTree(h)
+	if err != nil {
+		return nil, err
+	}
+	if v.folders == nil || len(v.folders) >= maxVerifyMemo {
+		v.folders = map[record.Hash][]odb.TreeEntry{}
+	}
+	v.folders[h] = e
+	return e, nil
 }
 
 var errHostile = errors.New("unsafe content")
@@ -238,19 +271,23 @@ func (v *verifier) tree(h record.Hash, top, prefix string, depth int) error {
 // noSymlinkPrefix refuses a recorded path that runs through a symlink (or a
 // submodule) of the work tree: writing it would land outside the work tree.
 // A symlink swapped names (the paths the run's calls record patches of) is
-// a type swap they made (a
-// folder turned into a link, or an undo of one): a path beneath it is
-// absent there, and undo writes it only after deleting the link, into a
-// real folder (safewrite refuses any other write beneath a link).
+// a type swap they made (a folder turned into a link, or an undo of one): a
+// path beneath it is absent there, and undo writes it only after deleting
+// the link, into a real folder (safewrite refuses any other write beneath a
+// link). Folders found clear are remembered (v.clear), so that a path
+// checked at one checkpoint costs nothing at the next; a path let through
+// for a swap is not remembered, as the next checkpoint's swaps may differ.
 func (v *verifier) noSymlinkPrefix(tree record.Hash, path string, swapped map[string]bool) error {
+	var seen []prefixKey
 	cur := tree
 	rest := path
 	for {
 		name, tail, more := cut(rest)
-		if !more {
-			return nil
+		if !more || v.clear[prefixKey{cur, rest}] {
+			break // no folder left, or this folder was found clear for the rest
 		}
-		entries, err := v.s.db.ReadTree(cur)
+		seen = append(seen, prefixKey{cur, rest})
+		entries, err := v.readFolder(cur)
 		if err != nil {
 			return fmt.Errorf("path %s: %w", path, err)
 		}
@@ -261,18 +298,25 @@ func (v *verifier) noSymlinkPrefix(tree record.Hash, path string, swapped map[st
 				break
 			}
 		}
+		prefix := path[:len(path)-len(tail)-1]
 		switch {
-		case next == nil:
-			return nil // the folder does not exist in this snapshot
-		case next.Mode == record.ModeSymlink && swapped[path[:len(path)-len(tail)-1]]:
+		case next != nil && next.Mode == record.ModeSymlink && swapped[prefix]:
 			return nil
-		case next.Mode == record.ModeSymlink || next.Mode == record.ModeGitlink:
-			return fmt.Errorf("%w: recorded path %q runs through the symlink or submodule %q", errHostile, path, path[:len(path)-len(tail)-1])
-		case next.Mode != record.ModeTree:
-			return nil
+		case next != nil && (next.Mode == record.ModeSymlink || next.Mode == record.ModeGitlink):
+			return fmt.Errorf("%w: recorded path %q runs through the symlink or submodule %q", errHostile, path, prefix)
+		}
+		if next == nil || next.Mode != record.ModeTree {
+			break // the folder does not exist in this snapshot, or a file ends it
 		}
 		cur, rest = next.Hash, tail
 	}
+	if v.clear == nil || len(v.clear)+len(seen) > maxVerifyMemo {
+		v.clear = map[prefixKey]bool{}
+	}
+	for _, k := range seen {
+		v.clear[k] = true
+	}
+	return nil
 }
 
 func cut(p string) (first, rest string, more bool) {

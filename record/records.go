@@ -58,6 +58,16 @@ type Checkpoint struct {
 	// OpenKnown (checkpoints of older writers do not say).
 	Open      []CallID `json:"open,omitempty"`
 	OpenKnown bool     `json:"openKnown,omitempty"`
+	// Calls is the number of calls the run has recorded as of this
+	// checkpoint; nil when not known (older writers).
+	Calls *int `json:"calls,omitempty"`
+	// Origin names the run this one continues, "<run-id> <commit>", for a
+	// run published under a new id (gitguard push --as); carried by
+	// every checkpoint of the run.
+	Origin string `json:"origin,omitempty"`
+	// Agent names the agent the run records ("Claude Code", "Codex"),
+	// when its hooks said; carried by every later checkpoint of the run.
+	Agent string `json:"agent,omitempty"`
 	// Unmerged is set when the index held conflict entries (a merge,
 	// rebase, cherry-pick or stash pop stopped on conflicts).
 	Unmerged *Unmerged `json:"unmerged,omitempty"`

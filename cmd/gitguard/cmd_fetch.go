@@ -13,7 +13,7 @@ func newFetchCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "fetch",
 		Usage:     "bring runs from a remote, verified before they are kept",
-		UsageText: "gitguard fetch [--force] [-n] [REMOTE]",
+		UsageText: "gitguard fetch [--force] [-n] [--run RUN]... [REMOTE]",
 		Description: "Fetches the run refs of REMOTE (a remote name or URL; default origin) into a\n" +
 			"quarantine namespace (refs/agent-checkpoints/quarantine/), verifies every\n" +
 			"checkpoint of each run (record formats, sizes, safe paths: no absolute paths,\n" +
@@ -24,11 +24,13 @@ func newFetchCommand(e *env) *cli.Command {
 			"A local run is fast-forwarded; one that has diverged from the remote's is\n" +
 			"kept unless --force (never this worktree's active run). No other ref is\n" +
 			"written: no branches, tags, remote-tracking refs or FETCH_HEAD.\n" +
+			"With --run only the runs named are fetched (see 'gitguard runs --remote').\n" +
 			"With -n the runs are fetched and verified but no run ref changes.\n" +
 			"Exit 3 if a run was refused, 1 if a diverged run was kept.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "replace local runs that have diverged from the remote's"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "fetch and verify, change no run"},
+			&cli.StringSliceFlag{Name: "run", Usage: "fetch only run `RUN` (repeatable)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -36,8 +38,12 @@ func newFetchCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
+			runs, err := runFlags(c)
+			if err != nil {
+				return err
+			}
 			wantJSON(c, e)
-			return runFetch(c.Context, e, syncOptions{remote: remote, force: c.Bool("force"), dryRun: c.Bool("dry-run")})
+			return runFetch(c.Context, e, syncOptions{remote: remote, force: c.Bool("force"), dryRun: c.Bool("dry-run"), runs: runs})
 		},
 	}
 }
@@ -48,7 +54,10 @@ func runFetch(ctx context.Context, e *env, opts syncOptions) error {
 		return err
 	}
 	defer g.Close()
-	rep, ferr := g.Fetch(ctx, opts.remote, gitguard.FetchOptions{Force: opts.force, DryRun: opts.dryRun})
+	if opts.remote, err = g.SyncRemote(ctx, opts.remote); err != nil {
+		return err
+	}
+	rep, ferr := g.Fetch(ctx, opts.remote, gitguard.FetchOptions{Force: opts.force, DryRun: opts.dryRun, Runs: opts.runs})
 	if rep == nil {
 		return ferr
 	}

@@ -12,6 +12,7 @@ type hookOptions struct {
 	uninstall bool
 	force     bool
 	dryRun    bool
+	prePush   bool // the pre-push hook instead of pre-commit
 }
 
 // newGitHookCommands returns "hook install" and "hook uninstall". The hook
@@ -20,11 +21,12 @@ type hookOptions struct {
 // linked worktrees share.
 func newGitHookCommands(e *env) []*cli.Command {
 	dry := &cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would change, change nothing"}
+	prePush := &cli.BoolFlag{Name: "pre-push", Usage: "the pre-push hook that pushes runs with your pushes, instead of pre-commit"}
 	return []*cli.Command{
 		{
 			Name:      "install",
 			Usage:     "install the pre-commit hook, chaining to any hook already there",
-			UsageText: "gitguard hook install [--force] [-n]",
+			UsageText: "gitguard hook install [--pre-push] [--force] [-n]",
 			Description: "Installs a pre-commit hook that runs 'gitguard check --staged' and stops the\n" +
 				"commit when the check finds something (exit 1) or an integrity failure (3).\n" +
 				"An existing pre-commit hook is never overwritten: it is renamed to\n" +
@@ -33,30 +35,36 @@ func newGitHookCommands(e *env) []*cli.Command {
 				"the hook prints a warning and lets the commit through (set\n" +
 				"GITGUARD_HOOK_STRICT=1 to stop it instead). Installing twice is installing once.\n" +
 				"--force is needed only when both a foreign pre-commit hook and a saved\n" +
-				"original exist: the saved one is moved to a numbered backup, never deleted.",
-			Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "go on when a foreign hook and a saved original both exist"}, dry, jsonFlag},
+				"original exist: the saved one is moved to a numbered backup, never deleted.\n\n" +
+				"With --pre-push it installs, the same way, a pre-push hook instead (opt-in):\n" +
+				"on every 'git push' it pushes, in a separate push of run refs only, the runs\n" +
+				"whose work is in the commits being pushed (the run's newest checkpoint names\n" +
+				"one of them as HEAD, or the commit they grow from), each at its newest\n" +
+				"checkpoint, to gitguard.remote if set, else to the same remote. If that fails\n" +
+				"it warns and your push goes on (GITGUARD_HOOK_STRICT=1 stops it).",
+			Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "go on when a foreign hook and a saved original both exist"}, prePush, dry, jsonFlag},
 			Action: func(c *cli.Context) error {
 				if err := noArgs(c); err != nil {
 					return err
 				}
 				wantJSON(c, e)
-				return runHook(c.Context, e, hookOptions{force: c.Bool("force"), dryRun: c.Bool("dry-run")})
+				return runHook(c.Context, e, hookOptions{force: c.Bool("force"), dryRun: c.Bool("dry-run"), prePush: c.Bool("pre-push")})
 			},
 		},
 		{
 			Name:      "uninstall",
 			Usage:     "remove gitguard's pre-commit hook and restore the original",
-			UsageText: "gitguard hook uninstall [-n]",
+			UsageText: "gitguard hook uninstall [--pre-push] [-n]",
 			Description: "Removes the hook 'gitguard hook install' wrote and renames the saved original\n" +
 				"back, byte for byte and with its mode. A pre-commit hook that is not\n" +
 				"gitguard's is left alone (exit 0; exit 2 if a saved original exists too).",
-			Flags: []cli.Flag{dry, jsonFlag},
+			Flags: []cli.Flag{prePush, dry, jsonFlag},
 			Action: func(c *cli.Context) error {
 				if err := noArgs(c); err != nil {
 					return err
 				}
 				wantJSON(c, e)
-				return runHook(c.Context, e, hookOptions{uninstall: true, dryRun: c.Bool("dry-run")})
+				return runHook(c.Context, e, hookOptions{uninstall: true, dryRun: c.Bool("dry-run"), prePush: c.Bool("pre-push")})
 			},
 		},
 	}
@@ -68,6 +76,10 @@ func runHook(ctx context.Context, e *env, opts hookOptions) error {
 		return err
 	}
 	hopts := hooks.Options{DryRun: opts.dryRun, Force: opts.force}
+	name := hooks.Name
+	if opts.prePush {
+		hopts.Hook, name = hooks.PrePush, hooks.PrePush
+	}
 	var res hooks.Result
 	if opts.uninstall {
 		res, err = hooks.Uninstall(dir, hopts)
@@ -88,25 +100,25 @@ func runHook(ctx context.Context, e *env, opts hookOptions) error {
 	st := res.State
 	switch res.Action {
 	case hooks.Installed:
-		e.say("pre-commit hook %sinstalled: %s", would, st.Path)
+		e.say("%s hook %sinstalled: %s", name, would, st.Path)
 	case hooks.Chained:
-		e.say("pre-commit hook %sinstalled: %s; it runs your hook first, saved as %s", would, st.Path, st.SavedPath())
+		e.say("%s hook %sinstalled: %s; it runs your hook first, saved as %s", name, would, st.Path, st.SavedPath())
 		if res.Backup != "" {
 			e.say("the previously saved hook was kept as %s", res.Backup)
 		}
 	case hooks.Upgraded:
-		e.say("pre-commit hook %supgraded: %s", would, st.Path)
+		e.say("%s hook %supgraded: %s", name, would, st.Path)
 	case hooks.AlreadyDone:
-		e.say("pre-commit hook already installed: %s", st.Path)
+		e.say("%s hook already installed: %s", name, st.Path)
 	case hooks.Restored:
-		e.say("pre-commit hook %sremoved; your original hook %srestored: %s", would, would, st.Path)
+		e.say("%s hook %sremoved; your original hook %srestored: %s", name, would, would, st.Path)
 	case hooks.Removed:
-		e.say("pre-commit hook %sremoved: %s", would, st.Path)
+		e.say("%s hook %sremoved: %s", name, would, st.Path)
 	case hooks.NothingToUndo:
 		if st.Hook {
-			e.say("the pre-commit hook in %s is not gitguard's; left alone, nothing to do", st.Dir)
+			e.say("the %s hook in %s is not gitguard's; left alone, nothing to do", name, st.Dir)
 		} else {
-			e.say("no gitguard pre-commit hook in %s; nothing to do", st.Dir)
+			e.say("no gitguard %s hook in %s; nothing to do", name, st.Dir)
 		}
 	}
 	return nil

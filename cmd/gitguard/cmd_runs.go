@@ -16,14 +16,25 @@ func newRunsCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "runs",
 		Usage:     "list runs, most recently active first",
-		UsageText: "gitguard runs",
+		UsageText: "gitguard runs [--json]\n   gitguard runs --remote [--ids-only] [--json] [REMOTE]",
 		Description: "Lists every run recorded in this repository, with its state and checkpoint count,\n" +
 			"its calls open now, and the runs of the same work tree whose windows (first\n" +
 			"checkpoint to finish, or until now while not finished; an undo or redo after the\n" +
-			"finish keeps it finished) overlap its own: sessions\n" +
-			"that ran at the same time.",
-		Flags: []cli.Flag{jsonFlag},
+			"finish keeps it finished) overlap its own: sessions that ran at the same time.\n\n" +
+			remoteRunsHelp,
+		Flags: []cli.Flag{jsonFlag,
+			&cli.BoolFlag{Name: "remote", Usage: "list the runs of REMOTE (default gitguard.remote, else origin) without fetching them"},
+			&cli.BoolFlag{Name: "ids-only", Usage: "with --remote: ids and tips only (git ls-remote), no summaries"},
+		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("remote") {
+				remote, err := remoteArg(c)
+				if err != nil {
+					return err
+				}
+				wantJSON(c, e)
+				return runRemoteRuns(c.Context, e, remote, !c.Bool("ids-only"))
+			}
 			if err := noArgs(c); err != nil {
 				return err
 			}

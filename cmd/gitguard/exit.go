@@ -119,7 +119,15 @@ func classify(err error) failure {
 	case errors.Is(err, gitguard.ErrDiverged):
 		return failure{err, "your local run was kept; 'gitguard fetch --force' replaces it with the remote's (prune or push yours first to keep it)", exitFound}
 	case errors.Is(err, errPushRejected):
-		return failure{err, "the remote's copy of those runs moved on; 'gitguard fetch' first, or 'gitguard push --force' to overwrite it", exitFound}
+		return failure{err, "nothing was overwritten; 'gitguard push --force' replaces the remote's run with yours only if you mean to drop what it added", exitFound}
+	case errors.Is(err, errPushDeclined):
+		return failure{err, "the host accepts only some refs, or only so many per push: push runs to a repository for runs only ('git config gitguard.remote URL'), or send fewer refs per push ('git config gitguard.pushBatch N' or --batch N); your branches and tags were not part of this push", exitFound}
+	case errors.Is(err, gitguard.ErrBadSyncConfig):
+		return failure{err, "fix it with 'git config KEY VALUE' or remove it with 'git config --unset KEY'", exitUsage}
+	case errors.Is(err, gitguard.ErrRunExists):
+		return failure{err, "choose another id for --as; list runs with 'gitguard runs' and 'gitguard runs --remote'", exitUsage}
+	case errors.Is(err, gitguard.ErrNoSuchRun):
+		return failure{err, "list runs with 'gitguard runs'", exitUsage}
 	case errors.Is(err, gitguard.ErrNoPruneRule):
 		return failure{err, "give --keep N, --older-than DURATION or --run RUN, or set [retention] in the committed .gitguard.toml (or gitguard.retentionKeep in git config)", exitUsage}
 	case errors.Is(err, gitguard.ErrPruneActive):

@@ -59,6 +59,7 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"userstate":  cmdUserState,
 			"oracletree": cmdOracleTree,
+			"gitserver":  cmdGitServer,
 		},
 	})
 }

@@ -50,8 +50,11 @@ type Result struct {
 // dryRun, moves each good run's ref (force replaces diverged runs but the
 // active one). It returns one result per remote run ref, and an error
 // only when it could not go on (gitrefs.ErrRemote, gitrefs.ErrRefChanged).
-func Fetch(ctx context.Context, store *patchstore.Store, refs *gitrefs.Store, log *slog.Logger, remote string, force, dryRun bool) ([]Result, error) {
-	q, err := refs.FetchQuarantine(ctx, remote)
+//
+// With runs named, only those runs are fetched (gitrefs.ErrNoSuchRun when
+// the remote lacks one).
+func Fetch(ctx context.Context, store *patchstore.Store, refs *gitrefs.Store, log *slog.Logger, remote string, force, dryRun bool, runs ...record.RunID) ([]Result, error) {
+	q, err := refs.FetchQuarantine(ctx, remote, runs...)
 	if err != nil {
 		return nil, err
 	}
