@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 
@@ -64,6 +65,11 @@ func parseRequest(line []byte) (Request, error) {
 			ID json.RawMessage `json:"id"`
 		}
 		_ = json.Unmarshal(line, &probe)
+		if errors.Is(err, record.ErrBadRunID) || errors.Is(err, record.ErrBadCallID) {
+			// A well-formed request naming a bad id: refused as the
+			// command line refuses it.
+			return Request{ID: validUTF8(probe.ID)}, err
+		}
 		return Request{ID: validUTF8(probe.ID)}, requestErrorf("malformed request: %v", err)
 	}
 	r.ID = validUTF8(r.ID)
