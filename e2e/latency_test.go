@@ -48,8 +48,6 @@ const (
 	hookModes
 )
 
-var modeNames = [hookModes]string{"none", "noop", "gitguard"}
-
 // noopCommand is a hook that reads its event and does nothing, started the
 // way each agent starts gitguard's: through a shell, except opencode's
 // plugin, which runs the command's words itself (and ignores its output).
