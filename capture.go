@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/gitguard/gitguard/internal/odb"
@@ -265,7 +266,7 @@ func (g *Guard) treePatches(ctx context.Context, callID record.CallID, e record.
 	}
 	// Files over the size limit are absent from both trees; bring them back
 	// by hash so that growing past the limit is not mistaken for a delete.
-	startOver, err := g.oversizeAt(ctx, run, e.StartSeq)
+	startOver, startSkipped, err := g.oversizeAt(ctx, run, e.StartSeq)
 	if err != nil {
 		return nil, err
 	}
@@ -314,15 +315,17 @@ func (g *Guard) treePatches(ctx context.Context, callID record.CallID, e record.
 		}
 		x.after, x.oversize = st, true
 	}
-	// A path the snapshot could not read is missing from its tree: that is
-	// no evidence the call deleted it, so it gets no patch.
-	skipped := map[string]bool{}
-	for _, sk := range snap.Skipped {
-		skipped[sk.Path] = true
-	}
+	// A path either snapshot could not read (or one below a folder it could
+	// not read) is missing from its tree or holds the index's state: that
+	// is no evidence the call changed it, so it gets no patch.
+	finishSkipped := slices.Clone(snap.Skipped)
 	paths := make([]string, 0, len(all))
 	for p, x := range all {
-		if x.before == x.after || skipped[p] {
+		if x.before == x.after || workspace.SkippedCovers(finishSkipped, p) {
+			continue
+		}
+		if workspace.SkippedCovers(startSkipped, p) {
+			snap.Skipped = append(snap.Skipped, unrecordable(p, reasonUnreadAtStart))
 			continue
 		}
 		if why := record.RecordablePath(p); why != "" {
@@ -335,6 +338,7 @@ func (g *Guard) treePatches(ctx context.Context, callID record.CallID, e record.
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	sort.SliceStable(snap.Skipped, func(i, j int) bool { return snap.Skipped[i].Path < snap.Skipped[j].Path })
 	out := make([]record.FilePatch, 0, len(paths))
 	for _, p := range paths {
 		x := all[p]
@@ -347,23 +351,24 @@ func (g *Guard) treePatches(ctx context.Context, callID record.CallID, e record.
 	return out, nil
 }
 
-// oversizeAt returns the oversize files recorded in checkpoint seq of run.
-func (g *Guard) oversizeAt(ctx context.Context, run *patchstore.Run, seq int) (map[string]record.State, error) {
+// oversizeAt returns the oversize files and the skipped paths recorded in
+// checkpoint seq of run.
+func (g *Guard) oversizeAt(ctx context.Context, run *patchstore.Run, seq int) (map[string]record.State, []record.Skipped, error) {
 	out := map[string]record.State{}
 	if seq == 0 {
-		return out, nil
+		return out, nil, nil
 	}
 	en, err := g.store.CheckpointAt(ctx, run.ID, seq)
 	if errors.Is(err, patchstore.ErrUnknownCheckpoint) {
-		return out, nil // pruned: nothing was recorded by hash only then
+		return out, nil, nil // pruned: nothing was recorded by hash only then
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, o := range en.Checkpoint.Oversize {
 		out[o.Path] = record.State{Mode: o.Mode, Hash: o.Hash}
 	}
-	return out, nil
+	return out, en.Checkpoint.Skipped, nil
 }
 
 func state(f record.FileState) record.State {

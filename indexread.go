@@ -76,7 +76,11 @@ func (g *Guard) loadStatusCalls(run *patchstore.Run) (map[string][]patchstore.Po
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range heads {
+	notes, err := g.store.NotedCalls(run) // skipped paths, view changes
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range append(heads, notes...) {
 		need[id] = true
 	}
 	ids := make([]record.CallID, 0, len(need))

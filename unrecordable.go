@@ -17,6 +17,11 @@ import (
 // Names git allows and JSON carries (newline, tab, backslash, a leading
 // dash) are recorded as they are and quoted in text output.
 
+// reasonUnreadAtStart is why a whole-workspace call records no change of a
+// path its start snapshot could not read (a folder without permission):
+// the before state is unknown, so neither a creation nor an edit is claimed.
+const reasonUnreadAtStart = "unreadable when the call started; what the call changed in it is not recorded"
+
 // unrecordable is the skipped entry of path p, which the records cannot
 // carry for reason why. The path is shown, not carried: bytes that are not
 // UTF-8 become U+FFFD.

@@ -55,11 +55,12 @@ type scan struct {
 	changedDirs map[string]bool
 	cacheTrees  map[string]record.Hash
 
-	mu        sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats
-	untracked []flatEntry
-	converted []convertedFile // left for git to hash (walkconvert.go)
-	hasher    *git.PathHasher // hashing them since the first one was found
-	stats     Stats
+	mu         sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats, unreadable
+	untracked  []flatEntry
+	unreadable []string        // folders the walk could not read (unreadable.go)
+	converted  []convertedFile // left for git to hash (walkconvert.go)
+	hasher     *git.PathHasher // hashing them since the first one was found
+	stats      Stats
 }
 
 // dirNode is a folder holding tracked entries: the index entries directly
@@ -200,6 +201,7 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 		_, _ = s.hasher.Wait() // no git left waiting for more paths
 		return nil, err
 	}
+	s.keepUnreadable()
 	converted, err := s.hashConverted(ctx)
 	if err != nil {
 		return nil, err
@@ -301,6 +303,10 @@ func (s *scan) statTracked(dir *folder, node *dirNode) error {
 			if isGone(err) {
 				continue // deleted
 			}
+			if s.unreadableFile(e.Path, err) {
+				s.results[i] = trackedResult{mode: e.Mode, hash: e.Hash}
+				continue
+			}
 			return fmt.Errorf("lstat %s: %w", e.Path, err)
 		}
 		mode := s.modeOf(&st, e.Mode)
@@ -317,6 +323,10 @@ func (s *scan) statTracked(dir *folder, node *dirNode) error {
 			continue
 		}
 		fs, how, err := s.record(e.Path, s.w.Abs(e.Path), &st, mode)
+		if s.unreadableFile(e.Path, err) {
+			s.results[i] = trackedResult{mode: e.Mode, hash: e.Hash}
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -446,9 +456,13 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 	if mode.IsFile() && st.size <= s.w.maxSize() && (kind != convNone || unsure) {
 		// Converted here when it can be (filters.go), else by git in one
 		// process for the whole walk.
-		if h, ok, err := s.w.withoutGit(s.attrs, rel, full, st.size, true); err == nil && ok {
+		h, ok, err := s.w.withoutGit(s.attrs, rel, full, st.size, true)
+		if err == nil && ok {
 			s.remember(rel, cacheEntry{key: key, hash: h, conv: conv, auto: auto}, cacheable)
 			return record.FileState{Path: rel, Mode: mode, Hash: h, Size: st.size}, fromRead, nil
+		}
+		if errors.Is(err, os.ErrPermission) {
+			return record.FileState{Path: rel}, fromRead, err // git could not read it either
 		}
 		s.leaveToGit(rel, st, conv, auto, cacheable)
 		return record.FileState{Path: rel, Mode: mode, Size: st.size}, fromRead, nil
@@ -521,6 +535,10 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 	if errors.Is(err, errFolderGone) {
 		return nil // removed while walking; its tracked entries are deleted
 	}
+	if dir != "" && errors.Is(err, os.ErrPermission) {
+		s.unreadableFolder(dir)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("read folder %s: %w", dir, err)
 	}
@@ -578,6 +596,7 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		if kind == kindUnknown {
 			var st fileStat
 			if err := fd.lstat(diskName, &st); err != nil {
+				s.unreadableFile(join(name), err)
 				continue
 			}
 			kind = st.kind
@@ -631,13 +650,17 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		}
 		var st fileStat
 		if err := fd.lstat(diskName, &st); err != nil {
-			continue // vanished
+			s.unreadableFile(rel, err) // else vanished
+			continue
 		}
 		mode := s.modeOf(&st, record.ModeNone)
 		if mode == record.ModeNone || mode == record.ModeTree {
 			continue
 		}
 		fs, how, err := s.record(rel, s.w.Abs(rel), &st, mode)
+		if s.unreadableFile(rel, err) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
