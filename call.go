@@ -322,6 +322,7 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		c.Ledger.FinishSeq = nextSeq(tip)
 		c.Ledger.Head = head
 		c.Ledger.Skipped = callSkipped(snap)
+		c.Ledger.ViewChanges = g.callViewChanges(tip, snap, patches)
 		if o.Result != "" {
 			c.Ledger.Result = o.Result
 		}

@@ -105,14 +105,25 @@ func (g *Guard) headConfig(ctx context.Context) (*config.Config, error) {
 // or, for nil (a new run, or one recorded before runs kept their
 // settings), the configuration read at Open.
 func (g *Guard) useSettings(ctx context.Context, s *record.Settings) error {
+	return g.useView(ctx, s, record.ZeroHash)
+}
+
+// useView is useSettings under a run's start view (zero for none, see
+// runview.go): the workspace then sees as the run started, and a path is
+// left out only if both the run's settings and today's leave it out.
+func (g *Guard) useView(ctx context.Context, s *record.Settings, view record.Hash) error {
 	if s == nil {
 		s = &g.settings
 	}
-	if g.applied != nil && sameSettings(g.applied, s) {
+	if g.applied != nil && sameSettings(g.applied, s) && g.appliedView == view {
 		return nil
 	}
 	o := g.wopts
 	o.Exclude, o.MaxFileSize = s.Exclude, s.MaxFileSize
+	if !view.IsZero() {
+		o.ViewStart, o.CurrentExclude = view, g.settings.Exclude
+		o.MaxFileSize = largerLimit(s.MaxFileSize, g.settings.MaxFileSize)
+	}
 	if !sameSettings(s, &g.settings) {
 		// A watch daemon snapshots as configured now, not as this run
 		// does: asking it would only make it reopen and refuse.
@@ -129,7 +140,7 @@ func (g *Guard) useSettings(ctx context.Context, s *record.Settings) error {
 	}
 	g.ws = ws
 	cp := *s
-	g.applied = &cp
+	g.applied, g.appliedView = &cp, view
 	return nil
 }
 
@@ -138,7 +149,7 @@ func (g *Guard) useRunSettings(ctx context.Context, cp *record.Checkpoint) error
 	if g.ws == nil || cp == nil {
 		return nil
 	}
-	return g.useSettings(ctx, cp.Settings)
+	return g.useView(ctx, cp.Settings, runView(cp))
 }
 
 // newRunSettings returns the settings to record in a run's first

@@ -56,7 +56,10 @@ type Guard struct {
 	wopts    workspace.Options
 	settings record.Settings
 	applied  *record.Settings
-	retired  []*workspace.Workspace // opened with other settings before
+	// appliedView is the run's start view the workspace sees with (zero
+	// for none; see runview.go).
+	appliedView record.Hash
+	retired     []*workspace.Workspace // opened with other settings before
 }
 
 // Open finds the repository containing dir and prepares it. It returns
@@ -121,6 +124,7 @@ func (g *Guard) needWorkTree() error {
 func (g *Guard) open(ctx context.Context, opts Options) error {
 	wopts := opts.Workspace
 	wopts.Getenv = opts.Getenv
+	wopts.RecordView = true // runs keep the view they start with (runview.go)
 	if wopts.Logger == nil {
 		wopts.Logger = opts.Logger
 	}
@@ -226,6 +230,9 @@ func snapshotCheckpoint(snap *workspace.Snapshot, kind string) *record.Checkpoin
 		IndexTree:    snap.IndexTree,
 		WorktreeTree: snap.Worktree,
 		Unmerged:     snap.Unmerged,
+	}
+	if !snap.View.IsZero() {
+		cp.View = &record.View{Seen: snap.View} // the start is carried (patchstore)
 	}
 	for _, o := range snap.Oversize {
 		if why := record.RecordablePath(o.Path); why != "" {

@@ -45,15 +45,24 @@ func newFixture(t *testing.T, files map[string]string) *fixture {
 	return f
 }
 
-// reopen opens the guard again, after a test changed the repository's config.
+// reopen opens the guard again and starts a new run, after a test changed
+// the repository's config: a run sees as configured when it started.
 func (f *fixture) reopen() {
 	f.t.Helper()
+	if _, err := f.g.FinishRun(f.ctx, f.run, gitguard.CheckpointOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
 	g, err := gitguard.Open(f.ctx, f.repo.Dir, gitguard.Options{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	f.t.Cleanup(func() { g.Close() })
 	f.g = g
+	run, err := g.StartRun(f.ctx, f.run+"-reopened", gitguard.CheckpointOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.run = run.ID
 }
 
 func (f *fixture) userState() string {

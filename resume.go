@@ -85,6 +85,8 @@ type Resume struct {
 	HeadMoves []HeadMove
 	// Git is the merge, rebase or other git operation in progress.
 	Git *GitOperation
+	// ViewChanges are the calls that changed what gitguard sees.
+	ViewChanges []ViewChange
 }
 
 // ResumeOptions tune Resume.
@@ -140,7 +142,7 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	}
 	r := &Resume{Run: id, Checkpoint: patchstore.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
 		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget,
-		HeadMoves: status.HeadMoves, Git: status.Git}
+		HeadMoves: status.HeadMoves, Git: status.Git, ViewChanges: status.ViewChanges}
 	if err := g.resumeParallel(ctx, r, status); err != nil {
 		return nil, err
 	}
@@ -319,6 +321,9 @@ func (r *Resume) Brief() string {
 	}
 	for _, m := range r.HeadMoves {
 		fmt.Fprintf(&b, "- %s\n", m.Sentence())
+	}
+	for _, v := range r.ViewChanges {
+		fmt.Fprintf(&b, "- %s; gitguard still records the work tree as the run started.\n", oneLine(v.String(), 500))
 	}
 	if r.Git.InProgress() {
 		fmt.Fprintf(&b, "- %s\n", r.Git.Sentence())

@@ -69,6 +69,10 @@ type StatusReport struct {
 	Git *GitOperation
 	// Skipped are the paths the calls could not record (see SkippedPath).
 	Skipped []SkippedPath
+	// ViewChanges are the calls that changed what gitguard sees (ignore
+	// rules, attributes, filters, index bits): the run's snapshots keep
+	// the view it started with.
+	ViewChanges []ViewChange
 	// MaxFileSize is the size limit above which files are recorded by
 	// hash only.
 	MaxFileSize int64
@@ -215,6 +219,7 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 		rep.Paths = append(rep.Paths, ps)
 	}
 	rep.Skipped, rep.MaxFileSize = skippedPaths(agent), g.ws.MaxFileSize()
+	rep.ViewChanges = viewChangesOf(agent)
 	for _, c := range agent {
 		rep.Others = append(rep.Others, c.Others...)
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/gitguard/gitguard/internal/atomicfile"
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/internal/ospath"
 	"github.com/gitguard/gitguard/record"
@@ -94,7 +93,7 @@ func (g *Guard) writeState(ctx context.Context, path string, st record.State, co
 			if _, err := g.db.Write(odb.TypeBlob, content); err != nil {
 				return fmt.Errorf("write %s: %w", path, err)
 			}
-			if content, err = git.Smudge(ctx, g.repo.WorkTree, path, st.Hash); err != nil {
+			if content, err = g.ws.Smudge(ctx, path, st.Hash); err != nil { // as the run converts
 				return err
 			}
 		}

@@ -547,6 +547,7 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	}
 	s.stampOverlap(tip, cp)
 	carrySettings(tip, cp)
+	carryView(tip, cp)
 	if cp.WorktreeTree.IsZero() && tip.Exists() {
 		cp.WorktreeTree, cp.IndexTree, cp.Head, cp.Partial = tip.Checkpoint.WorktreeTree, tip.Checkpoint.IndexTree, tip.Checkpoint.Head, tip.Checkpoint.Partial
 	}
@@ -590,6 +591,13 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	}
 	if !indexTree.IsZero() {
 		root = append(root, odb.TreeEntry{Name: indexName, Mode: record.ModeTree, Hash: indexTree})
+	}
+	viewTree, err := s.writeView(cp)
+	if err != nil {
+		return nil, err
+	}
+	if !viewTree.IsZero() {
+		root = append(root, odb.TreeEntry{Name: viewName, Mode: record.ModeTree, Hash: viewTree})
 	}
 	odb.SortTree(root)
 	rootTree, err := s.db.WriteTree(root)

@@ -131,6 +131,13 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 			return err
 		}
 	}
+	if cp.View != nil {
+		for name, h := range map[string]record.Hash{"view/start": cp.View.Start, "view/seen": cp.View.Seen} {
+			if err := v.tree(h, name, "", 0); err != nil {
+				return err
+			}
+		}
+	}
 	for _, o := range cp.Oversize {
 		if o.Size < 0 {
 			return fmt.Errorf("%w: oversize %s has a negative size", errHostile, o.Path)
@@ -287,9 +294,11 @@ func checkParents(parents []record.Hash, cp *record.Checkpoint) error {
 }
 
 // checkRoot checks a checkpoint's root tree: checkpoint.json, calls/,
-// index/ and worktree/ only, the last two as the record names them.
+// runindex/, index/, worktree/ and view/ only, the last three as the
+// record names them.
 func checkRoot(root []odb.TreeEntry, cp *record.Checkpoint) error {
 	want := map[string]record.Hash{"index": cp.IndexTree, "worktree": cp.WorktreeTree}
+	viewed := false
 	for _, e := range root {
 		switch e.Name {
 		case "checkpoint.json":
@@ -305,12 +314,20 @@ func checkRoot(root []odb.TreeEntry, cp *record.Checkpoint) error {
 				return fmt.Errorf("%w: %s/ does not match the record", errHostile, e.Name)
 			}
 			delete(want, e.Name)
+		case viewName:
+			if cp.View == nil || e.Mode != record.ModeTree || e.Hash != viewTree(cp.View) {
+				return fmt.Errorf("%w: view/ does not match the record", errHostile)
+			}
+			viewed = true
 		default:
 			return fmt.Errorf("%w: unexpected entry %s in the checkpoint tree", errHostile, record.Quoted(e.Name))
 		}
 	}
 	if len(want) > 0 {
 		return fmt.Errorf("%w: checkpoint tree lacks index/ or worktree/", errHostile)
+	}
+	if cp.View != nil && !viewed {
+		return fmt.Errorf("%w: checkpoint tree lacks the view/ its record names", errHostile)
 	}
 	return nil
 }

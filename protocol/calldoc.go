@@ -43,6 +43,10 @@ type CallRecord struct {
 	Patches         int             `json:"patches"`
 	Undoes          []record.CallID `json:"undoes,omitempty"`
 	UncertainReason string          `json:"uncertain_reason,omitempty"`
+	// Skipped are the paths the call could not record; ViewChanges what
+	// it changed of what gitguard sees.
+	Skipped     []Skipped `json:"skipped,omitempty"`
+	ViewChanges []string  `json:"view_changes,omitempty"`
 }
 
 // Patch is one file patch a call recorded.
@@ -82,6 +86,10 @@ func NewCallRecord(c *gitguard.RecordedCall) CallRecord {
 	if a := l.Approval; a != nil {
 		out.ApprovedBy, out.Decision, out.DecisionReason = a.By, a.Decision, a.Reason
 	}
+	for _, sk := range l.Skipped {
+		out.Skipped = append(out.Skipped, Skipped{sk.Path, sk.Reason})
+	}
+	out.ViewChanges = l.ViewChanges
 	return out
 }
 

@@ -55,12 +55,16 @@ type scan struct {
 	changedDirs map[string]bool
 	cacheTrees  map[string]record.Hash
 
-	mu         sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats, unreadable
-	untracked  []flatEntry
-	unreadable []string        // folders the walk could not read (unreadable.go)
-	converted  []convertedFile // left for git to hash (walkconvert.go)
-	hasher     *git.PathHasher // hashing them since the first one was found
-	stats      Stats
+	mu          sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats, unreadable
+	untracked   []flatEntry
+	unreadable  []string               // folders the walk could not read (unreadable.go)
+	ignoreFiles map[string]record.Hash // the .gitignore blobs read, by path (view.go)
+	// startSkip holds the skip-worktree paths of the run's start when they
+	// differ from the index's: only an entry skipped by both is left alone.
+	startSkip map[string]bool
+	converted []convertedFile // left for git to hash (walkconvert.go)
+	hasher    *git.PathHasher // hashing them since the first one was found
+	stats     Stats
 }
 
 // dirNode is a folder holding tracked entries: the index entries directly
@@ -165,8 +169,12 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 			}
 		}
 	}
+	var err error
+	if s.startSkip, err = s.w.startSkipWorktree(s.staged); err != nil {
+		return nil, err
+	}
 	for i := range entries {
-		if e := &entries[i]; e.Mode == record.ModeTree || e.SkipWorktree {
+		if e := &entries[i]; e.Mode == record.ModeTree || s.skipWorktree(e) {
 			// Sparse folders and skip-worktree files are left alone, as
 			// git add -A does: their recorded state is the index's.
 			s.results[i] = trackedResult{mode: e.Mode, hash: e.Hash}
@@ -174,8 +182,9 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 	}
 	s.attrs = s.w.newAttrRules(indexedAttrDirs(s.idx))
 	s.attrs.staged = stagedIn(s.staged)
-	s.hasher = git.NewPathHasher(ctx, s.w.repo.WorkTree)
-	base, err := baseIgnores(s.w.repo.CommonDir, s.w.opts.ExcludesFile, s.names.ignoreCase)
+	s.hasher = s.w.filters.NewPathHasher(ctx)
+	s.ignoreFiles = map[string]record.Hash{}
+	base, err := s.w.baseViewIgnores(s.names.ignoreCase)
 	if err != nil {
 		return nil, fmt.Errorf("read ignore rules: %w", err)
 	}
@@ -187,9 +196,9 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 	// now a symlink or a file) is deleted, as git's
 	// has_symlink_leading_path has it.
 	pool := newPool(ctx, s.w.opts.Workers)
-	var walk func(dir string, ign *ignoreStack) error
-	walk = func(dir string, ign *ignoreStack) error {
-		return s.readDir(dir, ign, func(sub string, st *ignoreStack) {
+	var walk func(dir string, ign viewIgnores) error
+	walk = func(dir string, ign viewIgnores) error {
+		return s.readDir(dir, ign, func(sub string, st viewIgnores) {
 			pool.Go(func() error { return walk(sub, st) })
 		})
 	}
@@ -295,7 +304,7 @@ func (s *scan) statTracked(dir *folder, node *dirNode) error {
 	var reused, cached, hashed int
 	for k, i := range node.files {
 		e := &s.idx.Entries[i]
-		if e.Mode == record.ModeTree || e.SkipWorktree {
+		if e.Mode == record.ModeTree || s.skipWorktree(e) {
 			continue // decided up front
 		}
 		var st fileStat
@@ -317,7 +326,7 @@ func (s *scan) statTracked(dir *folder, node *dirNode) error {
 		if mode == record.ModeNone || mode == record.ModeTree {
 			continue // not a file any more; a folder's content is found by the walk
 		}
-		if mode == e.Mode && s.statMatches(e, &st) {
+		if mode == e.Mode && s.statMatches(e, &st) && !s.w.filterChanged(s.attrs, e.Path) {
 			s.results[i] = trackedResult{mode: mode, hash: e.Hash}
 			reused++
 			continue
@@ -441,7 +450,7 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 	s.mu.Lock()
 	ce, ok := s.cache[rel] // s.cache is never written during the scan
 	s.mu.Unlock()
-	if ok && ce.key == key {
+	if ok && ce.key == key && !s.w.filterChanged(s.attrs, rel) {
 		// Freshened by Reuse: the snapshot names it.
 		if conv, cacheable := s.w.conversionSignature(s.attrs, rel, ce.auto); cacheable && conv == ce.conv && s.w.db.Reuse(ce.hash) {
 			s.mu.Lock()
@@ -521,7 +530,7 @@ func (s *scan) skip(rel, why string) {
 
 // readDir lists one folder: it decides the state of the tracked entries in
 // it, records its untracked files and queues subfolders with spawn.
-func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreStack)) error {
+func (s *scan) readDir(dir string, ign viewIgnores, spawn func(string, viewIgnores)) error {
 	full := s.w.repo.WorkTree
 	if dir != "" {
 		full = s.w.Abs(dir)
@@ -563,7 +572,10 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		}
 		return dir + "/" + name
 	}
-	if !ign.excludedDir() {
+	var ignData []byte
+	var ignHash record.Hash
+	ignFound := false
+	if !ign.now.excludedDir() {
 		// git reads no .gitignore inside an ignored folder.
 		for _, de := range list {
 			if de.name != ".gitignore" {
@@ -579,12 +591,19 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 			if kind == kindFile {
 				data, err := os.ReadFile(s.w.Abs(join(".gitignore")))
 				if err == nil {
-					ign = ign.push(parseIgnore(data, dir, s.names.ignoreCase))
+					ignData, ignFound = data, true
+					if ignHash, err = s.w.db.Write(odb.TypeBlob, data); err != nil {
+						return err
+					}
+					s.mu.Lock()
+					s.ignoreFiles[join(".gitignore")] = ignHash
+					s.mu.Unlock()
 				}
 			}
 			break
 		}
 	}
+	ign = s.w.pushFolder(ign, dir, ignData, ignHash, ignFound, s.names.ignoreCase)
 	for _, de := range list {
 		// diskName opens the entry; name is how git spells it (composed,
 		// or the index's spelling on a case-insensitive file system).
@@ -631,7 +650,7 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 			spawn(rel, ign.enter(rel, name))
 			continue
 		}
-		if ign.ignored(rel, name, isDir) || (s.exclude && MatchAny(s.w.opts.Exclude, rel)) {
+		if ign.ignored(rel, name, isDir) || (s.exclude && s.w.excluded(rel)) {
 			continue
 		}
 		// A name git itself refuses to check out (.GIT, git~1, ".git.")
@@ -680,4 +699,10 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		s.mu.Unlock()
 	}
 	return nil
+}
+
+// skipWorktree reports whether the walk leaves e alone as skip-worktree:
+// only when the run's start had the bit too (see view.go).
+func (s *scan) skipWorktree(e *IndexEntry) bool {
+	return e.SkipWorktree && (s.startSkip == nil || s.startSkip[e.Path])
 }

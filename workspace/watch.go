@@ -397,7 +397,10 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	snap := &Snapshot{Head: head, IndexTree: base.IndexTree, Unmerged: base.Unmerged}
+	// Whatever decides the view is stamped (files outside the work tree,
+	// the index), in the daemon's fingerprint (configuration) or makes it
+	// walk (.gitignore): the base's view is still the one seen.
+	snap := &Snapshot{Head: head, IndexTree: base.IndexTree, Unmerged: base.Unmerged, View: base.View}
 	var states []record.FileState
 	over := map[string]record.FileState{}
 	for _, o := range base.Oversize {
