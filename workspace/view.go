@@ -377,7 +377,7 @@ func (w *Workspace) baseViewIgnores(fold bool) (viewIgnores, error) {
 			}
 		}
 		data, _ := readIgnoreFile(file)
-		if odb.HashObject(odb.TypeBlob, data) != f.top[name] && !(len(data) == 0 && f.top[name].IsZero()) {
+		if odb.HashObject(odb.TypeBlob, data) != f.top[name] && (len(data) != 0 || !f.top[name].IsZero()) {
 			same = false
 		}
 		startData, err := f.blob(w.db, name)

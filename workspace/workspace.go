@@ -144,7 +144,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Workspace, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	w := &Workspace{h: h, repo: h.Repo, db: h.DB, config: h.Config, seenConfig: h.Config, opts: opts, log: log,
-		filters: git.Filters{Dir: h.Repo.WorkTree}}
+		filters: git.Filters{Dir: h.WorkTree}}
 	w.initConversion()
 	if !opts.ViewStart.IsZero() {
 		if err := w.freeze(opts.ViewStart); err != nil {
