@@ -178,7 +178,6 @@ func TestVerifyRunRefusesHostile(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cp := *good.Checkpoint
 			cp.RunID = "evil"
-			cp.View = nil // forged as an older writer's record: no view/ folder
 			f := &forgery{cp: &cp, parents: []record.Hash{good.Checkpoint.Head.Commit}}
 			tt.edit(f)
 			data, _ := json.Marshal(f.cp)

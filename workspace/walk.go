@@ -55,7 +55,7 @@ type scan struct {
 	changedDirs map[string]bool
 	cacheTrees  map[string]record.Hash
 
-	mu          sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats, unreadable
+	mu          sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats, unreadable, ignoreFiles
 	untracked   []flatEntry
 	unreadable  []string               // folders the walk could not read (unreadable.go)
 	ignoreFiles map[string]record.Hash // the .gitignore blobs read, by path (view.go)
@@ -462,6 +462,9 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 	kind, unsure := s.attrs.conversion(rel, s.w.autocrlf)
 	auto := !unsure && kind == convAuto
 	conv, cacheable := s.w.conversionSignature(s.attrs, rel, auto)
+	// A file under a filter the run's view configures otherwise is hashed
+	// as the run converts: not an id for the stat cache, which runs share.
+	cacheable = cacheable && !s.w.filterChanged(s.attrs, rel)
 	if mode.IsFile() && st.size <= s.w.maxSize() && (kind != convNone || unsure) {
 		// Converted here when it can be (filters.go), else by git in one
 		// process for the whole walk.
