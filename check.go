@@ -25,6 +25,11 @@ type CheckReport struct {
 	// Git is the merge, rebase or other operation in progress; with Staged,
 	// paths staged with the content the operation brings in are not drift.
 	Git *GitOperation
+	// ViewChanges are the calls that changed what gitguard sees; ViewNow
+	// names what differs now from the view the run started with, whoever
+	// changed it (not with Staged). The run still sees as it started.
+	ViewChanges []ViewChange
+	ViewNow     []string
 }
 
 // Check compares the work tree (with staged, the changes staged in the
@@ -57,6 +62,9 @@ func (g *Guard) Check(ctx context.Context, runID record.RunID, staged bool) (*Ch
 			rep.Git = g.snapshotOperation(snap)
 			changes, err = g.db.DiffTrees(run.Checkpoint.WorktreeTree, snap.Worktree)
 		}
+		if err == nil {
+			rep.ViewNow, err = g.ws.ViewChanges(runView(run.Checkpoint), snap.View)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -64,5 +72,6 @@ func (g *Guard) Check(ctx context.Context, runID record.RunID, staged bool) (*Ch
 	for _, c := range changes {
 		rep.Drift = append(rep.Drift, Drift{Change: c, Call: drift.CoveringCall(run, c.Path)})
 	}
+	rep.ViewChanges = viewChangesOf(record.OrderedCalls(run.Calls))
 	return rep, nil
 }

@@ -39,15 +39,26 @@ func (g *Guard) loadSettings(ctx context.Context) error {
 // useSettings snapshots with s from now on: a run's recorded settings,
 // or, for nil (a new run, or one recorded before runs kept their
 // settings), the configuration read at Open.
-func (g *Guard) useSettings(_ context.Context, s *record.Settings) error {
+func (g *Guard) useSettings(ctx context.Context, s *record.Settings) error {
+	return g.useView(ctx, s, record.ZeroHash)
+}
+
+// useView is useSettings under a run's start view (zero for none, see
+// runview.go): the workspace then sees as the run started, and a path is
+// left out only if both the run's settings and today's leave it out.
+func (g *Guard) useView(_ context.Context, s *record.Settings, view record.Hash) error {
 	if s == nil {
 		s = &g.settings
 	}
-	if g.applied != nil && settings.Same(g.applied, s) {
+	if g.applied != nil && settings.Same(g.applied, s) && g.appliedView == view {
 		return nil
 	}
 	o := g.wopts
 	o.Exclude, o.MaxFileSize = s.Exclude, s.MaxFileSize
+	if !view.IsZero() {
+		o.ViewStart, o.CurrentExclude = view, g.settings.Exclude
+		o.MaxFileSize = largerLimit(s.MaxFileSize, g.settings.MaxFileSize)
+	}
 	if !settings.Same(s, &g.settings) {
 		// A watch daemon snapshots as configured now, not as this run
 		// does: asking it would only make it reopen and refuse.
@@ -57,6 +68,11 @@ func (g *Guard) useSettings(_ context.Context, s *record.Settings) error {
 	if err != nil {
 		return fmt.Errorf("snapshot settings: %w", err)
 	}
+	if g.ws != nil && settings.Same(s, &g.settings) {
+		// Configured as now: a watch daemon this process runs for the
+		// workspace serves this one too, when it sees the same view.
+		ws.ShareDaemon(g.ws)
+	}
 	if g.ws != nil {
 		// Closed with the Guard: a watch daemon made from it may still
 		// serve from it.
@@ -64,7 +80,7 @@ func (g *Guard) useSettings(_ context.Context, s *record.Settings) error {
 	}
 	g.ws = ws
 	cp := *s
-	g.applied = &cp
+	g.applied, g.appliedView = &cp, view
 	return nil
 }
 
@@ -73,7 +89,7 @@ func (g *Guard) useRunSettings(ctx context.Context, cp *record.Checkpoint) error
 	if g.ws == nil || cp == nil {
 		return nil
 	}
-	return g.useSettings(ctx, cp.Settings)
+	return g.useView(ctx, cp.Settings, runView(cp))
 }
 
 // newRunSettings returns the settings to record in a run's first

@@ -24,7 +24,7 @@ func TestUndoKeepsCRLFBytes(t *testing.T) {
 	if got := f.repo.Read("edit.txt"); got != "a\r\nb\r\nc\r\n" {
 		t.Fatalf("checkout with autocrlf gave %q", got)
 	}
-	f.reopen()
+	f.reopenNewRun()
 	f.state = f.userState()
 	before := f.repo.Read("edit.txt")
 	f.call("c1", nil, func() { f.write("edit.txt", "a\r\nB\r\nc\r\n") })
@@ -67,7 +67,7 @@ func TestFilteredFilesRecordCleanForm(t *testing.T) {
 	f.repo.Git("config", "filter.fake.smudge", "sed s/^pointer://")
 	f.repo.Write("big.dat", "payload\n")
 	f.repo.Commit("add big.dat")
-	f.reopen()
+	f.reopenNewRun()
 	f.state = f.userState()
 	if got := f.repo.Git("cat-file", "-p", "HEAD:big.dat"); got != "pointer:payload" {
 		t.Fatalf("the filter did not run: %q", got)

@@ -57,7 +57,10 @@ type Guard struct {
 	wopts    workspace.Options
 	settings record.Settings
 	applied  *record.Settings
-	retired  []*workspace.Workspace // opened with other settings before
+	// appliedView is the run's start view the workspace sees with (zero
+	// for none; see runview.go).
+	appliedView record.Hash
+	retired     []*workspace.Workspace // opened with other settings before
 }
 
 // Open finds the repository containing dir and prepares it. It returns
@@ -114,6 +117,7 @@ func (g *Guard) needWorkTree() error {
 func (g *Guard) open(ctx context.Context, opts Options) error {
 	wopts := opts.Workspace.options()
 	wopts.Getenv = opts.Getenv
+	wopts.RecordView = true // runs keep the view they start with (runview.go)
 	if wopts.Logger == nil {
 		wopts.Logger = opts.Logger
 	}

@@ -45,7 +45,8 @@ func newFixture(t *testing.T, files map[string]string) *fixture {
 	return f
 }
 
-// reopen opens the guard again, after a test changed the repository's config.
+// reopen opens the guard again, after a test changed the repository's
+// config; the run stays the one it was.
 func (f *fixture) reopen() {
 	f.t.Helper()
 	g, err := gitguard.Open(f.ctx, f.repo.Dir, gitguard.Options{})
@@ -54,6 +55,22 @@ func (f *fixture) reopen() {
 	}
 	f.t.Cleanup(func() { g.Close() })
 	f.g = g
+}
+
+// reopenNewRun opens the guard again and starts a new run, after a test
+// changed what gitguard sees (conversion, filters): a run sees as
+// configured when it started.
+func (f *fixture) reopenNewRun() {
+	f.t.Helper()
+	if _, err := f.g.FinishRun(f.ctx, f.run, gitguard.CheckpointOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+	f.reopen()
+	run, err := f.g.StartRun(f.ctx, f.run+"-reopened", gitguard.CheckpointOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.run = run.ID
 }
 
 func (f *fixture) userState() string {

@@ -16,10 +16,16 @@ func (g *Guard) readRunHead(ctx context.Context, id record.RunID) (*patchstore.R
 	if err != nil {
 		return nil, err
 	}
+	var run *patchstore.Run
 	if fullReads {
-		return g.store.ReadRun(ctx, id)
+		run, err = g.store.ReadRun(ctx, id)
+	} else {
+		run, err = g.store.ReadRunCalls(ctx, id)
 	}
-	return g.store.ReadRunCalls(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return run, g.useRunSettings(ctx, run.Checkpoint) // status and undo look as the run does
 }
 
 // fullReads makes commands read every call and derive from the records

@@ -59,6 +59,8 @@ type Resume struct {
 	HeadMoves []HeadMove
 	// Git is the merge, rebase or other git operation in progress.
 	Git *GitOperation
+	// ViewChanges are the calls that changed what gitguard sees.
+	ViewChanges []ViewChange
 }
 
 // ResumeOptions tune Resume.
@@ -114,7 +116,7 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	}
 	r := &Resume{Run: id, Checkpoint: record.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
 		LastStep: run.Checkpoint.StepID, Paths: status.Paths, Unrecorded: status.Unrecorded, Budget: run.Checkpoint.Budget,
-		HeadMoves: status.HeadMoves, Git: status.Git}
+		HeadMoves: status.HeadMoves, Git: status.Git, ViewChanges: status.ViewChanges}
 	if err := g.resumeParallel(ctx, r, status); err != nil {
 		return nil, err
 	}

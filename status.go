@@ -84,6 +84,10 @@ type StatusReport struct {
 	Git *GitOperation
 	// Skipped are the paths the calls could not record (see SkippedPath).
 	Skipped []SkippedPath
+	// ViewChanges are the calls that changed what gitguard sees (ignore
+	// rules, attributes, filters, index bits): the run's snapshots keep
+	// the view it started with.
+	ViewChanges []ViewChange
 	// MaxFileSize is the size limit above which files are recorded by
 	// hash only.
 	MaxFileSize int64
@@ -150,6 +154,7 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 	for _, sk := range pathstatus.Skipped(agent) {
 		rep.Skipped = append(rep.Skipped, SkippedPath(sk))
 	}
+	rep.ViewChanges = viewChangesOf(agent)
 	for _, c := range agent {
 		rep.Others = append(rep.Others, c.Others...)
 	}

@@ -125,6 +125,9 @@ func Text(r *gitguard.Resume) string {
 	for _, m := range r.HeadMoves {
 		fmt.Fprintf(&b, "- %s\n", m.Sentence())
 	}
+	for _, v := range r.ViewChanges {
+		fmt.Fprintf(&b, "- %s; gitguard still records the work tree as the run started.\n", oneLine(v.String(), 500))
+	}
 	if r.Git.InProgress() {
 		fmt.Fprintf(&b, "- %s\n", r.Git.Sentence())
 	}

@@ -22,6 +22,8 @@ import (
 //
 //	runindex/paths/<x>/<y>    {"version":2,"paths":[{"path":P,"calls":[Posting...]}]}
 //	runindex/heads.json       {"version":2,"calls":[CALL...]}: calls during which HEAD moved
+//	runindex/notes.json       {"version":2,"calls":[CALL...]}: calls whose entry lists
+//	                          skipped paths or view changes (see noted)
 //	runindex/order/...        every call by when it finished (runorder.go)
 //
 // where x and y are the first two hex digits of the SHA-1 of the path.
@@ -208,7 +210,7 @@ func (s *Store) updateIndex(base record.Hash, changed []*Call) (record.Hash, err
 		paths[bucket] = m
 		return m, nil
 	}
-	var heads map[record.CallID]bool
+	var heads, notes map[record.CallID]bool
 	for _, c := range changed {
 		id := c.Ledger.CallID
 		now := postingsOf(c)
@@ -252,6 +254,23 @@ func (s *Store) updateIndex(base record.Hash, changed []*Call) (record.Hash, err
 				delete(heads, id)
 			}
 		}
+		if notes == nil && (noted(c) || c.indexed != nil) {
+			var nl callList
+			if _, err := s.readIndexBlob(base, notesFile, &nl); err != nil {
+				return record.ZeroHash, err
+			}
+			notes = map[record.CallID]bool{}
+			for _, n := range nl.Calls {
+				notes[n] = true
+			}
+		}
+		if notes != nil {
+			if noted(c) {
+				notes[id] = true
+			} else {
+				delete(notes, id)
+			}
+		}
 	}
 	var states []record.FileState
 	put := func(path string, v any, empty bool) error {
@@ -293,6 +312,16 @@ func (s *Store) updateIndex(base record.Hash, changed []*Call) (record.Hash, err
 		}
 		slices.Sort(hl.Calls)
 		if err := put("heads.json", &hl, len(hl.Calls) == 0); err != nil {
+			return record.ZeroHash, err
+		}
+	}
+	if notes != nil {
+		nl := callList{Version: record.FormatVersion}
+		for id := range notes {
+			nl.Calls = append(nl.Calls, id)
+		}
+		slices.Sort(nl.Calls)
+		if err := put(notesFile, &nl, len(nl.Calls) == 0); err != nil {
 			return record.ZeroHash, err
 		}
 	}
@@ -615,7 +644,7 @@ func (s *Store) checkIndex(r *Run) error {
 	}
 	for _, e := range top {
 		// ledger/ is what earlier versions kept; nothing reads it.
-		if e.Name != "paths" && e.Name != "heads.json" && e.Name != orderPart && e.Name != "ledger" {
+		if e.Name != "paths" && e.Name != "heads.json" && e.Name != notesFile && e.Name != orderPart && e.Name != "ledger" {
 			return fmt.Errorf("%w: unexpected entry %s/%s", record.ErrCorrupt, indexName, e.Name)
 		}
 	}
@@ -652,6 +681,65 @@ func (s *Store) checkIndex(r *Run) error {
 	slices.Sort(want)
 	if !slices.Equal(heads, want) {
 		return fmt.Errorf("%w: %s/heads.json does not match the calls' records", record.ErrCorrupt, indexName)
+	}
+	return s.checkNotes(r)
+}
+
+// notesFile lists the calls whose ledger entry carries notes for status.
+const notesFile = "notes.json"
+
+// noted reports whether c's ledger entry lists skipped paths or view
+// changes: what status shows of calls that changed no file.
+func noted(c *Call) bool { return len(c.Ledger.Skipped) > 0 || len(c.Ledger.ViewChanges) > 0 }
+
+// NotedCalls returns the calls of r whose ledger entry lists skipped paths
+// or view changes, sorted, reading the run index (every call in runs
+// without one). Runs recorded before the index kept the list may leave out
+// calls that only skipped paths; every call with view changes is listed.
+func (s *Store) NotedCalls(r *Run) ([]record.CallID, error) {
+	if r.legacy || !r.Exists() {
+		if err := s.loadAll(r); err != nil {
+			return nil, err
+		}
+		var out []record.CallID
+		for id, c := range r.Calls {
+			if noted(c) {
+				out = append(out, id)
+			}
+		}
+		slices.Sort(out)
+		return out, nil
+	}
+	var nl callList
+	if _, err := s.readIndexBlob(r.index, notesFile, &nl); err != nil {
+		return nil, err
+	}
+	for _, id := range nl.Calls {
+		if err := id.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: %s/%s: %w", record.ErrCorrupt, indexName, notesFile, err)
+		}
+	}
+	return nl.Calls, nil
+}
+
+// checkNotes refuses a notes list that names a call without notes, or
+// leaves out one with view changes (r must hold every call).
+func (s *Store) checkNotes(r *Run) error {
+	list, err := s.NotedCalls(r)
+	if err != nil {
+		return err
+	}
+	listed := map[record.CallID]bool{}
+	for _, id := range list {
+		if c := r.Calls[id]; c == nil || !noted(c) {
+			return fmt.Errorf("%w: %s/%s names call %s, which has no notes", record.ErrCorrupt, indexName, notesFile, id)
+		}
+		listed[id] = true
+	}
+	for id, c := range r.Calls {
+		if len(c.Ledger.ViewChanges) > 0 && !listed[id] {
+			return fmt.Errorf("%w: %s/%s leaves out call %s", record.ErrCorrupt, indexName, notesFile, id)
+		}
 	}
 	return nil
 }

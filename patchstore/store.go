@@ -566,6 +566,7 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	}
 	s.stampOverlap(tip, cp)
 	carrySettings(tip, cp)
+	carryView(tip, cp)
 	cp.Calls = countCalls(tip)
 	if tip.Exists() && cp.Origin == "" {
 		cp.Origin = tip.Checkpoint.Origin
@@ -616,6 +617,13 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	}
 	if !indexTree.IsZero() {
 		root = append(root, odb.TreeEntry{Name: indexName, Mode: record.ModeTree, Hash: indexTree})
+	}
+	viewTree, err := s.writeView(cp)
+	if err != nil {
+		return nil, err
+	}
+	if !viewTree.IsZero() {
+		root = append(root, odb.TreeEntry{Name: viewName, Mode: record.ModeTree, Hash: viewTree})
 	}
 	odb.SortTree(root)
 	rootTree, err := s.db.WriteTree(root)

@@ -164,6 +164,13 @@ func (v *verifier) checkpoint(h record.Hash, r *Run) error {
 			return err
 		}
 	}
+	if cp.View != nil {
+		for name, h := range map[string]record.Hash{"view/start": cp.View.Start, "view/seen": cp.View.Seen} {
+			if err := v.tree(h, name, "", 0); err != nil {
+				return err
+			}
+		}
+	}
 	for _, o := range cp.Oversize {
 		if o.Size < 0 {
 			return fmt.Errorf("%w: oversize %s has a negative size", errHostile, o.Path)
@@ -347,7 +354,8 @@ func checkParents(parents []record.Hash, cp *record.Checkpoint) error {
 }
 
 // checkRoot checks a checkpoint's root tree: checkpoint.json, calls/,
-// index/ and worktree/ only, the last two as the record names them.
+// runindex/, index/, worktree/ and view/ only, the last three as the
+// record names them.
 func checkRoot(root []odb.TreeEntry, cp *record.Checkpoint) error {
 	want := map[string]record.Hash{"index": cp.IndexTree, "worktree": cp.WorktreeTree}
 	for _, e := range root {
@@ -365,6 +373,10 @@ func checkRoot(root []odb.TreeEntry, cp *record.Checkpoint) error {
 				return fmt.Errorf("%w: %s/ does not match the record", errHostile, e.Name)
 			}
 			delete(want, e.Name)
+		case viewName:
+			if cp.View == nil || e.Mode != record.ModeTree || e.Hash != viewTree(cp.View) {
+				return fmt.Errorf("%w: view/ does not match the record", errHostile)
+			}
 		default:
 			return fmt.Errorf("%w: unexpected entry %s in the checkpoint tree", errHostile, record.Quoted(e.Name))
 		}
@@ -372,5 +384,9 @@ func checkRoot(root []odb.TreeEntry, cp *record.Checkpoint) error {
 	if len(want) > 0 {
 		return fmt.Errorf("%w: checkpoint tree lacks index/ or worktree/", errHostile)
 	}
+	// A record naming a view without view/ in its tree is read all the
+	// same: its view trees are checked where they are used (a fetched
+	// run's verification, a workspace taking the run's view) and refused
+	// there if they are missing.
 	return nil
 }

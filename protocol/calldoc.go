@@ -48,6 +48,10 @@ type CallRecord struct {
 	// WindowEnd is, on a call whose process stopped without recording its
 	// end, the evidence that ended the window of changes given to it.
 	WindowEnd *WindowEnd `json:"window_end,omitempty"`
+	// Skipped are the paths the call could not record; ViewChanges what
+	// it changed of what gitguard sees.
+	Skipped     []Skipped `json:"skipped,omitempty"`
+	ViewChanges []string  `json:"view_changes,omitempty"`
 }
 
 // WindowEnd is the evidence that a killed call was over (record.WindowEnd).
@@ -105,6 +109,10 @@ func NewCallRecord(c *record.Call) CallRecord {
 			out.WindowEnd.Checkpoint = string(record.NewCheckpointID(w.Seq))
 		}
 	}
+	for _, sk := range l.Skipped {
+		out.Skipped = append(out.Skipped, Skipped{sk.Path, sk.Reason})
+	}
+	out.ViewChanges = l.ViewChanges
 	return out
 }
 

@@ -30,6 +30,8 @@ type ResumeDoc struct {
 	AgentCommits []HeadMove `json:"agent_commits,omitempty"`
 	// Git is the merge, rebase or other git operation in progress.
 	Git *GitOperation `json:"git,omitempty"`
+	// ViewChanges are the calls that changed what gitguard sees.
+	ViewChanges []ViewChange `json:"view_changes,omitempty"`
 	// Since is the newest checkpoint that looked at the whole work tree:
 	// Unrecorded is what changed after it outside any call.
 	Since record.CheckpointID `json:"unrecorded_since,omitempty"`
@@ -53,7 +55,8 @@ type ResumeCall struct {
 func NewResumeDoc(r *gitguard.Resume) ResumeDoc {
 	out := ResumeDoc{Version: DocVersion, Run: r.Run, Checkpoint: r.Checkpoint.Checkpoint.ID, Commit: r.Checkpoint.Commit.String(),
 		LastStep: r.LastStep, Calls: []ResumeCall{}, Paths: []PathStatus{}, Unrecorded: []Change{}, Brief: brief.Text(r),
-		AgentCommits: NewHeadMoves(r.HeadMoves), Since: r.Since, Git: NewGitOperation(r.Git)}
+		AgentCommits: NewHeadMoves(r.HeadMoves), Since: r.Since, Git: NewGitOperation(r.Git),
+		ViewChanges: NewViewChanges(r.ViewChanges)}
 	for _, c := range r.Calls {
 		out.Calls = append(out.Calls, ResumeCall{CallRecord: NewCallRecord(&record.Call{Ledger: c.Entry}), Replay: string(c.Replay),
 			Applied: nonNil(c.Applied), Reapplyable: nonNil(c.Absent), Conflicted: nonNil(c.Changed), Uncertain: c.Guessed, MarkedUncertain: c.MarkedUncertain})

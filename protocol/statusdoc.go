@@ -27,9 +27,27 @@ type StatusDoc struct {
 	Git *GitOperation `json:"git,omitempty"`
 	// Skipped are the paths the run's calls could not record.
 	Skipped []SkippedPath `json:"skipped,omitempty"`
+	// ViewChanges are the calls that changed what gitguard sees.
+	ViewChanges []ViewChange `json:"view_changes,omitempty"`
 	// MaxFileSize is the size limit in bytes (files larger are recorded
 	// by hash only), given when a path is "unrecoverable" because of it.
 	MaxFileSize int64 `json:"max_file_size,omitempty"`
+}
+
+// ViewChange says what a call changed of what gitguard sees: configuration
+// keys, ignore and attribute files, index bits ("skip-worktree PATH").
+type ViewChange struct {
+	Call record.CallID `json:"call"`
+	What []string      `json:"what"`
+}
+
+// NewViewChanges is the document of vs.
+func NewViewChanges(vs []gitguard.ViewChange) []ViewChange {
+	var out []ViewChange
+	for _, v := range vs {
+		out = append(out, ViewChange{Call: v.Call, What: v.What})
+	}
+	return out
 }
 
 // SkippedPath is a path a call could not record, and why.
@@ -108,6 +126,7 @@ func NewStatusDoc(rep *gitguard.StatusReport) StatusDoc {
 	for _, s := range rep.Skipped {
 		out.Skipped = append(out.Skipped, SkippedPath{Path: s.Path, Call: s.Call, Reason: s.Reason})
 	}
+	out.ViewChanges = NewViewChanges(rep.ViewChanges)
 	for _, p := range rep.Paths {
 		if p.State == gitguard.Unrecoverable && rep.MaxFileSize < 1<<62 {
 			out.MaxFileSize = rep.MaxFileSize // the limit that made it so

@@ -74,6 +74,9 @@ type Checkpoint struct {
 	// Settings are the protection settings the run started with, carried
 	// by every checkpoint of the run; nil in runs of older writers.
 	Settings *Settings `json:"settings,omitempty"`
+	// View names the view the run started with and the one this
+	// checkpoint's snapshot saw (see View); nil in runs of older writers.
+	View *View `json:"view,omitempty"`
 }
 
 // Settings decide what a run's snapshots protect. A run keeps the ones
@@ -224,6 +227,11 @@ type LedgerEntry struct {
 	// why (a name the records cannot carry, a file changing while read):
 	// their changes are not in Patches, and undo cannot revert them.
 	Skipped []Skipped `json:"skipped,omitempty"`
+	// ViewChanges names what the call changed of the view (see View): a
+	// configuration key, a file outside the work tree, a .gitignore or
+	// .gitattributes, an index bit ("skip-worktree src/a.txt"). The run's
+	// snapshots keep the view it started with; these say who moved it.
+	ViewChanges []string `json:"viewChanges,omitempty"`
 	// Head is the commit HEAD named when the call started, and, when HEAD
 	// moved before it finished (the agent committed), the one it named then.
 	Head *HeadMove `json:"head,omitempty"`

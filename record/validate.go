@@ -86,6 +86,11 @@ func (c *Checkpoint) Validate() error {
 			return fmt.Errorf("%w: checkpoint.json: %w", ErrCorrupt, err)
 		}
 	}
+	if c.View != nil {
+		if err := c.View.Validate(); err != nil {
+			return fmt.Errorf("%w: checkpoint.json: %w", ErrCorrupt, err)
+		}
+	}
 	return nil
 }
 
@@ -109,6 +114,9 @@ func (e *LedgerEntry) Validate(name CallID) error {
 		}
 	}
 	if err := e.Head.validate(); err != nil {
+		return fmt.Errorf("%w: calls/%s/ledger.json: %w", ErrCorrupt, name, err)
+	}
+	if err := validateViewChanges(e.ViewChanges); err != nil {
 		return fmt.Errorf("%w: calls/%s/ledger.json: %w", ErrCorrupt, name, err)
 	}
 	for _, id := range append(e.Undoes, e.UndoneBy) {

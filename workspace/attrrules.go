@@ -368,6 +368,19 @@ func (r *attrRules) converts(path string, autocrlf bool) (conv, unsure bool) {
 	return c != convNone, unsure
 }
 
+// filterOf returns the value of path's filter attribute ("" when none);
+// unsure as for converts.
+func (r *attrRules) filterOf(path string) (name string, unsure bool) {
+	files, unsure := r.stack(path)
+	if unsure {
+		return "", true
+	}
+	if a := r.fill(path, files, true)["filter"]; a.kind == attrValue {
+		return a.value, false
+	}
+	return "", false
+}
+
 // conversion is converts telling line endings from other conversions.
 func (r *attrRules) conversion(path string, autocrlf bool) (c conversion, unsure bool) {
 	files, unsure := r.stack(path)

@@ -101,7 +101,7 @@ func (wt *Watcher) inheritTimes(old *Watcher) {
 // ErrNoDaemon when no daemon runs; with no watcher armed the times are
 // empty (Since zero).
 func (w *Workspace) ChangeTimes(ctx context.Context, paths []string) (ChangeTimes, error) {
-	if d := w.daemon.Load(); d != nil {
+	if d := w.ownDaemon(); d != nil {
 		return d.changeTimes(ctx, paths)
 	}
 	if d := listeningDaemon(w.DaemonSocket()); d != nil && d.workTree == w.repo.WorkTree {

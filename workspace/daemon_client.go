@@ -166,3 +166,30 @@ func (w *Workspace) callDaemon(ctx context.Context, req daemonRequest, ans *daem
 	}
 	return nil
 }
+
+// ShareDaemon lets w use the watch daemon this process runs for other, a
+// workspace of the same work tree opened with the same settings (a run's
+// view reopens the workspace): w's snapshots take the daemon's only when
+// it saw the view w sees, and w asks it when paths changed. It follows
+// the daemon as it reopens and closes.
+func (w *Workspace) ShareDaemon(other *Workspace) {
+	if other == nil || other == w || other.repo.WorkTree != w.repo.WorkTree {
+		return
+	}
+	if other.sharedDaemon != nil {
+		other = other.sharedDaemon
+	}
+	w.sharedDaemon = other
+}
+
+// ownDaemon is the watch daemon this process runs for w, its own or the
+// one it shares; nil for none.
+func (w *Workspace) ownDaemon() *Daemon {
+	if d := w.daemon.Load(); d != nil {
+		return d
+	}
+	if o := w.sharedDaemon; o != nil {
+		return o.daemon.Load()
+	}
+	return nil
+}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/record"
 )
@@ -60,7 +59,7 @@ func (w *Workspace) Converts(ctx context.Context, path string) (bool, error) {
 	if !unsure {
 		return conv, nil
 	}
-	vals, err := git.CheckAttr(ctx, w.repo.WorkTree, path, conversionAttrs...)
+	vals, err := w.filters.CheckAttr(ctx, path, conversionAttrs...)
 	if err != nil {
 		return false, err
 	}
@@ -93,7 +92,7 @@ func (w *Workspace) hashConverted(rules *attrRules, path, full string, size int6
 	if h, ok, err := w.withoutGit(rules, path, full, size, false); ok || err != nil {
 		return h, err
 	}
-	return git.HashPath(context.Background(), w.repo.WorkTree, path, false)
+	return w.filters.HashPath(context.Background(), path, false)
 }
 
 // withoutGit stores (with store) or only hashes the regular file path (at

@@ -28,6 +28,7 @@ type IndexEntry struct {
 	Stage        int
 	SkipWorktree bool
 	IntentToAdd  bool
+	AssumeValid  bool // assume-unchanged (CE_VALID): gitguard looks at the file all the same
 	HasStat      bool // false when the entry came from a fallback without stat data
 
 	CtimeSec, CtimeNsec uint32
@@ -148,6 +149,7 @@ func parseEntries(data []byte) (*Index, error) {
 		copy(e.Hash[:], p[40:60])
 		flags := binary.BigEndian.Uint16(p[60:])
 		e.Stage = int(flags>>12) & 3
+		e.AssumeValid = flags&0x8000 != 0
 		off := 62
 		if flags&0x4000 != 0 {
 			if version < 3 || len(p) < 64 {

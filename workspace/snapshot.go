@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/record"
 )
@@ -30,7 +29,10 @@ type Snapshot struct {
 	// Unmerged holds the index's conflict entries and the operation in
 	// progress; nil when the index has none.
 	Unmerged *record.Unmerged
-	Stats    Stats
+	// View is the tree of the view the snapshot saw (see view.go); zero
+	// unless Options.RecordView or ViewStart asked for it.
+	View  record.Hash
+	Stats Stats
 }
 
 // Stats counts the work a snapshot did.
@@ -75,12 +77,16 @@ type walkOptions struct {
 }
 
 func (w *Workspace) snapshotVia(ctx context.Context, o walkOptions) (*Snapshot, error) {
-	if d := w.daemon.Load(); d != nil {
-		return d.Snapshot(ctx)
+	if d := w.ownDaemon(); d != nil {
+		snap, err := d.Snapshot(ctx)
+		if err != nil || w.frozen == nil || snap.View == w.frozen.tree {
+			return snap, err
+		}
+		return w.snapshot(ctx, o) // the daemon sees today's view, not the run's
 	}
 	if w.opts.UseDaemon {
 		snap, err := w.askDaemon(ctx)
-		if err == nil {
+		if err == nil && (w.frozen == nil || snap.View == w.frozen.tree) {
 			return snap, nil
 		}
 		if !errors.Is(err, ErrNoDaemon) {
@@ -148,6 +154,11 @@ func (w *Workspace) walkSnapshot(ctx context.Context, o walkOptions) (*Snapshot,
 	flat, err := s.run(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if w.opts.RecordView || w.frozen != nil {
+		if snap.View, err = w.writeView(staged, s.ignoreFiles); err != nil {
+			return nil, fmt.Errorf("write view: %w", err)
+		}
 	}
 	tWalk := time.Now()
 	var keeping sync.WaitGroup
@@ -249,7 +260,7 @@ func (w *Workspace) storeFile(rel, full string, size int64, mode record.Mode, pl
 			break
 		}
 		var ids []record.Hash
-		if ids, err = git.HashPaths(context.Background(), w.repo.WorkTree, []string{rel}, true); err == nil {
+		if ids, err = w.filters.HashPaths(context.Background(), []string{rel}, true); err == nil {
 			fs.Hash = ids[0]
 			w.db.AdoptLoose(ids)
 		}

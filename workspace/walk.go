@@ -55,8 +55,13 @@ type scan struct {
 	changedDirs map[string]bool
 	cacheTrees  map[string]record.Hash
 
-	mu        sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats
-	untracked []flatEntry
+	mu          sync.Mutex // guards fresh, snap.Oversize, snap.Skipped, untracked, converted, stats, unreadable, ignoreFiles
+	untracked   []flatEntry
+	unreadable  []string               // folders the walk could not read (unreadable.go)
+	ignoreFiles map[string]record.Hash // the .gitignore blobs read, by path (view.go)
+	// startSkip holds the skip-worktree paths of the run's start when they
+	// differ from the index's: only an entry skipped by both is left alone.
+	startSkip map[string]bool
 	converted []convertedFile // left for git to hash (walkconvert.go)
 	hasher    *git.PathHasher // hashing them since the first one was found
 	stats     Stats
@@ -164,8 +169,12 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 			}
 		}
 	}
+	var err error
+	if s.startSkip, err = s.w.startSkipWorktree(s.staged); err != nil {
+		return nil, err
+	}
 	for i := range entries {
-		if e := &entries[i]; e.Mode == record.ModeTree || e.SkipWorktree {
+		if e := &entries[i]; e.Mode == record.ModeTree || s.skipWorktree(e) {
 			// Sparse folders and skip-worktree files are left alone, as
 			// git add -A does: their recorded state is the index's.
 			s.results[i] = trackedResult{mode: e.Mode, hash: e.Hash}
@@ -173,8 +182,9 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 	}
 	s.attrs = s.w.newAttrRules(indexedAttrDirs(s.idx))
 	s.attrs.staged = stagedIn(s.staged)
-	s.hasher = git.NewPathHasher(ctx, s.w.repo.WorkTree)
-	base, err := baseIgnores(s.w.repo.CommonDir, s.w.opts.ExcludesFile, s.names.ignoreCase)
+	s.hasher = s.w.filters.NewPathHasher(ctx)
+	s.ignoreFiles = map[string]record.Hash{}
+	base, err := s.w.baseViewIgnores(s.names.ignoreCase)
 	if err != nil {
 		return nil, fmt.Errorf("read ignore rules: %w", err)
 	}
@@ -186,9 +196,9 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 	// now a symlink or a file) is deleted, as git's
 	// has_symlink_leading_path has it.
 	pool := newPool(ctx, s.w.opts.Workers)
-	var walk func(dir string, ign *ignoreStack) error
-	walk = func(dir string, ign *ignoreStack) error {
-		return s.readDir(dir, ign, func(sub string, st *ignoreStack) {
+	var walk func(dir string, ign viewIgnores) error
+	walk = func(dir string, ign viewIgnores) error {
+		return s.readDir(dir, ign, func(sub string, st viewIgnores) {
 			pool.Go(func() error { return walk(sub, st) })
 		})
 	}
@@ -200,6 +210,7 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 		_, _ = s.hasher.Wait() // no git left waiting for more paths
 		return nil, err
 	}
+	s.keepUnreadable()
 	converted, err := s.hashConverted(ctx)
 	if err != nil {
 		return nil, err
@@ -293,13 +304,17 @@ func (s *scan) statTracked(dir *folder, node *dirNode) error {
 	var reused, cached, hashed int
 	for k, i := range node.files {
 		e := &s.idx.Entries[i]
-		if e.Mode == record.ModeTree || e.SkipWorktree {
+		if e.Mode == record.ModeTree || s.skipWorktree(e) {
 			continue // decided up front
 		}
 		var st fileStat
 		if err := dir.lstat(node.names[k], &st); err != nil {
 			if isGone(err) {
 				continue // deleted
+			}
+			if s.unreadableFile(e.Path, err) {
+				s.results[i] = trackedResult{mode: e.Mode, hash: e.Hash}
+				continue
 			}
 			return fmt.Errorf("lstat %s: %w", e.Path, err)
 		}
@@ -311,12 +326,16 @@ func (s *scan) statTracked(dir *folder, node *dirNode) error {
 		if mode == record.ModeNone || mode == record.ModeTree {
 			continue // not a file any more; a folder's content is found by the walk
 		}
-		if mode == e.Mode && s.statMatches(e, &st) {
+		if mode == e.Mode && s.statMatches(e, &st) && !s.w.filterChanged(s.attrs, e.Path) {
 			s.results[i] = trackedResult{mode: mode, hash: e.Hash}
 			reused++
 			continue
 		}
 		fs, how, err := s.record(e.Path, s.w.Abs(e.Path), &st, mode)
+		if s.unreadableFile(e.Path, err) {
+			s.results[i] = trackedResult{mode: e.Mode, hash: e.Hash}
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -431,7 +450,7 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 	s.mu.Lock()
 	ce, ok := s.cache[rel] // s.cache is never written during the scan
 	s.mu.Unlock()
-	if ok && ce.key == key {
+	if ok && ce.key == key && !s.w.filterChanged(s.attrs, rel) {
 		// Freshened by Reuse: the snapshot names it.
 		if conv, cacheable := s.w.conversionSignature(s.attrs, rel, ce.auto); cacheable && conv == ce.conv && s.w.db.Reuse(ce.hash) {
 			s.mu.Lock()
@@ -443,12 +462,19 @@ func (s *scan) record(rel, full string, st *fileStat, mode record.Mode) (record.
 	kind, unsure := s.attrs.conversion(rel, s.w.autocrlf)
 	auto := !unsure && kind == convAuto
 	conv, cacheable := s.w.conversionSignature(s.attrs, rel, auto)
+	// A file under a filter the run's view configures otherwise is hashed
+	// as the run converts: not an id for the stat cache, which runs share.
+	cacheable = cacheable && !s.w.filterChanged(s.attrs, rel)
 	if mode.IsFile() && st.size <= s.w.maxSize() && (kind != convNone || unsure) {
 		// Converted here when it can be (filters.go), else by git in one
 		// process for the whole walk.
-		if h, ok, err := s.w.withoutGit(s.attrs, rel, full, st.size, true); err == nil && ok {
+		h, ok, err := s.w.withoutGit(s.attrs, rel, full, st.size, true)
+		if err == nil && ok {
 			s.remember(rel, cacheEntry{key: key, hash: h, conv: conv, auto: auto}, cacheable)
 			return record.FileState{Path: rel, Mode: mode, Hash: h, Size: st.size}, fromRead, nil
+		}
+		if errors.Is(err, os.ErrPermission) {
+			return record.FileState{Path: rel}, fromRead, err // git could not read it either
 		}
 		s.leaveToGit(rel, st, conv, auto, cacheable)
 		return record.FileState{Path: rel, Mode: mode, Size: st.size}, fromRead, nil
@@ -507,7 +533,7 @@ func (s *scan) skip(rel, why string) {
 
 // readDir lists one folder: it decides the state of the tracked entries in
 // it, records its untracked files and queues subfolders with spawn.
-func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreStack)) error {
+func (s *scan) readDir(dir string, ign viewIgnores, spawn func(string, viewIgnores)) error {
 	full := s.w.repo.WorkTree
 	if dir != "" {
 		full = s.w.Abs(dir)
@@ -520,6 +546,10 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 	fd, err := openFolder(full, dir == "")
 	if errors.Is(err, errFolderGone) {
 		return nil // removed while walking; its tracked entries are deleted
+	}
+	if dir != "" && errors.Is(err, os.ErrPermission) {
+		s.unreadableFolder(dir)
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read folder %s: %w", dir, err)
@@ -545,7 +575,10 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		}
 		return dir + "/" + name
 	}
-	if !ign.excludedDir() {
+	var ignData []byte
+	var ignHash record.Hash
+	ignFound := false
+	if !ign.now.excludedDir() {
 		// git reads no .gitignore inside an ignored folder.
 		for _, de := range list {
 			if de.name != ".gitignore" {
@@ -561,12 +594,19 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 			if kind == kindFile {
 				data, err := os.ReadFile(s.w.Abs(join(".gitignore")))
 				if err == nil {
-					ign = ign.push(parseIgnore(data, dir, s.names.ignoreCase))
+					ignData, ignFound = data, true
+					if ignHash, err = s.w.db.Write(odb.TypeBlob, data); err != nil {
+						return err
+					}
+					s.mu.Lock()
+					s.ignoreFiles[join(".gitignore")] = ignHash
+					s.mu.Unlock()
 				}
 			}
 			break
 		}
 	}
+	ign = s.w.pushFolder(ign, dir, ignData, ignHash, ignFound, s.names.ignoreCase)
 	for _, de := range list {
 		// diskName opens the entry; name is how git spells it (composed,
 		// or the index's spelling on a case-insensitive file system).
@@ -578,6 +618,7 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		if kind == kindUnknown {
 			var st fileStat
 			if err := fd.lstat(diskName, &st); err != nil {
+				s.unreadableFile(join(name), err)
 				continue
 			}
 			kind = st.kind
@@ -612,7 +653,7 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 			spawn(rel, ign.enter(rel, name))
 			continue
 		}
-		if ign.ignored(rel, name, isDir) || (s.exclude && MatchAny(s.w.opts.Exclude, rel)) {
+		if ign.ignored(rel, name, isDir) || (s.exclude && s.w.excluded(rel)) {
 			continue
 		}
 		// A name git itself refuses to check out (.GIT, git~1, ".git.")
@@ -631,13 +672,17 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		}
 		var st fileStat
 		if err := fd.lstat(diskName, &st); err != nil {
-			continue // vanished
+			s.unreadableFile(rel, err) // else vanished
+			continue
 		}
 		mode := s.modeOf(&st, record.ModeNone)
 		if mode == record.ModeNone || mode == record.ModeTree {
 			continue
 		}
 		fs, how, err := s.record(rel, s.w.Abs(rel), &st, mode)
+		if s.unreadableFile(rel, err) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -657,4 +702,10 @@ func (s *scan) readDir(dir string, ign *ignoreStack, spawn func(string, *ignoreS
 		s.mu.Unlock()
 	}
 	return nil
+}
+
+// skipWorktree reports whether the walk leaves e alone as skip-worktree:
+// only when the run's start had the bit too (see view.go).
+func (s *scan) skipWorktree(e *IndexEntry) bool {
+	return e.SkipWorktree && (s.startSkip == nil || s.startSkip[e.Path])
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -58,7 +57,7 @@ func (s *scan) hashConverted(ctx context.Context) (map[string]record.Hash, error
 		// One file gone fails the whole batch: hash them one by one.
 		ids = make([]record.Hash, len(paths))
 		for i, p := range paths {
-			if ids[i], err = git.HashPath(ctx, s.w.repo.WorkTree, p, true); err != nil {
+			if ids[i], err = s.w.filters.HashPath(ctx, p, true); err != nil {
 				var st fileStat
 				if lerr := lstatPath(s.w.Abs(p), &st); lerr == nil && st.kind == kindFile {
 					return nil, fmt.Errorf("record %s: %w", p, err)

@@ -365,6 +365,10 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if broken != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCannotVouch, broken)
 	}
+	if len(base.Skipped) > 0 {
+		// What the walk could not read (unreadable.go) is read again by a walk.
+		return nil, fmt.Errorf("%w: %s was skipped", ErrCannotVouch, base.Skipped[0].Path)
+	}
 	if time.Since(armedAt) > maxBaseAge {
 		return nil, fmt.Errorf("%w: armed more than %s ago", ErrCannotVouch, maxBaseAge)
 	}
@@ -393,7 +397,10 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	snap := &Snapshot{Head: head, IndexTree: base.IndexTree, Unmerged: base.Unmerged}
+	// Whatever decides the view is stamped (files outside the work tree,
+	// the index), in the daemon's fingerprint (configuration) or makes it
+	// walk (.gitignore): the base's view is still the one seen.
+	snap := &Snapshot{Head: head, IndexTree: base.IndexTree, Unmerged: base.Unmerged, View: base.View}
 	var states []record.FileState
 	over := map[string]record.FileState{}
 	for _, o := range base.Oversize {
@@ -414,6 +421,10 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 		}
 		switch {
 		case fs.Mode == record.ModeTree:
+			if err := readable(wt.w.Abs(p)); err != nil {
+				// chmod: what is below is not readable now, which a walk reports
+				return nil, fmt.Errorf("%w: folder %s: %w", ErrCannotVouch, p, err)
+			}
 			continue // a folder: its files have events of their own, or it is new and walked
 		case !fs.Exists():
 			states = append(states, record.FileState{Path: p})
@@ -440,9 +451,25 @@ func (wt *Watcher) Snapshot(ctx context.Context) (*Snapshot, error) {
 	return snap, nil
 }
 
+// readable returns the error opening the folder full for reading, if it is
+// a lack of permission.
+func readable(full string) error {
+	f, err := os.Open(full)
+	if err == nil {
+		return f.Close()
+	}
+	if errors.Is(err, os.ErrPermission) {
+		return err
+	}
+	return nil
+}
+
 // walkNew adds every file below a new folder to paths.
 func (wt *Watcher) walkNew(dir string, paths map[string]bool) error {
 	entries, err := os.ReadDir(wt.w.Abs(dir))
+	if errors.Is(err, os.ErrPermission) {
+		return fmt.Errorf("%w: folder %s: %w", ErrCannotVouch, dir, err)
+	}
 	if err != nil {
 		paths[dir] = true // gone again: recorded as absent
 		return nil

@@ -34,6 +34,17 @@ type Options struct {
 	// MaxFileSize is the size above which a changed file is recorded by
 	// hash, size and mode only. Zero means DefaultMaxFileSize; negative, no limit.
 	MaxFileSize int64
+	// ViewStart, if set, is the view tree a run started with (see
+	// view.go): the workspace then snapshots as the run started, leaving
+	// a path out only if both the start's rules and today's do. With it,
+	// an untracked path is left out by Exclude only if CurrentExclude
+	// (today's configured globs) leaves it out too.
+	ViewStart      record.Hash
+	CurrentExclude []string
+	// RecordView makes every snapshot record the view it saw
+	// (Snapshot.View): a few small objects the first time, none after
+	// while nothing changes. ViewStart implies it.
+	RecordView bool
 	// Workers bounds parallel lstat and hashing; zero means 2×GOMAXPROCS.
 	Workers int
 	// UseDaemon lets Snapshot ask the work tree's watch daemon (see
@@ -82,10 +93,21 @@ type Workspace struct {
 	ignoreCase  bool        // core.ignoreCase: attribute patterns ignore case
 	attrSources attrSources // attribute files outside the work tree
 
-	daemon      atomic.Pointer[Daemon] // this process's watch daemon, if it runs one
-	idxModes    indexModes             // for Capture without executable bits or symlinks
-	fpOnce      sync.Once
-	fingerprint string
+	// seenConfig is the configuration as read; config is it with the
+	// stat trust keys at the run's start values when frozen is set.
+	seenConfig git.Config
+	frozen     *frozenView // the run's start view (view.go); nil without one
+	filters    git.Filters // the git commands that convert content, as the run started
+	// changedFilters names the filters configured otherwise than at the
+	// run's start (view.go).
+	changedFilters map[string]bool
+	daemon         atomic.Pointer[Daemon] // this process's watch daemon, if it runs one
+	// sharedDaemon is the workspace whose watch daemon this one uses as
+	// its own (ShareDaemon); nil for none.
+	sharedDaemon *Workspace
+	idxModes     indexModes // for Capture without executable bits or symlinks
+	fpOnce       sync.Once
+	fingerprint  string
 }
 
 // Open finds the repository containing dir and prepares its work tree for
@@ -152,9 +174,27 @@ func open(h *repo.Handle, opts Options) (*Workspace, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	w := &Workspace{h: h, repo: h.Repo, db: h.DB, config: h.Config, opts: opts, log: log}
+	w := &Workspace{h: h, repo: h.Repo, db: h.DB, config: h.Config, seenConfig: h.Config, opts: opts, log: log,
+		filters: git.Filters{Dir: h.WorkTree}}
 	w.initConversion()
+	if !opts.ViewStart.IsZero() {
+		if err := w.freeze(opts.ViewStart); err != nil {
+			return nil, err // the caller closes h
+		}
+	}
 	return w, nil
+}
+
+// excluded reports whether the configured globs leave the untracked path
+// out: the run's, and, under a run's view, today's too.
+func (w *Workspace) excluded(path string) bool {
+	return MatchAny(w.opts.Exclude, path) && (w.frozen == nil || MatchAny(w.opts.CurrentExclude, path))
+}
+
+// Smudge returns the bytes git checks out at path for blob, converted as
+// the workspace's snapshots convert (see view.go).
+func (w *Workspace) Smudge(ctx context.Context, path string, blob record.Hash) ([]byte, error) {
+	return w.filters.Smudge(ctx, path, blob)
 }
 
 // Close releases the workspace's share of the object database.
@@ -318,6 +358,7 @@ func (w *Workspace) lsFiles(ctx context.Context, split *Index) (*Index, error) {
 		}
 		// In-memory ce_flags: CE_SKIP_WORKTREE and CE_INTENT_TO_ADD.
 		e.SkipWorktree = flags&(1<<30) != 0
+		e.AssumeValid = flags&0x8000 != 0
 		e.IntentToAdd = flags&(1<<29) != 0
 		idx.Entries = append(idx.Entries, e)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gitguard/gitguard/protocol"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -42,6 +43,10 @@ type jsonCheck struct {
 	Staged     bool                `json:"staged"`
 	Clean      bool                `json:"clean"`
 	Drift      []jsonDrift         `json:"drift"`
+	// ViewChanges are the calls that changed what gitguard sees; ViewNow
+	// what differs now from the view the run started with.
+	ViewChanges []protocol.ViewChange `json:"view_changes,omitempty"`
+	ViewNow     []string              `json:"view_now,omitempty"`
 }
 
 type jsonDrift struct {
@@ -64,7 +69,9 @@ func runCheck(ctx context.Context, e *env, runID record.RunID, staged bool) erro
 		return err
 	}
 	configNotice(ctx, e, g)
-	out := jsonCheck{Version: jsonVersion, Run: rep.Run, Staged: staged, Clean: len(rep.Drift) == 0, Drift: []jsonDrift{}}
+	out := jsonCheck{Version: jsonVersion, Run: rep.Run, Staged: staged, Clean: len(rep.Drift) == 0, Drift: []jsonDrift{},
+		ViewChanges: protocol.NewViewChanges(rep.ViewChanges), ViewNow: rep.ViewNow}
+	viewNotes(e, rep.ViewChanges, rep.ViewNow)
 	if rep.Run != "" {
 		out.Checkpoint = rep.Checkpoint.Checkpoint.ID
 	}

@@ -72,6 +72,30 @@ func printStatusNotes(e *env, rep *gitguard.StatusReport) {
 			e.printf("  skipped %s (%s): %s\n", record.QuotePath(s.Path), s.Call, s.Reason)
 		}
 	}
+	printViewChanges(e.printf, rep.ViewChanges)
+}
+
+// viewNotes notes on stderr what changed what gitguard sees: the calls that
+// did, and what differs now from the run's start.
+func viewNotes(e *env, calls []gitguard.ViewChange, now []string) {
+	if e.quiet {
+		return
+	}
+	for _, v := range calls {
+		fmt.Fprintf(e.stderr, "gitguard: note: %s; the run still sees as it started\n", oneLineMessage(v.String()))
+	}
+	if len(now) > 0 {
+		fmt.Fprintf(e.stderr, "gitguard: note: what gitguard sees differs from the run's start: %s; the run still sees as it started\n",
+			oneLineMessage(strings.Join(now, ", ")))
+	}
+}
+
+// printViewChanges names the calls that changed what gitguard sees; the
+// run's snapshots kept the view it started with.
+func printViewChanges(printf func(string, ...any), vs []gitguard.ViewChange) {
+	for _, v := range vs {
+		printf("%s (the run still sees as it started)\n", oneLineMessage(v.String()))
+	}
 }
 
 // oneLineMessage keeps an error message on its one line: a newline, a

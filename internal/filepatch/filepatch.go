@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -119,7 +120,7 @@ func (m *Maker) Tree(ctx context.Context, callID record.CallID, e record.LedgerE
 	}
 	// Files over the size limit are absent from both trees; bring them back
 	// by hash so that growing past the limit is not mistaken for a delete.
-	startOver, err := m.OversizeAt(ctx, run, e.StartSeq)
+	startOver, startSkipped, err := m.OversizeAt(ctx, run, e.StartSeq)
 	if err != nil {
 		return nil, err
 	}
@@ -168,15 +169,17 @@ func (m *Maker) Tree(ctx context.Context, callID record.CallID, e record.LedgerE
 		}
 		x.after, x.oversize = st, true
 	}
-	// A path the snapshot could not read is missing from its tree: that is
-	// no evidence the call deleted it, so it gets no patch.
-	skipped := map[string]bool{}
-	for _, sk := range snap.Skipped {
-		skipped[sk.Path] = true
-	}
+	// A path either snapshot could not read (or one below a folder it could
+	// not read) is missing from its tree or holds the index's state: that
+	// is no evidence the call changed it, so it gets no patch.
+	finishSkipped := slices.Clone(snap.Skipped)
 	paths := make([]string, 0, len(all))
 	for p, x := range all {
-		if x.before == x.after || skipped[p] {
+		if x.before == x.after || workspace.SkippedCovers(finishSkipped, p) {
+			continue
+		}
+		if workspace.SkippedCovers(startSkipped, p) {
+			snap.Skipped = append(snap.Skipped, Unrecordable(p, ReasonUnreadAtStart))
 			continue
 		}
 		if why := record.RecordablePath(p); why != "" {
@@ -189,6 +192,7 @@ func (m *Maker) Tree(ctx context.Context, callID record.CallID, e record.LedgerE
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	sort.SliceStable(snap.Skipped, func(i, j int) bool { return snap.Skipped[i].Path < snap.Skipped[j].Path })
 	out := make([]record.FilePatch, 0, len(paths))
 	for _, p := range paths {
 		x := all[p]
@@ -201,24 +205,30 @@ func (m *Maker) Tree(ctx context.Context, callID record.CallID, e record.LedgerE
 	return out, nil
 }
 
-// OversizeAt returns the oversize files recorded in checkpoint seq of run.
-func (m *Maker) OversizeAt(ctx context.Context, run *patchstore.Run, seq int) (map[string]record.State, error) {
+// OversizeAt returns the oversize files and the skipped paths recorded in
+// checkpoint seq of run.
+func (m *Maker) OversizeAt(ctx context.Context, run *patchstore.Run, seq int) (map[string]record.State, []record.Skipped, error) {
 	out := map[string]record.State{}
 	if seq == 0 {
-		return out, nil
+		return out, nil, nil
 	}
 	en, err := m.Store.CheckpointAt(ctx, run.ID, seq)
 	if errors.Is(err, patchstore.ErrUnknownCheckpoint) {
-		return out, nil // pruned: nothing was recorded by hash only then
+		return out, nil, nil // pruned: nothing was recorded by hash only then
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, o := range en.Checkpoint.Oversize {
 		out[o.Path] = record.State{Mode: o.Mode, Hash: o.Hash}
 	}
-	return out, nil
+	return out, en.Checkpoint.Skipped, nil
 }
+
+// ReasonUnreadAtStart is why a whole-workspace call records no change of a
+// path its start snapshot could not read (a folder without permission):
+// the before state is unknown, so neither a creation nor an edit is claimed.
+const ReasonUnreadAtStart = "unreadable when the call started; what the call changed in it is not recorded"
 
 // Unrecordable is the skipped entry of path p, which the records cannot
 // carry for reason why. The path is shown, not carried: bytes that are not
@@ -372,6 +382,9 @@ func Checkpoint(snap *workspace.Snapshot, kind string) *record.Checkpoint {
 		IndexTree:    snap.IndexTree,
 		WorktreeTree: snap.Worktree,
 		Unmerged:     snap.Unmerged,
+	}
+	if !snap.View.IsZero() {
+		cp.View = &record.View{Seen: snap.View} // the start is carried (patchstore)
 	}
 	for _, o := range snap.Oversize {
 		if why := record.RecordablePath(o.Path); why != "" {

@@ -11,20 +11,47 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
+// Filters runs the git commands that convert content (clean and smudge
+// filters, line endings, attributes) in the work tree Dir, with Config
+// ("key=value", as for git -c) over the repository's configuration: a
+// run's snapshots convert content with the filter configuration the run
+// started with, whatever was configured since. The zero Config runs git as
+// configured.
+type Filters struct {
+	Dir    string
+	Config []string
+}
+
+func (f Filters) args(args ...string) []string {
+	if len(f.Config) == 0 {
+		return args
+	}
+	out := make([]string, 0, 2*len(f.Config)+len(args))
+	for _, kv := range f.Config {
+		out = append(out, "-c", kv)
+	}
+	return append(out, args...)
+}
+
 // CheckAttr returns the values git gives attrs for path (relative to the
 // top of the work tree dir): "unspecified", "set", "unset" or a value.
 func CheckAttr(ctx context.Context, dir, path string, attrs ...string) (map[string]string, error) {
+	return Filters{Dir: dir}.CheckAttr(ctx, path, attrs...)
+}
+
+// CheckAttr is the package's CheckAttr under f's configuration.
+func (f Filters) CheckAttr(ctx context.Context, path string, attrs ...string) (map[string]string, error) {
 	args := append([]string{"check-attr", "-z"}, attrs...)
 	args = append(args, "--", path)
-	out, err := Run(ctx, dir, args...)
+	out, err := Run(ctx, f.Dir, f.args(args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("check attributes of %s: %w", path, err)
 	}
 	// Output is path NUL attr NUL value NUL, repeated.
-	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	fields := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	res := map[string]string{}
-	for i := 0; i+2 < len(f); i += 3 {
-		res[f[i+1]] = f[i+2]
+	for i := 0; i+2 < len(fields); i += 3 {
+		res[fields[i+1]] = fields[i+2]
 	}
 	return res, nil
 }
@@ -33,12 +60,17 @@ func CheckAttr(ctx context.Context, dir, path string, attrs ...string) (map[stri
 // work-tree file path: its content after the clean filter, end-of-line and
 // ident conversions that the path's attributes and core.autocrlf ask for.
 func HashPath(ctx context.Context, dir, path string, write bool) (Hash, error) {
+	return Filters{Dir: dir}.HashPath(ctx, path, write)
+}
+
+// HashPath is the package's HashPath under f's configuration.
+func (f Filters) HashPath(ctx context.Context, path string, write bool) (Hash, error) {
 	args := []string{"hash-object"}
 	if write {
 		// The object must be durable before a checkpoint ref names it.
 		args = []string{"-c", "core.fsync=loose-object", "hash-object", "-w"}
 	}
-	out, err := Run(ctx, dir, append(args, "--", path)...)
+	out, err := Run(ctx, f.Dir, f.args(append(args, "--", path)...)...)
 	if err != nil {
 		return ZeroHash, fmt.Errorf("hash %s: %w", path, err)
 	}
@@ -48,7 +80,12 @@ func HashPath(ctx context.Context, dir, path string, write bool) (Hash, error) {
 // Smudge returns the bytes git would check out at path for blob: after the
 // smudge filter and end-of-line conversions of the path's attributes.
 func Smudge(ctx context.Context, dir, path string, blob Hash) ([]byte, error) {
-	out, err := Run(ctx, dir, "cat-file", "--filters", "--path="+path, blob.String())
+	return Filters{Dir: dir}.Smudge(ctx, path, blob)
+}
+
+// Smudge is the package's Smudge under f's configuration.
+func (f Filters) Smudge(ctx context.Context, path string, blob Hash) ([]byte, error) {
+	out, err := Run(ctx, f.Dir, f.args("cat-file", "--filters", "--path="+path, blob.String())...)
 	if err != nil {
 		return nil, fmt.Errorf("convert %s for the work tree: %w", path, err)
 	}
@@ -62,6 +99,11 @@ func Smudge(ctx context.Context, dir, path string, blob Hash) ([]byte, error) {
 // not fsync them one by one: the caller makes them durable (odb's
 // AdoptLoose and Sync) before anything names them.
 func HashPaths(ctx context.Context, dir string, paths []string, write bool) ([]Hash, error) {
+	return Filters{Dir: dir}.HashPaths(ctx, paths, write)
+}
+
+// HashPaths is the package's HashPaths under f's configuration.
+func (f Filters) HashPaths(ctx context.Context, paths []string, write bool) ([]Hash, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
@@ -74,7 +116,7 @@ func HashPaths(ctx context.Context, dir string, paths []string, write bool) ([]H
 		in.WriteString(record.Quoted(p))
 		in.WriteByte('\n')
 	}
-	out, err := Cmd{Dir: dir, Args: args, Stdin: &in}.Run(ctx)
+	out, err := Cmd{Dir: f.Dir, Args: f.args(args...), Stdin: &in}.Run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("hash %d files: %w", len(paths), err)
 	}

@@ -20,8 +20,9 @@ import (
 // path, Wait returns the blob ids in the order of Add. Like HashPaths it
 // does not fsync the objects. Safe for concurrent use.
 type PathHasher struct {
-	ctx context.Context
-	dir string
+	ctx  context.Context
+	dir  string
+	args []string // git's arguments
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -35,7 +36,12 @@ type PathHasher struct {
 
 // NewPathHasher returns a hasher that starts git on the first Add.
 func NewPathHasher(ctx context.Context, dir string) *PathHasher {
-	return &PathHasher{ctx: ctx, dir: dir}
+	return Filters{Dir: dir}.NewPathHasher(ctx)
+}
+
+// NewPathHasher is the package's NewPathHasher under f's configuration.
+func (f Filters) NewPathHasher(ctx context.Context) *PathHasher {
+	return &PathHasher{ctx: ctx, dir: f.Dir, args: f.args(hashArgs...)}
 }
 
 // Add queues path (relative to the hasher's folder).
@@ -60,7 +66,7 @@ func (h *PathHasher) Add(path string) {
 var hashArgs = []string{"hash-object", "-w", "--stdin-paths"}
 
 func (h *PathHasher) startLocked() error {
-	cmd := exec.CommandContext(h.ctx, "git", hashArgs...)
+	cmd := exec.CommandContext(h.ctx, "git", h.args...)
 	cmd.Dir = h.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
 	cmd.Stdout, cmd.Stderr = &h.stdout, &h.stderr
@@ -101,7 +107,7 @@ func (h *PathHasher) Wait() ([]Hash, error) {
 	h.stdin.Close()
 	err := h.cmd.Wait()
 	if Logger != nil {
-		Logger.Debug("git", "args", hashArgs, "dir", h.dir, "took", time.Since(h.start))
+		Logger.Debug("git", "args", h.args, "dir", h.dir, "took", time.Since(h.start))
 	}
 	if err == nil {
 		err = h.err
@@ -109,7 +115,7 @@ func (h *PathHasher) Wait() ([]Hash, error) {
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			err = &ExitError{Args: hashArgs, Code: ee.ExitCode(), Stderr: h.stderr.String()}
+			err = &ExitError{Args: h.args, Code: ee.ExitCode(), Stderr: h.stderr.String()}
 		}
 		return nil, fmt.Errorf("hash %d files: %w", len(h.paths), err)
 	}

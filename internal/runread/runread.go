@@ -51,7 +51,8 @@ func IsUndoTool(tool string) bool { return tool == ToolUndo || tool == ToolRedo 
 // StatusCalls reads the calls Status looks at: per path, the newest
 // call (not an undo) that patched it, the newest undo that patched it and
 // the newest undo that planned it; the calls that saw others change a path;
-// and the calls during which HEAD moved. It returns the path index.
+// the calls during which HEAD moved; and the calls whose entry lists
+// skipped paths or view changes. It returns the path index.
 func (r *Reader) StatusCalls(run *patchstore.Run) (map[string][]patchstore.Posting, error) {
 	idx, err := r.PathIndex(run)
 	if err != nil {
@@ -85,7 +86,11 @@ func (r *Reader) StatusCalls(run *patchstore.Run) (map[string][]patchstore.Posti
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range heads {
+	notes, err := r.Store.NotedCalls(run) // skipped paths, view changes
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range append(heads, notes...) {
 		need[id] = true
 	}
 	ids := make([]record.CallID, 0, len(need))

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/gitguard/gitguard/internal/atomicfile"
-	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/internal/ospath"
 	"github.com/gitguard/gitguard/record"
@@ -90,7 +89,7 @@ func (w *Writer) Write(ctx context.Context, path string, st record.State, conten
 			if _, err := w.DB.Write(odb.TypeBlob, content); err != nil {
 				return fmt.Errorf("write %s: %w", path, err)
 			}
-			if content, err = git.Smudge(ctx, w.WorkTree, path, st.Hash); err != nil {
+			if content, err = w.WS.Smudge(ctx, path, st.Hash); err != nil { // as the run converts
 				return err
 			}
 		}
