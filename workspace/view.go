@@ -343,10 +343,6 @@ func (v viewIgnores) ignored(path, name string, isDir bool) bool {
 	return v.now.ignored(path, name, isDir) && (!v.split || v.start.ignored(path, name, isDir))
 }
 
-func (v viewIgnores) excludedDir() bool {
-	return v.now.excludedDir() && (!v.split || v.start.excludedDir())
-}
-
 func (v viewIgnores) enter(path, name string) viewIgnores {
 	out := viewIgnores{now: v.now.enter(path, name), split: v.split}
 	if v.split {
