@@ -15,12 +15,14 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // The resume brief of a run with an undo, an undo put back by redo, a
-// failed shell call whose result spans lines, a conflict left by an undo
-// and a change outside any call, checked line by line against a golden
-// file: undone calls are said to be gone, redone ones in effect, the undo
-// that changed nothing is not mentioned, every bullet is one line.
+// failed shell call whose result spans lines, a conflict left by an undo,
+// a path undo would merge around the user's edit and a change outside any
+// call, checked line by line against a golden file: undone calls are said
+// to be gone, redone ones in effect, the undo that changed nothing is not
+// mentioned, a mergeable path is not called conflicted, every bullet is
+// one line.
 func TestResumeBriefGolden(t *testing.T) {
-	f := newFixture(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "1\n2\n3\n"})
+	f := newFixture(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "1\n2\n3\n", "m.txt": "1\n2\n3\n4\n5\n"})
 	f.call("c1", []string{"a.txt"}, func() { f.write("a.txt", "a1\n") })
 	f.call("c2", []string{"b.txt"}, func() { f.write("b.txt", "b2\n") })
 	if _, err := f.g.CallStart(f.ctx, f.run, gitguard.CallOptions{CallID: "c3", Tool: "bash", Input: "make test\n  && make lint"}); err != nil {
@@ -45,6 +47,10 @@ func TestResumeBriefGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.write("e.txt", "by hand\n")
+	// c5's edit and the user's are lines apart: undo would merge, so the
+	// brief must not call the path conflicted.
+	f.call("c5", []string{"m.txt"}, func() { f.write("m.txt", "1 agent\n2\n3\n4\n5\n") })
+	f.write("m.txt", "1 agent\n2\n3\n4\n5 user\n")
 
 	r, err := f.g.Resume(f.ctx, f.run, gitguard.ResumeOptions{})
 	if err != nil {

@@ -135,6 +135,8 @@ func Text(r *gitguard.Resume) string {
 		switch {
 		case p.State == gitguard.Conflicted && p.LastUndo != "" && p.UndoneBy == "":
 			fmt.Fprintf(&b, "- %s was changed by someone else after %s, and %s left it as it is (conflicted); keep those changes.\n", record.QuotePath(p.Path), p.Call, p.LastUndo)
+		case p.State == gitguard.Conflicted && p.Undo == gitguard.ActionMerge:
+			fmt.Fprintf(&b, "- %s was also edited by someone else after %s; their edits do not overlap it, so undo would take out %s's edit alone (a merge); keep those changes.\n", record.QuotePath(p.Path), p.Call, p.Call)
 		case p.State == gitguard.Conflicted:
 			fmt.Fprintf(&b, "- %s was changed by someone else after %s (conflicted); keep those changes.\n", record.QuotePath(p.Path), p.Call)
 		case p.State == gitguard.Merged:
