@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"strings"
@@ -52,6 +53,9 @@ var FileTools = map[string]record.Idempotency{
 // WorkspaceTools may change any file: the call captures the whole
 // workspace before and after.
 var WorkspaceTools = map[string]bool{"Bash": true}
+
+var tools = agent.Tools{Agent: Name, HookName: HookName, Files: FileTools,
+	PathFields: []string{"file_path", "notebook_path"}, Shell: WorkspaceTools}
 
 // HookName is the adapter's name in `gitguard hook NAME`; it picks the
 // read-only tools (agent.ReadOnlyTool).
@@ -113,49 +117,16 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	case SessionStart:
 		ev.Kind, ev.CloseOthers = agent.SessionStart, RunPrefix
 		return ev, nil
-	case "":
-		return nil, agent.PayloadErrorf(Name, "no hook_event_name")
 	default:
-		if !quietEvents[p.HookEventName] {
-			ev.Warning = "Claude Code event " + p.HookEventName + " is not one gitguard knows; not recorded"
-		}
-		return ev, nil
+		return agent.Unhandled(ev, quietEvents)
 	}
-	idem, fileTool := FileTools[p.ToolName]
-	whole := WorkspaceTools[p.ToolName] || contains(o.WorkspaceTools, p.ToolName)
-	if !fileTool && !whole {
-		if agent.ReadOnlyTool(HookName, p.ToolName) {
-			ev.Kind = agent.Ignore
-			return ev, nil
-		}
-		if p.ToolName == "" {
-			return nil, agent.PayloadErrorf(Name, "%s has no tool_name", p.HookEventName)
-		}
-		whole = true // an MCP tool, or one gitguard does not know: any file may change
-	}
-	input, err := agent.DecodeInput(Name, p.ToolInput)
-	if err != nil {
+	if _, err := tools.Scope(ev, p.ToolName, p.ToolInput, o.WorkspaceTools); err != nil {
 		return nil, err
 	}
-	ev.Tool = p.ToolName
-	ev.InputHash = agent.InputHash(input)
-	ev.Idempotency = record.Conditional
-	if fileTool {
-		ev.Idempotency = idem
-		path := agent.StringField(input, "file_path", "notebook_path")
-		if path == "" {
-			return nil, agent.PayloadErrorf(Name, "%s tool_input has no file_path", p.ToolName)
-		}
-		ev.Paths = []string{path}
-	} else {
-		ev.Whole = true
-		ev.Summary = agent.ToolSummary(p.ToolName, input)
+	if ev.Kind == agent.Ignore {
+		return ev, nil
 	}
-	if p.ToolUseID != "" {
-		ev.CallID = agent.CallID(p.ToolUseID)
-	} else {
-		ev.IDBase = RunPrefix + agent.ShortHash(p.SessionID+"\x00"+p.ToolName+"\x00"+ev.InputHash)
-	}
+	ev.SetCallID(RunPrefix, p.SessionID, p.ToolUseID)
 	if ev.Kind == agent.Post {
 		ev.Finish = finish(p)
 	}
@@ -169,31 +140,13 @@ func RunID(p *Payload) record.RunID { return agent.RunID(RunPrefix, p.SessionID,
 // finish reads how the tool use ended.
 func finish(p *Payload) gitguard.FinishOptions {
 	if p.HookEventName == PostToolUseFailure {
-		msg := p.Error
-		if msg == "" {
-			msg = p.ErrorMessage
-		}
+		msg := cmp.Or(p.Error, p.ErrorMessage)
 		if p.IsInterrupt {
 			msg = strings.TrimSpace("interrupted by the user " + msg)
 		}
-		if msg == "" {
-			msg = "the tool failed"
-		}
-		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+		return agent.Failed(msg)
 	}
-	if msg, failed := agent.ToolResponseError(p.ToolResponse); failed {
-		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
-	}
-	return gitguard.FinishOptions{Status: record.StatusSucceeded}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return agent.ResponseFinish(p.ToolResponse)
 }
 
 // cursorEvent maps an event Cursor sends to Claude Code's hooks to the

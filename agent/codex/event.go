@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,13 +95,8 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	case SessionEnd:
 		ev.Kind, ev.EndLabel = agent.SessionEnd, "Codex session ended"
 		return ev, nil
-	case "":
-		return nil, agent.PayloadErrorf(Name, "no hook_event_name")
 	default:
-		if !quietEvents[p.HookEventName] {
-			ev.Warning = "Codex event " + p.HookEventName + " is not one gitguard knows; not recorded"
-		}
-		return ev, nil
+		return agent.Unhandled(ev, quietEvents)
 	}
 	input, err := agent.DecodeInput(Name, p.ToolInput)
 	if err != nil {
@@ -120,7 +116,7 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 			// safe scope.
 			ev.Whole, ev.Summary = true, "apply_patch"
 		}
-	case p.ToolName == Bash || contains(o.WorkspaceTools, p.ToolName):
+	case p.ToolName == Bash || slices.Contains(o.WorkspaceTools, p.ToolName):
 		ev.Whole = true
 		ev.Summary = agent.Summarize(command)
 	case agent.ReadOnlyTool(HookName, p.ToolName):
@@ -133,11 +129,7 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 		ev.Whole = true
 		ev.Summary = agent.ToolSummary(p.ToolName, input)
 	}
-	if p.ToolUseID != "" {
-		ev.CallID = agent.CallID(p.ToolUseID)
-	} else {
-		ev.IDBase = RunPrefix + agent.ShortHash(p.SessionID+"\x00"+p.ToolName+"\x00"+ev.InputHash)
-	}
+	ev.SetCallID(RunPrefix, p.SessionID, p.ToolUseID)
 	if ev.Kind == agent.Post {
 		ev.Finish = finish(p.ToolResponse)
 	}
@@ -165,7 +157,7 @@ func commandOf(input map[string]any) string {
 // report, or a non-zero exit code.
 func finish(raw json.RawMessage) gitguard.FinishOptions {
 	if msg, failed := agent.ToolResponseError(raw); failed {
-		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+		return agent.Failed(msg)
 	}
 	// apply_patch (0.171): "Exit code: N\nWall time: ...\nOutput:\n...".
 	var text string
@@ -190,13 +182,4 @@ func finish(raw json.RawMessage) gitguard.FinishOptions {
 		}
 	}
 	return gitguard.FinishOptions{Status: record.StatusSucceeded}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

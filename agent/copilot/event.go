@@ -47,6 +47,9 @@ var fileTools = map[string]record.Idempotency{
 // shellTools may change any file.
 var shellTools = map[string]bool{"Bash": true, "bash": true, "PowerShell": true, "powershell": true}
 
+var tools = agent.Tools{Agent: Name, HookName: HookName, Files: fileTools,
+	PathFields: []string{"path", "file_path"}, Shell: shellTools}
+
 // Payload is the part of a Copilot CLI hook event the adapter reads.
 type Payload struct {
 	HookEventName string          `json:"hook_event_name"`
@@ -108,44 +111,16 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	case "":
 		return nil, agent.PayloadErrorf(Name, "no hook_event_name (gitguard's hooks use Claude Code's event names, PreToolUse and so on)")
 	default:
-		if !quietEvents[p.HookEventName] {
-			ev.Warning = "Copilot CLI event " + p.HookEventName + " is not one gitguard knows; not recorded"
-		}
-		return ev, nil
+		return agent.Unhandled(ev, quietEvents)
 	}
 	if p.SessionID == "" {
 		return nil, agent.PayloadErrorf(Name, "%s has no session_id", p.HookEventName)
 	}
-	idem, fileTool := fileTools[p.ToolName]
-	whole := shellTools[p.ToolName] || contains(o.WorkspaceTools, p.ToolName)
-	if !fileTool && !whole {
-		if agent.ReadOnlyTool(HookName, p.ToolName) {
-			ev.Kind = agent.Ignore
-			return ev, nil
-		}
-		if p.ToolName == "" {
-			return nil, agent.PayloadErrorf(Name, "%s has no tool_name", p.HookEventName)
-		}
-	}
-	input, err := agent.DecodeInput(Name, p.ToolInput)
-	if err != nil {
+	if _, err := tools.Scope(ev, p.ToolName, p.ToolInput, o.WorkspaceTools); err != nil {
 		return nil, err
 	}
-	ev.Tool = p.ToolName
-	ev.InputHash = agent.InputHash(input)
-	ev.Idempotency = record.Conditional
-	if fileTool {
-		ev.Idempotency = idem
-		path := agent.StringField(input, "path", "file_path")
-		if path == "" {
-			return nil, agent.PayloadErrorf(Name, "%s tool_input has no path", p.ToolName)
-		}
-		ev.Paths = []string{path}
-	} else {
-		// The shell, an MCP tool, or one gitguard does not know: any file
-		// may change.
-		ev.Whole = true
-		ev.Summary = agent.ToolSummary(p.ToolName, input)
+	if ev.Kind == agent.Ignore {
+		return ev, nil
 	}
 	if ev.Kind == agent.Post {
 		ev.Finish = finish(p, shellTools[p.ToolName])
@@ -161,11 +136,7 @@ var shellExit = regexp.MustCompile(`<shellId: [^>]* completed with exit code (-?
 // is not a success, or a shell command's non-zero exit code.
 func finish(p *Payload, shell bool) gitguard.FinishOptions {
 	if p.HookEventName == PostToolUseFailure {
-		msg := p.Error
-		if msg == "" {
-			msg = "the tool failed"
-		}
-		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+		return agent.Failed(p.Error)
 	}
 	if r := p.ToolResult; r != nil {
 		if r.ResultType != "" && r.ResultType != "success" {
@@ -178,13 +149,4 @@ func finish(p *Payload, shell bool) gitguard.FinishOptions {
 		}
 	}
 	return gitguard.FinishOptions{Status: record.StatusSucceeded}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -52,6 +52,10 @@ var fileTools = map[string]record.Idempotency{
 // shellTools may change any file.
 var shellTools = map[string]bool{"Shell": true, "Bash": true, "run_terminal_cmd": true}
 
+var tools = agent.Tools{Agent: Name, HookName: HookName, Files: fileTools,
+	PathFields: []string{"file_path", "path", "target_file", "filePath", "notebook_path"}, Shell: shellTools,
+	Decode: decodeInput}
+
 // Payload is the part of a Cursor hook event the adapter reads.
 type Payload struct {
 	HookEventName  string          `json:"hook_event_name"`
@@ -121,13 +125,8 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	case SessionEnd:
 		ev.Kind, ev.EndLabel = agent.SessionEnd, "Cursor session ended"
 		return ev, nil
-	case "":
-		return nil, agent.PayloadErrorf(Name, "no hook_event_name")
 	default:
-		if !quietEvents[p.HookEventName] {
-			ev.Warning = "Cursor event " + p.HookEventName + " is not one gitguard knows; not recorded"
-		}
-		return ev, nil
+		return agent.Unhandled(ev, quietEvents)
 	}
 	return ToolEvent(ev, p.ToolName, p.ToolInput, p.ToolUseID, o.WorkspaceTools, func() gitguard.FinishOptions {
 		return finish(p)
@@ -139,36 +138,11 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 // Package claudecode uses it for Cursor's events to Claude Code's hooks.
 func ToolEvent(ev *agent.Event, tool string, rawInput json.RawMessage, toolUseID string, workspaceTools []string,
 	finish func() gitguard.FinishOptions) (*agent.Event, error) {
-	idem, fileTool := fileTools[tool]
-	whole := shellTools[tool] || contains(workspaceTools, tool)
-	if !fileTool && !whole {
-		if agent.ReadOnlyTool(HookName, tool) {
-			ev.Kind = agent.Ignore
-			return ev, nil
-		}
-		if tool == "" {
-			return nil, agent.PayloadErrorf(Name, "%s has no tool_name", ev.Name)
-		}
-	}
-	input, err := decodeInput(rawInput)
-	if err != nil {
+	if _, err := tools.Scope(ev, tool, rawInput, workspaceTools); err != nil {
 		return nil, err
 	}
-	ev.Tool = tool
-	ev.InputHash = agent.InputHash(input)
-	ev.Idempotency = record.Conditional
-	if fileTool {
-		ev.Idempotency = idem
-		path := agent.StringField(input, "file_path", "path", "target_file", "filePath", "notebook_path")
-		if path == "" {
-			return nil, agent.PayloadErrorf(Name, "%s tool_input names no file", tool)
-		}
-		ev.Paths = []string{path}
-	} else {
-		// The shell, an MCP tool, or one gitguard does not know: any file
-		// may change.
-		ev.Whole = true
-		ev.Summary = agent.ToolSummary(tool, input)
+	if ev.Kind == agent.Ignore {
+		return ev, nil
 	}
 	if toolUseID == "" {
 		return nil, agent.PayloadErrorf(Name, "%s has no tool_use_id", ev.Name)
@@ -196,14 +170,7 @@ func decodeInput(raw json.RawMessage) (map[string]any, error) {
 // finish reads how the tool use ended.
 func finish(p *Payload) gitguard.FinishOptions {
 	if p.HookEventName == PostToolUseFailure {
-		msg := p.Error
-		if msg == "" {
-			msg = p.ErrorMessage
-		}
-		if msg == "" {
-			msg = "the tool failed"
-		}
-		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+		return agent.Failed(p.Error, p.ErrorMessage)
 	}
 	out := p.ToolOutput
 	var s string
@@ -224,13 +191,4 @@ func finish(p *Payload) gitguard.FinishOptions {
 		}
 	}
 	return gitguard.FinishOptions{Status: record.StatusSucceeded}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

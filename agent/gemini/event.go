@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/record"
 )
@@ -39,6 +38,9 @@ var FileTools = map[string]record.Idempotency{
 
 // ShellTool may change any file.
 const ShellTool = "run_shell_command"
+
+var tools = agent.Tools{Agent: Name, HookName: HookName, Files: FileTools,
+	PathFields: []string{"file_path", "absolute_path", "path"}, Shell: map[string]bool{ShellTool: true}}
 
 // HookName is the adapter's name in `gitguard hook NAME`; it picks the
 // read-only tools (agent.ReadOnlyTool).
@@ -103,49 +105,17 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	case SessionEnd:
 		ev.Kind, ev.EndLabel = agent.SessionEnd, "Gemini CLI session ended"
 		return ev, nil
-	case "":
-		return nil, agent.PayloadErrorf(Name, "no hook_event_name")
 	default:
-		if !quietEvents[p.HookEventName] {
-			ev.Warning = "Gemini CLI event " + p.HookEventName + " is not one gitguard knows; not recorded"
-		}
-		return ev, nil
+		return agent.Unhandled(ev, quietEvents)
 	}
-	idem, fileTool := FileTools[p.ToolName]
-	whole := p.ToolName == ShellTool || contains(o.WorkspaceTools, p.ToolName)
-	if !fileTool && !whole {
-		if agent.ReadOnlyTool(HookName, p.ToolName) {
-			ev.Kind = agent.Ignore
-			return ev, nil
-		}
-		if p.ToolName == "" {
-			return nil, agent.PayloadErrorf(Name, "%s has no tool_name", p.HookEventName)
-		}
-		whole = true // an MCP tool, or one gitguard does not know: any file may change
-	}
-	input, err := agent.DecodeInput(Name, p.ToolInput)
-	if err != nil {
+	if _, err := tools.Scope(ev, p.ToolName, p.ToolInput, o.WorkspaceTools); err != nil {
 		return nil, err
 	}
-	ev.Tool = p.ToolName
-	ev.InputHash = agent.InputHash(input)
-	ev.Idempotency = record.Conditional
-	if fileTool {
-		ev.Idempotency = idem
-		path := agent.StringField(input, "file_path", "absolute_path", "path")
-		if path == "" {
-			return nil, agent.PayloadErrorf(Name, "%s tool_input has no file_path", p.ToolName)
-		}
-		ev.Paths = []string{path}
-	} else {
-		ev.Whole = true
-		ev.Summary = agent.ToolSummary(p.ToolName, input)
+	if ev.Kind == agent.Ignore {
+		return ev, nil
 	}
 	if ev.Kind == agent.Post {
-		ev.Finish = gitguard.FinishOptions{Status: record.StatusSucceeded}
-		if msg, failed := agent.ToolResponseError(p.ToolResponse); failed {
-			ev.Finish = gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
-		}
+		ev.Finish = agent.ResponseFinish(p.ToolResponse)
 		if ev.Whole {
 			if code, signal := ShellExit(p.ToolResponse); code != nil || signal != "" {
 				ev.Finish.Status, ev.Finish.ExitCode = record.StatusFailed, code
@@ -159,13 +129,4 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 		}
 	}
 	return ev, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

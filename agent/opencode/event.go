@@ -3,6 +3,7 @@ package opencode
 import (
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/gitguard/gitguard"
@@ -137,7 +138,7 @@ func (f Flavor) Event(p *Payload, o Options) (*agent.Event, error) {
 		} else {
 			ev.Whole, ev.Summary = true, p.Tool
 		}
-	case p.Tool == "bash" || contains(o.WorkspaceTools, p.Tool):
+	case p.Tool == "bash" || slices.Contains(o.WorkspaceTools, p.Tool):
 		ev.Whole = true
 		ev.Summary = agent.Summarize(agent.StringField(args, "command"))
 	case agent.ReadOnlyTool(f.HookName, p.Tool):
@@ -177,13 +178,4 @@ func (f Flavor) finish(p *Payload) gitguard.FinishOptions {
 		}
 	}
 	return gitguard.FinishOptions{Status: record.StatusSucceeded}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

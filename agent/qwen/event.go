@@ -49,6 +49,9 @@ var FileTools = map[string]record.Idempotency{
 // ShellTool may change any file.
 const ShellTool = "run_shell_command"
 
+var tools = agent.Tools{Agent: Name, HookName: HookName, Files: FileTools,
+	PathFields: []string{"file_path", "absolute_path", "path"}, Shell: map[string]bool{ShellTool: true}}
+
 // Payload is the part of a Qwen Code hook event the adapter reads.
 type Payload struct {
 	SessionID      string          `json:"session_id"`
@@ -101,52 +104,16 @@ func Event(p *Payload, o Options) (*agent.Event, error) {
 	case SessionEnd:
 		ev.Kind, ev.EndLabel = agent.SessionEnd, "Qwen Code session ended"
 		return ev, nil
-	case "":
-		return nil, agent.PayloadErrorf(Name, "no hook_event_name")
 	default:
-		if !quietEvents[p.HookEventName] {
-			ev.Warning = "Qwen Code event " + p.HookEventName + " is not one gitguard knows; not recorded"
-		}
-		return ev, nil
+		return agent.Unhandled(ev, quietEvents)
 	}
-	idem, fileTool := FileTools[p.ToolName]
-	if !fileTool && p.ToolName != ShellTool && !contains(o.WorkspaceTools, p.ToolName) {
-		if agent.ReadOnlyTool(HookName, p.ToolName) {
-			ev.Kind = agent.Ignore
-			return ev, nil
-		}
-		if p.ToolName == "" {
-			return nil, agent.PayloadErrorf(Name, "%s has no tool_name", p.HookEventName)
-		}
-	}
-	input, err := agent.DecodeInput(Name, p.ToolInput)
-	if err != nil {
+	if _, err := tools.Scope(ev, p.ToolName, p.ToolInput, o.WorkspaceTools); err != nil {
 		return nil, err
 	}
-	ev.Tool = p.ToolName
-	ev.InputHash = agent.InputHash(input)
-	ev.Idempotency = record.Conditional
-	if fileTool {
-		ev.Idempotency = idem
-		path := agent.StringField(input, "file_path", "absolute_path", "path")
-		if path == "" {
-			return nil, agent.PayloadErrorf(Name, "%s tool_input has no file_path", p.ToolName)
-		}
-		ev.Paths = []string{path}
-	} else {
-		// The shell, an MCP tool, or one gitguard does not know: any file
-		// may change.
-		ev.Whole = true
-		ev.Summary = agent.ToolSummary(p.ToolName, input)
+	if ev.Kind == agent.Ignore {
+		return ev, nil
 	}
-	switch {
-	case p.ToolCallID != "":
-		ev.CallID = agent.CallID(p.ToolCallID)
-	case p.ToolUseID != "":
-		ev.CallID = agent.CallID(p.ToolUseID)
-	default:
-		ev.IDBase = RunPrefix + agent.ShortHash(p.SessionID+"\x00"+p.ToolName+"\x00"+ev.InputHash)
-	}
+	ev.SetCallID(RunPrefix, p.SessionID, p.ToolCallID, p.ToolUseID)
 	if ev.Kind == agent.Post {
 		ev.Finish = finish(p, p.ToolName == ShellTool)
 	}
@@ -163,13 +130,10 @@ func finish(p *Payload, shell bool) gitguard.FinishOptions {
 		if p.IsInterrupt {
 			msg = strings.TrimSpace("interrupted by the user " + msg)
 		}
-		if msg == "" {
-			msg = "the tool failed"
-		}
-		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+		return agent.Failed(msg)
 	}
-	if msg, failed := agent.ToolResponseError(p.ToolResponse); failed {
-		return gitguard.FinishOptions{Status: record.StatusFailed, Result: agent.Summarize(msg)}
+	if f := agent.ResponseFinish(p.ToolResponse); f.Status == record.StatusFailed {
+		return f
 	}
 	if shell {
 		code, signal := gemini.ShellExit(p.ToolResponse)
@@ -184,13 +148,4 @@ func finish(p *Payload, shell bool) gitguard.FinishOptions {
 		}
 	}
 	return gitguard.FinishOptions{Status: record.StatusSucceeded}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
