@@ -88,3 +88,11 @@ type Event struct {
 	// adapter does not know, and so did not record.
 	Warning string
 }
+
+// ReadOptions tune an adapter's reading of an event.
+type ReadOptions struct {
+	// WorkspaceTools are tools to record as whole-workspace calls even
+	// where gitguard takes them to be read-only; every tool gitguard does
+	// not know is recorded so anyway.
+	WorkspaceTools []string
+}

@@ -56,6 +56,16 @@ func ReadPayload(agent string, r io.Reader, v any) error {
 	return nil
 }
 
+// ReadEvent reads one hook event of the agent named name from r, as a P,
+// and maps it to an Event with event: what every adapter's Read does.
+func ReadEvent[P any](name string, r io.Reader, o ReadOptions, event func(*P, ReadOptions) (*Event, error)) (*Event, error) {
+	var p P
+	if err := ReadPayload(name, r, &p); err != nil {
+		return nil, err
+	}
+	return event(&p, o)
+}
+
 // DecodeInput reads a tool input object; null or absent is empty.
 func DecodeInput(agent string, raw json.RawMessage) (map[string]any, error) {
 	input := map[string]any{}

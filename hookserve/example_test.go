@@ -28,7 +28,7 @@ func ExampleNewDaemon() {
 		Open:   open,
 		Getenv: os.Getenv,
 		Agents: []hookserve.Agent{{Name: "claude-code", Read: func(r io.Reader, tools []string) (*agent.Event, error) {
-			return claudecode.Read(r, claudecode.Options{WorkspaceTools: tools})
+			return claudecode.Read(r, agent.ReadOptions{WorkspaceTools: tools})
 		}}},
 	})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-func read(r io.Reader) (*agent.Event, error) { return claudecode.Read(r, claudecode.Options{}) }
+func read(r io.Reader) (*agent.Event, error) { return claudecode.Read(r, agent.ReadOptions{}) }
 
 func ev(event, tool, id string, input map[string]any, extra map[string]any) string {
 	m := map[string]any{"session_id": "s1", "transcript_path": "/t/s1.jsonl", "cwd": "@REPO@", "permission_mode": "default",
@@ -116,7 +116,7 @@ func TestClaudeCodeTools(t *testing.T) {
 			t.Errorf("%s: warning %q", tc.p, x.Warning)
 		}
 	}
-	if _, err := claudecode.Read(strings.NewReader(`{"session_id":"s"}`), claudecode.Options{}); !errors.Is(err, agent.ErrPayload) ||
+	if _, err := claudecode.Read(strings.NewReader(`{"session_id":"s"}`), agent.ReadOptions{}); !errors.Is(err, agent.ErrPayload) ||
 		err.Error() != "bad Claude Code hook event: no hook_event_name" {
 		t.Errorf("no event name: %v", err)
 	}

@@ -80,25 +80,13 @@ type Payload struct {
 	CursorVersion  string `json:"cursor_version"`
 }
 
-// Options tune Read.
-type Options struct {
-	// WorkspaceTools are tools to record as whole-workspace calls even
-	// where gitguard takes them to be read-only. Every tool that is neither
-	// a file tool nor read-only is recorded so anyway.
-	WorkspaceTools []string
-}
-
 // Read reads one hook event from r.
-func Read(r io.Reader, o Options) (*agent.Event, error) {
-	var p Payload
-	if err := agent.ReadPayload(Name, r, &p); err != nil {
-		return nil, err
-	}
-	return Event(&p, o)
+func Read(r io.Reader, o agent.ReadOptions) (*agent.Event, error) {
+	return agent.ReadEvent(Name, r, o, Event)
 }
 
 // Event maps a payload to an agent.Event.
-func Event(p *Payload, o Options) (*agent.Event, error) {
+func Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	if p.CursorVersion != "" || p.ConversationID != "" {
 		return cursorEvent(p, o)
 	}
@@ -152,7 +140,7 @@ func finish(p *Payload) gitguard.FinishOptions {
 // cursorEvent maps an event Cursor sends to Claude Code's hooks to the
 // run and call its own hooks record (package cursor), so that a tool use
 // that reaches gitguard through both is recorded once.
-func cursorEvent(p *Payload, o Options) (*agent.Event, error) {
+func cursorEvent(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	ev := &agent.Event{Agent: cursor.Name, Name: p.HookEventName, RunID: cursor.RunID(p.ConversationID, p.SessionID, p.TranscriptPath),
 		Cwd: p.Cwd, MessagesRef: p.TranscriptPath, Repeated: true}
 	switch p.HookEventName {

@@ -46,7 +46,7 @@ func TestPatchPaths(t *testing.T) {
 	}
 }
 
-func read(r io.Reader) (*agent.Event, error) { return codex.Read(r, codex.Options{}) }
+func read(r io.Reader) (*agent.Event, error) { return codex.Read(r, agent.ReadOptions{}) }
 
 // payload builds a recorded-shape Codex event.
 func payload(session, event string, fields map[string]any) string {
@@ -244,7 +244,7 @@ func TestCodexMCPWriteTool(t *testing.T) {
 	}
 	// --workspace-tool records even a tool gitguard takes to be read-only.
 	ev, err := codex.Read(strings.NewReader(tool("s1", codex.PreToolUse, "view_image", "c9", "", nil)),
-		codex.Options{WorkspaceTools: []string{"view_image"}})
+		agent.ReadOptions{WorkspaceTools: []string{"view_image"}})
 	if err != nil || !ev.Whole || ev.Kind != agent.Pre {
 		t.Errorf("workspace tool: %+v %v", ev, err)
 	}
@@ -254,7 +254,7 @@ func TestCodexMCPWriteTool(t *testing.T) {
 func TestCodexBadPayload(t *testing.T) {
 	t.Parallel()
 	for _, p := range []string{"", "not json", `{"session_id":"s"}`, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"x"}`} {
-		if _, err := codex.Read(strings.NewReader(p), codex.Options{}); !errors.Is(err, agent.ErrPayload) {
+		if _, err := codex.Read(strings.NewReader(p), agent.ReadOptions{}); !errors.Is(err, agent.ErrPayload) {
 			t.Errorf("Read(%q) = %v, want ErrPayload", p, err)
 		}
 	}

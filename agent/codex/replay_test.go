@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/agent/codex"
 	"github.com/gitguard/gitguard/record"
 )
@@ -69,11 +70,11 @@ func TestApplyPatchExitCode(t *testing.T) {
 	post := func(resp string) string {
 		return `{"session_id":"s","cwd":"/x","hook_event_name":"PostToolUse","tool_name":"apply_patch","tool_use_id":"c","tool_input":{"command":"*** Add File: a\n+a\n"},"tool_response":` + resp + `}`
 	}
-	ev, err := codex.Read(strings.NewReader(post(`"Exit code: 1\nWall time: 0 seconds\nOutput:\nverification failed: no such line\n"`)), codex.Options{})
+	ev, err := codex.Read(strings.NewReader(post(`"Exit code: 1\nWall time: 0 seconds\nOutput:\nverification failed: no such line\n"`)), agent.ReadOptions{})
 	if err != nil || ev.Finish.Status != record.StatusFailed || *ev.Finish.ExitCode != 1 || !strings.Contains(ev.Finish.Result, "verification failed") {
 		t.Errorf("exit 1: %+v %v", ev.Finish, err)
 	}
-	ev, err = codex.Read(strings.NewReader(post(`"Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess.\n"`)), codex.Options{})
+	ev, err = codex.Read(strings.NewReader(post(`"Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess.\n"`)), agent.ReadOptions{})
 	if err != nil || ev.Finish.Status != record.StatusSucceeded {
 		t.Errorf("exit 0: %+v %v", ev.Finish, err)
 	}

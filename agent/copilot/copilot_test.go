@@ -17,7 +17,7 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-func read(r io.Reader) (*agent.Event, error) { return copilot.Read(r, copilot.Options{}) }
+func read(r io.Reader) (*agent.Event, error) { return copilot.Read(r, agent.ReadOptions{}) }
 
 const sid = "1b5ae597-7b57-4732-81ff-5ee0a72232c9"
 
@@ -142,7 +142,7 @@ func TestCopilotMCPWriteTool(t *testing.T) {
 	}
 	// Copilot CLI's own camelCase payload names no event: refused, with a
 	// hint at the hooks gitguard installs.
-	if _, err := copilot.Read(strings.NewReader(`{"sessionId":"s","timestamp":1,"cwd":"/x","toolName":"bash","toolArgs":{}}`), copilot.Options{}); !errors.Is(err, agent.ErrPayload) {
+	if _, err := copilot.Read(strings.NewReader(`{"sessionId":"s","timestamp":1,"cwd":"/x","toolName":"bash","toolArgs":{}}`), agent.ReadOptions{}); !errors.Is(err, agent.ErrPayload) {
 		t.Errorf("camelCase payload: %v", err)
 	}
 	e.CheckUserState()

@@ -65,20 +65,9 @@ type Payload struct {
 	Reason string `json:"reason"` // SessionEnd: complete, error, user_exit...
 }
 
-// Options tune Read.
-type Options struct {
-	// WorkspaceTools are tools to record as whole-workspace calls even
-	// where gitguard takes them to be read-only.
-	WorkspaceTools []string
-}
-
 // Read reads one hook event from r.
-func Read(r io.Reader, o Options) (*agent.Event, error) {
-	var p Payload
-	if err := agent.ReadPayload(Name, r, &p); err != nil {
-		return nil, err
-	}
-	return Event(&p, o)
+func Read(r io.Reader, o agent.ReadOptions) (*agent.Event, error) {
+	return agent.ReadEvent(Name, r, o, Event)
 }
 
 // RunID derives the run id of a session: "cp-" and the session id.
@@ -95,7 +84,7 @@ func pairPrefix(p *Payload) string {
 }
 
 // Event maps a payload to an agent.Event.
-func Event(p *Payload, o Options) (*agent.Event, error) {
+func Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	ev := &agent.Event{Agent: Name, Name: p.HookEventName, RunID: RunID(p), Cwd: p.Cwd, Pair: true, PairPrefix: pairPrefix(p)}
 	switch p.HookEventName {
 	case PreToolUse:

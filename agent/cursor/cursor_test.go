@@ -18,9 +18,9 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-func readCursor(r io.Reader) (*agent.Event, error) { return cursor.Read(r, cursor.Options{}) }
+func readCursor(r io.Reader) (*agent.Event, error) { return cursor.Read(r, agent.ReadOptions{}) }
 
-func readClaude(r io.Reader) (*agent.Event, error) { return claudecode.Read(r, claudecode.Options{}) }
+func readClaude(r io.Reader) (*agent.Event, error) { return claudecode.Read(r, agent.ReadOptions{}) }
 
 // replayLine is one line of a replay file: an event and the hook that gets
 // it (Cursor's own, or Claude Code's, which Cursor runs as well), or a
@@ -179,7 +179,7 @@ func TestCursorFailures(t *testing.T) {
 	if c := e.Call("cu-c2", "t4"); c.Ledger.Status != record.StatusFailed || c.Ledger.Result != "old_string not found" {
 		t.Errorf("failed edit: %s %q", c.Ledger.Status, c.Ledger.Result)
 	}
-	if _, err := cursor.Read(strings.NewReader(`{"conversation_id":"c"}`), cursor.Options{}); !errors.Is(err, agent.ErrPayload) {
+	if _, err := cursor.Read(strings.NewReader(`{"conversation_id":"c"}`), agent.ReadOptions{}); !errors.Is(err, agent.ErrPayload) {
 		t.Errorf("no event name: %v", err)
 	}
 	if ev, _ := e.Hook(readCursor, `{"conversation_id":"c2","hook_event_name":"somethingNew"}`); ev.Warning == "" {

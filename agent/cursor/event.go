@@ -75,20 +75,9 @@ type Payload struct {
 	Status         string          `json:"status"`        // stop: completed, aborted, error
 }
 
-// Options tune Read.
-type Options struct {
-	// WorkspaceTools are tools to record as whole-workspace calls even
-	// where gitguard takes them to be read-only.
-	WorkspaceTools []string
-}
-
 // Read reads one hook event from r.
-func Read(r io.Reader, o Options) (*agent.Event, error) {
-	var p Payload
-	if err := agent.ReadPayload(Name, r, &p); err != nil {
-		return nil, err
-	}
-	return Event(&p, o)
+func Read(r io.Reader, o agent.ReadOptions) (*agent.Event, error) {
+	return agent.ReadEvent(Name, r, o, Event)
 }
 
 // RunID derives the run of a conversation: "cu-" and the conversation id
@@ -104,7 +93,7 @@ func RunID(conversationID, sessionID, transcript string) record.RunID {
 }
 
 // Event maps a payload to an agent.Event.
-func Event(p *Payload, o Options) (*agent.Event, error) {
+func Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	cwd := p.Cwd
 	if cwd == "" && len(p.WorkspaceRoots) > 0 {
 		cwd = p.WorkspaceRoots[0]

@@ -17,7 +17,7 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-func read(r io.Reader) (*agent.Event, error) { return gemini.Read(r, gemini.Options{}) }
+func read(r io.Reader) (*agent.Event, error) { return gemini.Read(r, agent.ReadOptions{}) }
 
 const sid = "8d0c2f5e-91b4-4c3a-a7de-2b6f0e1c9a44"
 

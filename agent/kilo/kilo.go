@@ -24,11 +24,8 @@ var Flavor = opencode.Flavor{
 	ConfigRel: filepath.Join(".kilo", "kilo.json"),
 }
 
-// Options tune Read.
-type Options = opencode.Options
-
 // Read reads one plugin event from r.
-func Read(r io.Reader, o Options) (*agent.Event, error) { return Flavor.Read(r, o) }
+func Read(r io.Reader, o agent.ReadOptions) (*agent.Event, error) { return Flavor.Read(r, o) }
 
 // Fragment returns the plugin, to print.
 func Fragment(o agent.InitOptions) ([]byte, error) { return Flavor.Fragment(o) }

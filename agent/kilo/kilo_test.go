@@ -13,7 +13,7 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-func read(r io.Reader) (*agent.Event, error) { return kilo.Read(r, kilo.Options{}) }
+func read(r io.Reader) (*agent.Event, error) { return kilo.Read(r, agent.ReadOptions{}) }
 
 // TestKiloEvents: the plugin's events (opencode's) become calls of run
 // kl-<sessionID>; a tool gitguard does not know is a whole-workspace call;

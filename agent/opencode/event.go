@@ -55,14 +55,6 @@ type Payload struct {
 	Synthetic bool `json:"synthetic"`
 }
 
-// Options tune Read.
-type Options struct {
-	// WorkspaceTools are tools to record as whole-workspace calls even
-	// where gitguard takes them to be read-only; every tool gitguard does
-	// not know is recorded so anyway.
-	WorkspaceTools []string
-}
-
 // Flavor is opencode, or an agent built on it that loads the same
 // plugins (Kilo CLI): the names it goes by and where its plugin lives.
 type Flavor struct {
@@ -83,13 +75,13 @@ var Opencode = Flavor{Name: Name, HookName: HookName, RunPrefix: RunPrefix, Plug
 	ConfigRel: "opencode.json"}
 
 // Read reads one plugin event from r.
-func Read(r io.Reader, o Options) (*agent.Event, error) { return Opencode.Read(r, o) }
+func Read(r io.Reader, o agent.ReadOptions) (*agent.Event, error) { return Opencode.Read(r, o) }
 
 // Event maps a payload to an agent.Event.
-func Event(p *Payload, o Options) (*agent.Event, error) { return Opencode.Event(p, o) }
+func Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) { return Opencode.Event(p, o) }
 
 // Read reads one plugin event from r.
-func (f Flavor) Read(r io.Reader, o Options) (*agent.Event, error) {
+func (f Flavor) Read(r io.Reader, o agent.ReadOptions) (*agent.Event, error) {
 	var p Payload
 	if err := agent.ReadPayload(f.Name, r, &p); err != nil {
 		return nil, err
@@ -98,7 +90,7 @@ func (f Flavor) Read(r io.Reader, o Options) (*agent.Event, error) {
 }
 
 // Event maps a payload to an agent.Event.
-func (f Flavor) Event(p *Payload, o Options) (*agent.Event, error) {
+func (f Flavor) Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	ev := &agent.Event{Agent: f.Name, Name: p.Event, RunID: agent.RunID(f.RunPrefix, p.SessionID, ""), Cwd: p.Cwd}
 	switch p.Event {
 	case ToolBefore:

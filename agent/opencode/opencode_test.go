@@ -38,7 +38,7 @@ func hookMain(failClosed bool) int {
 			f.Close()
 		}
 	}
-	ev, err := opencode.Read(bytes.NewReader(data), opencode.Options{})
+	ev, err := opencode.Read(bytes.NewReader(data), agent.ReadOptions{})
 	if err == nil && ev.Warning != "" {
 		err = fmt.Errorf("%s", ev.Warning)
 	}
@@ -56,7 +56,7 @@ func hookMain(failClosed bool) int {
 	return 0
 }
 
-func read(r io.Reader) (*agent.Event, error) { return opencode.Read(r, opencode.Options{}) }
+func read(r io.Reader) (*agent.Event, error) { return opencode.Read(r, agent.ReadOptions{}) }
 
 func TestOpencodeEvents(t *testing.T) {
 	e := agenttest.New(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})

@@ -67,28 +67,16 @@ type Payload struct {
 	IsInterrupt    bool            `json:"is_interrupt"`
 }
 
-// Options tune Read.
-type Options struct {
-	// WorkspaceTools are tools to record as whole-workspace calls even
-	// where gitguard takes them to be read-only; every tool gitguard does
-	// not know is recorded so anyway.
-	WorkspaceTools []string
-}
-
 // Read reads one hook event from r.
-func Read(r io.Reader, o Options) (*agent.Event, error) {
-	var p Payload
-	if err := agent.ReadPayload(Name, r, &p); err != nil {
-		return nil, err
-	}
-	return Event(&p, o)
+func Read(r io.Reader, o agent.ReadOptions) (*agent.Event, error) {
+	return agent.ReadEvent(Name, r, o, Event)
 }
 
 // RunID derives the run id of a session: "qw-" and the session id.
 func RunID(p *Payload) record.RunID { return agent.RunID(RunPrefix, p.SessionID, p.TranscriptPath) }
 
 // Event maps a payload to an agent.Event.
-func Event(p *Payload, o Options) (*agent.Event, error) {
+func Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	ev := &agent.Event{Agent: Name, Name: p.HookEventName, RunID: RunID(p), Cwd: p.Cwd, MessagesRef: p.TranscriptPath}
 	switch p.HookEventName {
 	case PreToolUse:

@@ -16,7 +16,7 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-func read(r io.Reader) (*agent.Event, error) { return qwen.Read(r, qwen.Options{}) }
+func read(r io.Reader) (*agent.Event, error) { return qwen.Read(r, agent.ReadOptions{}) }
 
 // TestReplayRecordedSession replays the hook events Qwen Code 0.24.4 sent
 // in a real session ('qwen -p' against the scripted model, with hooks for
@@ -123,7 +123,7 @@ func TestQwenMCPWriteTool(t *testing.T) {
 	if x, _ := e.Hook(read, `{"session_id":"s1","cwd":"@REPO@","hook_event_name":"SomethingNew"}`); x.Warning == "" {
 		t.Error("unknown event not warned")
 	}
-	if _, err := qwen.Read(strings.NewReader(`{"session_id":"s1"}`), qwen.Options{}); err == nil {
+	if _, err := qwen.Read(strings.NewReader(`{"session_id":"s1"}`), agent.ReadOptions{}); err == nil {
 		t.Error("an event without hook_event_name was read")
 	}
 	e.CheckUserState()

@@ -34,7 +34,7 @@ func claudeCodeSpec() *agentSpec {
 			"Set it up with 'gitguard init claude-code --write'; undo one tool use with\n" +
 			"'gitguard undo --call TOOL_USE_ID'.",
 		read: func(r io.Reader, tools []string) (*agent.Event, error) {
-			return claudecode.Read(r, claudecode.Options{WorkspaceTools: tools})
+			return claudecode.Read(r, agent.ReadOptions{WorkspaceTools: tools})
 		},
 		initUsage: "print or install the Claude Code hooks that record each tool use",
 		initDescription: "Prints the \"hooks\" settings that make Claude Code run 'gitguard hook claude-code'\n" +
@@ -67,7 +67,7 @@ func codexSpec() *agentSpec {
 			"Set it up with 'gitguard init codex --write'; undo one tool use with\n" +
 			"'gitguard undo --call TOOL_USE_ID'.",
 		read: func(r io.Reader, tools []string) (*agent.Event, error) {
-			return codex.Read(r, codex.Options{WorkspaceTools: tools})
+			return codex.Read(r, agent.ReadOptions{WorkspaceTools: tools})
 		},
 		initUsage: "print or install the Codex hooks that record each tool use",
 		initDescription: "Prints the [[hooks.EVENT]] tables that make Codex run 'gitguard hook codex'\n" +
@@ -100,7 +100,7 @@ func geminiSpec() *agentSpec {
 			"another Gemini CLI session. Set it up with 'gitguard init gemini --write'; find\n" +
 			"a tool use's id with 'gitguard ledger' and undo it with 'gitguard undo --call CALL'.",
 		read: func(r io.Reader, tools []string) (*agent.Event, error) {
-			return gemini.Read(r, gemini.Options{WorkspaceTools: tools})
+			return gemini.Read(r, agent.ReadOptions{WorkspaceTools: tools})
 		},
 		initUsage: "print or install the Gemini CLI hooks that record each tool use",
 		initDescription: "Prints the \"hooks\" settings that make Gemini CLI run 'gitguard hook gemini'\n" +
@@ -130,7 +130,7 @@ func opencodeSpec() *agentSpec {
 			"with 'gitguard init opencode --write'; undo one tool use with\n" +
 			"'gitguard undo --call CALL' (the ids are in 'gitguard ledger').",
 		read: func(r io.Reader, tools []string) (*agent.Event, error) {
-			return opencode.Read(r, opencode.Options{WorkspaceTools: tools})
+			return opencode.Read(r, agent.ReadOptions{WorkspaceTools: tools})
 		},
 		initUsage: "print or install the opencode plugin that records each tool use",
 		initDescription: "Prints the opencode plugin that runs 'gitguard hook opencode' on\n" +
@@ -158,7 +158,7 @@ func qwenSpec() *agentSpec {
 			"Set it up with 'gitguard init qwen --write'; undo one tool use with\n" +
 			"'gitguard undo --call CALL' (the ids are in 'gitguard ledger').",
 		read: func(r io.Reader, tools []string) (*agent.Event, error) {
-			return qwen.Read(r, qwen.Options{WorkspaceTools: tools})
+			return qwen.Read(r, agent.ReadOptions{WorkspaceTools: tools})
 		},
 		initUsage: "print or install the Qwen Code hooks that record each tool use",
 		initDescription: "Prints the \"hooks\" settings that make Qwen Code run 'gitguard hook qwen' before\n" +
@@ -190,7 +190,7 @@ func cursorSpec() *agentSpec {
 			"Set it up with 'gitguard init cursor --write'; undo one tool use with\n" +
 			"'gitguard undo --call TOOL_USE_ID'.",
 		read: func(r io.Reader, tools []string) (*agent.Event, error) {
-			return cursor.Read(r, cursor.Options{WorkspaceTools: tools})
+			return cursor.Read(r, agent.ReadOptions{WorkspaceTools: tools})
 		},
 		initUsage: "print or install the Cursor hooks that record each tool use",
 		initDescription: "Prints the .cursor/hooks.json that makes Cursor run 'gitguard hook cursor' before\n" +
@@ -222,7 +222,7 @@ func copilotSpec() *agentSpec {
 			"came, as uncertain. Set it up with 'gitguard init copilot --write'; find a tool\n" +
 			"use's id with 'gitguard ledger' and undo it with 'gitguard undo --call CALL'.",
 		read: func(r io.Reader, tools []string) (*agent.Event, error) {
-			return copilot.Read(r, copilot.Options{WorkspaceTools: tools})
+			return copilot.Read(r, agent.ReadOptions{WorkspaceTools: tools})
 		},
 		initUsage: "print or install the Copilot CLI hooks that record each tool use",
 		initDescription: "Prints the hooks file that makes GitHub Copilot CLI run 'gitguard hook copilot'\n" +
@@ -251,7 +251,7 @@ func kiloSpec() *agentSpec {
 			"session.deleted finish the run. Set it up with 'gitguard init kilo --write'; undo\n" +
 			"one tool use with 'gitguard undo --call CALL' (the ids are in 'gitguard ledger').",
 		read: func(r io.Reader, tools []string) (*agent.Event, error) {
-			return kilo.Read(r, kilo.Options{WorkspaceTools: tools})
+			return kilo.Read(r, agent.ReadOptions{WorkspaceTools: tools})
 		},
 		initUsage: "print or install the Kilo CLI plugin that records each tool use",
 		initDescription: "Prints the Kilo CLI plugin that runs 'gitguard hook kilo' on tool.execute.before,\n" +
