@@ -182,12 +182,15 @@ func TestFlushBehind(t *testing.T) {
 		t.Fatalf("%d packs after FlushBehind, want 1", packs())
 	}
 	// The late objects went into that pack if it started after them, else
-	// into the next Flush's: a pack either way.
+	// into the next Flush's pack; when it started between the two, the one
+	// left is stored loose (a pack batch packs two objects or more).
 	if err := db.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if n := packs(); n < 1 || n > 2 || looseCount(t, r.Dir) != 0 {
-		t.Fatalf("after a Flush: %d packs, %d loose objects; want every object packed", n, looseCount(t, r.Dir))
+	switch n, loose := packs(), looseCount(t, r.Dir); {
+	case n == 1 && (loose == 0 || loose == 1), n == 2 && loose == 0:
+	default:
+		t.Fatalf("after a Flush: %d packs, %d loose objects; want the late objects in the first pack, a second one, or (one of them) loose", n, loose)
 	}
 	if err := db.EndPackBatch(); err != nil {
 		t.Fatal(err)
