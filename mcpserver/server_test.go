@@ -159,7 +159,7 @@ func TestMCPReadingTools(t *testing.T) {
 	if e := f.call("resume", nil, &r); e != "" {
 		t.Fatal(e)
 	}
-	if !strings.Contains(r.Brief, "Edit (edit-1) succeeded") || !strings.Contains(r.Brief, "a.txt was changed by someone else") {
+	if !strings.Contains(r.Brief, "Edit (edit-1) succeeded") || !strings.Contains(r.Brief, "a.txt was also edited by someone else after edit-1; their edits do not overlap it") {
 		t.Errorf("brief:\n%s", r.Brief)
 	}
 	res, err := f.cs.ReadResource(f.ctx, &mcp.ReadResourceParams{URI: mcpserver.ResumeURI})
