@@ -63,22 +63,7 @@ func SettingsRel(local bool) string {
 // hooks merged into the settings file, and with o.MCP the gitguard MCP
 // server added to the project's .mcp.json.
 func Init(o agent.InitOptions) ([]agent.Change, error) {
-	rel := SettingsRel(o.Local)
-	c, err := agent.MergeFile(o.Dir, rel, func(old []byte) ([]byte, []string, error) {
+	return hookjson.Init(o, SettingsRel(o.Local), func(old []byte) ([]byte, []string, error) {
 		return hookjson.Merge(old, plan(o.Command))
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := []agent.Change{c}
-	if o.MCP {
-		m, err := agent.MergeFile(o.Dir, ".mcp.json", func(old []byte) ([]byte, []string, error) {
-			return hookjson.MergeMCPServer(old, "mcpServers", "gitguard", hookjson.MCPServer(o.MCPCommand))
-		})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, nil
+	}, ".mcp.json")
 }

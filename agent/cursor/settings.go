@@ -101,19 +101,6 @@ func Fragment(o agent.InitOptions) ([]byte, error) {
 // hooks merged into .cursor/hooks.json below o.Dir, and with o.MCP the
 // gitguard MCP server added to .cursor/mcp.json.
 func Init(o agent.InitOptions) ([]agent.Change, error) {
-	c, err := agent.MergeFile(o.Dir, SettingsRel, func(old []byte) ([]byte, []string, error) { return merge(old, o.Command) })
-	if err != nil {
-		return nil, err
-	}
-	out := []agent.Change{c}
-	if o.MCP {
-		m, err := agent.MergeFile(o.Dir, filepath.Join(".cursor", "mcp.json"), func(old []byte) ([]byte, []string, error) {
-			return hookjson.MergeMCPServer(old, "mcpServers", "gitguard", hookjson.MCPServer(o.MCPCommand))
-		})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, nil
+	return hookjson.Init(o, SettingsRel, func(old []byte) ([]byte, []string, error) { return merge(old, o.Command) },
+		filepath.Join(".cursor", "mcp.json"))
 }

@@ -48,12 +48,7 @@ func Fragment(o agent.InitOptions) ([]byte, error) {
 }
 
 func merge(old []byte, o agent.InitOptions) ([]byte, []string, error) {
-	out, added, err := hookjson.Merge(old, plan(o.Command))
-	if err != nil || !o.MCP {
-		return out, added, err
-	}
-	out, more, err := hookjson.MergeMCPServer(out, "mcpServers", "gitguard", hookjson.MCPServer(o.MCPCommand))
-	return out, append(added, more...), err
+	return hookjson.MergeWithMCP(old, plan(o.Command), o)
 }
 
 // Init computes the change "gitguard init qwen --write" makes to

@@ -349,3 +349,37 @@ func MergeMCPServer(settings []byte, key, name string, server json.RawMessage) (
 	out, err := Indent(root, indent)
 	return out, []string{"mcp server " + name}, err
 }
+
+// Init is the change set of `gitguard init AGENT --write` for an agent
+// whose hooks live in the JSON file rel below o.Dir, merged by merge: that
+// file, and with o.MCP the gitguard MCP server added to the "mcpServers"
+// of the JSON file mcpRel.
+func Init(o agent.InitOptions, rel string, merge func(old []byte) ([]byte, []string, error), mcpRel string) ([]agent.Change, error) {
+	c, err := agent.MergeFile(o.Dir, rel, merge)
+	if err != nil {
+		return nil, err
+	}
+	out := []agent.Change{c}
+	if o.MCP {
+		m, err := agent.MergeFile(o.Dir, mcpRel, func(old []byte) ([]byte, []string, error) {
+			return MergeMCPServer(old, "mcpServers", "gitguard", MCPServer(o.MCPCommand))
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// MergeWithMCP merges p into the settings old and, with o.MCP, the
+// gitguard MCP server into the same file's "mcpServers", for an agent that
+// reads both from one file.
+func MergeWithMCP(old []byte, p Plan, o agent.InitOptions) ([]byte, []string, error) {
+	out, added, err := Merge(old, p)
+	if err != nil || !o.MCP {
+		return out, added, err
+	}
+	out, more, err := MergeMCPServer(out, "mcpServers", "gitguard", MCPServer(o.MCPCommand))
+	return out, append(added, more...), err
+}
