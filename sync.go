@@ -277,27 +277,13 @@ var ErrRunExists = patchstore.ErrRunExists
 // It returns ErrUnknownRun, ErrRunExists (the new id is taken here), or
 // what Push returns; the push results say whether the remote took it.
 func (g *Guard) PublishAs(ctx context.Context, remote string, id, as record.RunID, opts PushOptions) ([]PushResult, error) {
-	tip, err := g.refs.Read(ctx, gitrefs.RunRef(id))
+	tip, err := runsync.PublishCopy(ctx, g.store, g.refs, id, as, opts.DryRun)
 	if err != nil {
 		return nil, err
 	}
-	if tip.IsZero() {
-		return nil, fmt.Errorf("run %q: %w", id, ErrUnknownRun)
-	}
 	if opts.DryRun {
-		if err := as.Validate(); err != nil {
-			return nil, err
-		}
-		if h, err := g.refs.Read(ctx, gitrefs.RunRef(as)); err != nil {
-			return nil, err
-		} else if !h.IsZero() {
-			return nil, fmt.Errorf("publish run %s as %s: %w", id, as, ErrRunExists)
-		}
 		return []PushResult{{Ref: gitrefs.RunRef(as), Status: PushNew, Local: tip,
 			Summary: "[copy of " + string(id) + "]"}}, nil
-	}
-	if _, err := g.store.Fork(ctx, id, tip, as, string(id)+" "+tip.String()); err != nil {
-		return nil, err
 	}
 	opts.Runs = []record.RunID{as}
 	return g.Push(ctx, remote, opts)
