@@ -2,8 +2,6 @@ package gitguard
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/gitguard/gitguard/config"
@@ -20,32 +18,10 @@ var MinGitVersion = [3]int{2, 31, 0}
 // ("2.39.5") and whether it is MinGitVersion or newer. It returns
 // ErrGitNotFound when there is no git on PATH. It writes nothing.
 func GitVersion(ctx context.Context) (version string, ok bool, err error) {
-	out, err := git.Run(ctx, "", "version")
-	if err != nil {
-		return "", false, fmt.Errorf("git version: %w", err)
+	if version, err = git.Version(ctx); err != nil {
+		return "", false, err
 	}
-	// "git version 2.39.5", "git version 2.45.1.windows.1"
-	version = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "git version "))
-	return version, versionAtLeast(version, MinGitVersion), nil
-}
-
-// versionAtLeast compares the leading numbers of a dotted version.
-func versionAtLeast(v string, least [3]int) bool {
-	parts := strings.SplitN(v, ".", 4)
-	for i := 0; i < 3; i++ {
-		n := 0
-		if i < len(parts) {
-			digits := parts[i]
-			if j := strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }); j >= 0 {
-				digits = digits[:j]
-			}
-			n, _ = strconv.Atoi(digits)
-		}
-		if n != least[i] {
-			return n > least[i]
-		}
-	}
-	return true
+	return version, git.VersionAtLeast(version, MinGitVersion), nil
 }
 
 // GitConfigSettings returns the gitguard.* settings of git config alone
