@@ -337,7 +337,7 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 		}
 		c.Ledger.Head = head
 		c.Ledger.Skipped = filepatch.Skipped(snap)
-		c.Ledger.ViewChanges = g.callViewChanges(tip, snap, patches)
+		c.Ledger.ViewChanges = filepatch.ViewChanges(g.ws, g.log, tip, snap, patches)
 		if o.Result != "" {
 			c.Ledger.Result = o.Result
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/gitguard/gitguard/internal/drift"
+	"github.com/gitguard/gitguard/internal/settings"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
 )
@@ -63,7 +64,7 @@ func (g *Guard) Check(ctx context.Context, runID record.RunID, staged bool) (*Ch
 			changes, err = g.db.DiffTrees(run.Checkpoint.WorktreeTree, snap.Worktree)
 		}
 		if err == nil {
-			rep.ViewNow, err = g.ws.ViewChanges(runView(run.Checkpoint), snap.View)
+			rep.ViewNow, err = g.ws.ViewChanges(settings.RunView(run.Checkpoint), snap.View)
 		}
 	}
 	if err != nil {

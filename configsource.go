@@ -33,38 +33,22 @@ func (g *Guard) loadSettings(ctx context.Context) error {
 		}
 		g.applied = &first
 	}
-	return g.useSettings(ctx, nil)
+	return g.useSettings(ctx, nil, record.ZeroHash)
 }
 
-// useSettings snapshots with s from now on: a run's recorded settings,
-// or, for nil (a new run, or one recorded before runs kept their
-// settings), the configuration read at Open.
-func (g *Guard) useSettings(ctx context.Context, s *record.Settings) error {
-	return g.useView(ctx, s, record.ZeroHash)
-}
-
-// useView is useSettings under a run's start view (zero for none, see
-// runview.go): the workspace then sees as the run started, and a path is
-// left out only if both the run's settings and today's leave it out.
-func (g *Guard) useView(_ context.Context, s *record.Settings, view record.Hash) error {
+// useSettings snapshots with s from now on, under view (zero for none):
+// a run's recorded settings and the view it started with, or, for nil (a
+// new run, or one recorded before runs kept their settings), the
+// configuration read at Open. The workspace is reopened only when they
+// differ from what it snapshots with.
+func (g *Guard) useSettings(_ context.Context, s *record.Settings, view record.Hash) error {
 	if s == nil {
 		s = &g.settings
 	}
 	if g.applied != nil && settings.Same(g.applied, s) && g.appliedView == view {
 		return nil
 	}
-	o := g.wopts
-	o.Exclude, o.MaxFileSize = s.Exclude, s.MaxFileSize
-	if !view.IsZero() {
-		o.ViewStart, o.CurrentExclude = view, g.settings.Exclude
-		o.MaxFileSize = largerLimit(s.MaxFileSize, g.settings.MaxFileSize)
-	}
-	if !settings.Same(s, &g.settings) {
-		// A watch daemon snapshots as configured now, not as this run
-		// does: asking it would only make it reopen and refuse.
-		o.UseDaemon = false
-	}
-	ws, err := workspace.OpenRepo(g.h, o)
+	ws, err := workspace.OpenRepo(g.h, settings.WorkspaceOptions(g.wopts, s, &g.settings, view))
 	if err != nil {
 		return fmt.Errorf("snapshot settings: %w", err)
 	}
@@ -89,13 +73,13 @@ func (g *Guard) useRunSettings(ctx context.Context, cp *record.Checkpoint) error
 	if g.ws == nil || cp == nil {
 		return nil
 	}
-	return g.useView(ctx, cp.Settings, runView(cp))
+	return g.useSettings(ctx, cp.Settings, settings.RunView(cp))
 }
 
 // newRunSettings returns the settings to record in a run's first
 // checkpoint, and snapshots with them.
 func (g *Guard) newRunSettings(ctx context.Context) (*record.Settings, error) {
-	if err := g.useSettings(ctx, nil); err != nil {
+	if err := g.useSettings(ctx, nil, record.ZeroHash); err != nil {
 		return nil, err
 	}
 	s := g.settings

@@ -58,7 +58,7 @@ type Guard struct {
 	settings record.Settings
 	applied  *record.Settings
 	// appliedView is the run's start view the workspace sees with (zero
-	// for none; see runview.go).
+	// for none; see settings.RunView).
 	appliedView record.Hash
 	retired     []*workspace.Workspace // opened with other settings before
 }
@@ -117,7 +117,7 @@ func (g *Guard) needWorkTree() error {
 func (g *Guard) open(ctx context.Context, opts Options) error {
 	wopts := opts.Workspace.options()
 	wopts.Getenv = opts.Getenv
-	wopts.RecordView = true // runs keep the view they start with (runview.go)
+	wopts.RecordView = true // runs keep the view they start with (settings.RunView)
 	if wopts.Logger == nil {
 		wopts.Logger = opts.Logger
 	}
