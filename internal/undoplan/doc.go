@@ -1,7 +1,7 @@
 // Package undoplan chooses the calls an undo or redo reverts and plans,
 // per path, what reverting their patches does to the file as it is now
 // (conflict.PlanPath, with the object database and git merge-file passed
-// in).
+// in), and tallies what a plan leaves.
 //
 // Invariants: planning writes no file and no ref (only merge scratch files
 // under the state folder); a path another run's call may have made is

@@ -457,3 +457,42 @@ func PatchesByPath[C record.Recorded](calls []C, globs []string) (map[string][]*
 	sort.Strings(paths)
 	return byPath, paths
 }
+
+// Tally is what an undo plan leaves: paths left conflicted (or written
+// with markers, or recorded by hash only), paths left alone because
+// another run's call may have made them or because the change was only
+// guessed, and the plans that write.
+type Tally struct{ Conflicts, Shared, Uncertain, Writes int }
+
+// Count tallies plans and, for a plain undo that could revert nothing,
+// the plans of the calls it passed over: what they leave is then the
+// finding.
+func Count(plans []record.Plan, passed []Passed) Tally {
+	var t Tally
+	for _, pc := range passed {
+		for _, it := range pc.Left {
+			switch it.Action {
+			case record.ActionUncertain:
+				t.Uncertain++
+			case record.ActionShared:
+				t.Shared++
+			default:
+				t.Conflicts++
+			}
+		}
+	}
+	for _, it := range plans {
+		switch it.Action {
+		case record.ActionConflict, record.ActionUnrecoverable:
+			t.Conflicts++
+		case record.ActionShared:
+			t.Shared++
+		case record.ActionUncertain:
+			t.Uncertain++
+		}
+		if it.Writes() {
+			t.Writes++
+		}
+	}
+	return t
+}
