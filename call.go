@@ -3,14 +3,12 @@ package gitguard
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/gitguard/gitguard/internal/callstate"
 	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/internal/gitstate"
-	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -167,45 +165,14 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 	// Crash point: the before state is captured (blobs written), the
 	// started entry is not recorded yet.
 	fault.Point("call.start.captured")
+	plan := o.entry()
+	plan.Head = head
+	captured := callstate.Capture{LedgerOnly: o.ledgerOnly, Snap: snap, States: before}
 	return g.store.CommitAwaitedCalls(ctx, id, []record.CallID{o.CallID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c := tip.Calls[o.CallID]
-		if c == nil {
-			c = &patchstore.Call{}
-			tip.Calls[o.CallID] = c
-		} else {
-			switch c.Ledger.Status {
-			case record.StatusPlanned, record.StatusApproved:
-			case record.StatusDenied:
-				return nil, fmt.Errorf("call %s was denied: %w", o.CallID, ErrCallState)
-			default:
-				return nil, fmt.Errorf("call %s is already %s: %w", o.CallID, c.Ledger.Status, ErrCallState)
-			}
+		cp, err := callstate.Start(tip, g.maker(), plan, captured, g.now())
+		if err != nil {
+			return nil, err
 		}
-		c.Touch()
-		now := g.now()
-		applyCallOptions(&c.Ledger, o)
-		c.Ledger.Status = record.StatusStarted
-		c.Ledger.StartedAt = &now
-		c.Ledger.StartSeq = runread.NextSeq(tip)
-		c.Ledger.Paths, c.Ledger.Globs = o.Paths, o.Globs
-		c.Ledger.Head = head
-		var cp *record.Checkpoint
-		switch {
-		case o.ledgerOnly:
-			cp = &record.Checkpoint{Kind: record.KindLedger}
-		case snap != nil:
-			cp = filepatch.Checkpoint(snap, record.KindCallStart)
-			c.Ledger.BeforeTree = snap.Worktree
-		default:
-			c.Before = before
-			wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, before)
-			if err != nil {
-				return nil, err
-			}
-			cp = &record.Checkpoint{Kind: record.KindCallStart, WorktreeTree: wt, Partial: true, Oversize: over,
-				IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head}
-		}
-		cp.CallID = o.CallID
 		o.Checkpoint.apply(cp, tip)
 		if o.StepID != "" {
 			cp.StepID = o.StepID
@@ -214,33 +181,11 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 	})
 }
 
-func applyCallOptions(e *record.LedgerEntry, o CallOptions) {
-	e.CallID = o.CallID
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&e.ToolName, o.Tool)
-	set(&e.StepID, o.StepID)
-	set(&e.InputHash, o.InputHash)
-	set(&e.Input, o.Input)
-	set(&e.Compensation, o.Compensation)
-	if o.Idempotency != "" {
-		e.Idempotency = o.Idempotency
-	}
-	if o.ReplayPolicy != "" {
-		e.ReplayPolicy = o.ReplayPolicy
-	}
-	if len(o.SideEffects) > 0 {
-		e.SideEffects = o.SideEffects
-	}
-	if len(o.Undoes) > 0 {
-		e.Undoes = o.Undoes
-	}
-	if e.ToolName == "" {
-		e.ToolName = "unknown"
-	}
+// entry is the ledger entry o describes (see callstate.Merge).
+func (o CallOptions) entry() record.LedgerEntry {
+	return record.LedgerEntry{CallID: o.CallID, ToolName: o.Tool, StepID: o.StepID, InputHash: o.InputHash, Input: o.Input,
+		Idempotency: o.Idempotency, ReplayPolicy: o.ReplayPolicy, SideEffects: o.SideEffects, Compensation: o.Compensation,
+		Undoes: o.Undoes, Paths: o.Paths, Globs: o.Globs}
 }
 
 // CallFinish records how a call ended and what it changed: for declared
@@ -313,55 +258,14 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 	// Crash point: the after state and the patch blobs are written, the
 	// finished entry is not recorded yet.
 	fault.Point("call.finish.captured")
+	fin := callstate.Finish{Status: o.Status, Result: o.Result, ResultRef: o.ResultRef, ExitCode: o.ExitCode, Evidence: o.Evidence,
+		Head: head, Patches: patches, Others: others, Capture: callstate.Capture{LedgerOnly: ledgerOnly, Snap: snap, States: after}}
 	// Undo marks the calls it reverted too (alsoCalls).
 	return g.store.CommitAwaitedCalls(ctx, id, append([]record.CallID{callID}, alsoCalls...), func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c, err := callstate.Started(tip, callID)
+		cp, err := fin.Record(tip, callID, g.maker(), g.log, g.now())
 		if err != nil {
 			return nil, err
 		}
-		c.Touch()
-		now := g.now()
-		c.Patches, c.Others = patches, others
-		c.Ledger.Patches = len(patches)
-		c.Ledger.Status = o.Status
-		c.Ledger.UncertainReason, c.Ledger.ChangesThrough, c.Ledger.WindowEnd = "", 0, nil
-		c.Ledger.FinishedAt = &now
-		c.Ledger.FinishSeq = runread.NextSeq(tip)
-		if o.Evidence != nil && o.Status == record.StatusUncertain {
-			w := *o.Evidence
-			w.Seq = c.Ledger.FinishSeq
-			if w.At.IsZero() {
-				w.At = now
-			}
-			c.Ledger.WindowEnd = &w
-		}
-		c.Ledger.Head = head
-		c.Ledger.Skipped = filepatch.Skipped(snap)
-		c.Ledger.ViewChanges = filepatch.ViewChanges(g.ws, g.log, tip, snap, patches)
-		if o.Result != "" {
-			c.Ledger.Result = o.Result
-		}
-		if o.ResultRef != "" {
-			c.Ledger.ResultRef = o.ResultRef
-		}
-		if o.ExitCode != nil {
-			c.Ledger.ExitCode = o.ExitCode
-		}
-		var cp *record.Checkpoint
-		switch {
-		case ledgerOnly:
-			cp = &record.Checkpoint{Kind: record.KindLedger}
-		case snap != nil:
-			cp = filepatch.Checkpoint(snap, record.KindCallFinish)
-		default:
-			wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, after)
-			if err != nil {
-				return nil, err
-			}
-			cp = &record.Checkpoint{Kind: record.KindCallFinish, WorktreeTree: wt, Partial: true, Oversize: over,
-				IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head}
-		}
-		cp.CallID = callID
 		o.Checkpoint.apply(cp, tip)
 		if also != nil {
 			also(tip)
