@@ -2,12 +2,10 @@ package gitguard
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/gitguard/gitguard/internal/callstate"
 	"github.com/gitguard/gitguard/internal/fault"
-	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/internal/gitstate"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
@@ -73,47 +71,7 @@ func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointO
 	if err := g.needWorkTree(); err != nil {
 		return "", err
 	}
-	id, err := g.ResolveRun(ctx, id, true)
-	if err != nil {
-		return "", err
-	}
-	if id != "" {
-		if run, err := g.store.ReadRunCalls(ctx, id); !errors.Is(err, patchstore.ErrUnknownRun) {
-			if err == nil {
-				err = g.useRunSettings(ctx, run.Checkpoint) // the run keeps its settings
-			}
-			return id, err
-		}
-		active, err := g.store.ActiveRun()
-		if err != nil {
-			return "", err
-		}
-		if active != "" && active != id {
-			// Start it without taking over the active run.
-			settings, err := g.newRunSettings(ctx)
-			if err != nil {
-				return "", err
-			}
-			g.db.StartPackBatch() // one pack for the snapshot and the checkpoint
-			defer g.db.EndPackBatch()
-			snap, err := g.ws.Snapshot(ctx)
-			if err != nil {
-				return "", err
-			}
-			_, err = g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-				cp := filepatch.Checkpoint(snap, record.KindRunStart)
-				cp.Settings = settings
-				opts.apply(cp, tip)
-				return cp, nil
-			})
-			return id, err
-		}
-	}
-	run, err := g.StartRun(ctx, id, opts)
-	if err != nil {
-		return "", err
-	}
-	return run.ID, nil
+	return g.runs().Ensure(ctx, id, opts.apply)
 }
 
 func (g *Guard) now() time.Time { return g.store.Time() }

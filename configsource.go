@@ -2,12 +2,10 @@ package gitguard
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/internal/settings"
 	"github.com/gitguard/gitguard/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // The settings that decide what is protected come from flags, git config
@@ -18,21 +16,13 @@ import (
 // loadSettings reads the configuration and makes it the one new runs
 // start with.
 func (g *Guard) loadSettings(ctx context.Context) error {
-	flags := &config.Config{Exclude: g.wopts.Exclude, MaxFileSize: g.wopts.MaxFileSize}
+	flags := &config.Config{Exclude: g.views.Base.Exclude, MaxFileSize: g.views.Base.MaxFileSize}
 	cfg, s, err := settings.Load(ctx, g.ws, g.db, flags, g.h.Config)
 	if err != nil {
 		return err
 	}
 	g.Config = cfg
-	g.settings = s
-	if g.applied == nil {
-		// What the workspace was opened with; reopened only if different.
-		first := record.Settings{Exclude: g.wopts.Exclude, MaxFileSize: g.wopts.MaxFileSize}
-		if first.MaxFileSize == 0 {
-			first.MaxFileSize = workspace.DefaultMaxFileSize
-		}
-		g.applied = &first
-	}
+	g.views.Configured(s)
 	return g.useSettings(ctx, nil, record.ZeroHash)
 }
 
@@ -40,31 +30,13 @@ func (g *Guard) loadSettings(ctx context.Context) error {
 // a run's recorded settings and the view it started with, or, for nil (a
 // new run, or one recorded before runs kept their settings), the
 // configuration read at Open. The workspace is reopened only when they
-// differ from what it snapshots with.
+// differ from what it snapshots with (see settings.Views).
 func (g *Guard) useSettings(_ context.Context, s *record.Settings, view record.Hash) error {
-	if s == nil {
-		s = &g.settings
-	}
-	if g.applied != nil && settings.Same(g.applied, s) && g.appliedView == view {
-		return nil
-	}
-	ws, err := workspace.OpenRepo(g.h, settings.WorkspaceOptions(g.wopts, s, &g.settings, view))
+	ws, err := g.views.Use(g.ws, s, view)
 	if err != nil {
-		return fmt.Errorf("snapshot settings: %w", err)
-	}
-	if g.ws != nil && settings.Same(s, &g.settings) {
-		// Configured as now: a watch daemon this process runs for the
-		// workspace serves this one too, when it sees the same view.
-		ws.ShareDaemon(g.ws)
-	}
-	if g.ws != nil {
-		// Closed with the Guard: a watch daemon made from it may still
-		// serve from it.
-		g.retired = append(g.retired, g.ws)
+		return err
 	}
 	g.ws = ws
-	cp := *s
-	g.applied, g.appliedView = &cp, view
 	return nil
 }
 
@@ -82,7 +54,7 @@ func (g *Guard) newRunSettings(ctx context.Context) (*record.Settings, error) {
 	if err := g.useSettings(ctx, nil, record.ZeroHash); err != nil {
 		return nil, err
 	}
-	s := g.settings
+	s := g.views.Now
 	return &s, nil
 }
 
