@@ -157,15 +157,9 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 
 	// The undo's own call: its start records the current state of every
 	// planned path, durably, before any file is written.
-	paths := make([]string, 0, len(items))
-	for _, it := range items {
-		paths = append(paths, it.Path)
-	}
+	paths := undoplan.Paths(plans)
 	if undoID == "" {
-		tool, prefix := ToolUndo, "undo"
-		if redo {
-			tool, prefix = ToolRedo, "redo"
-		}
+		tool, prefix := undoplan.CallTool(redo)
 		if undoID, err = g.planner().NewCallID(run, prefix); err != nil {
 			return nil, err
 		}
@@ -188,18 +182,13 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	g.tidyAfter(ctx, run, targets, res)
 	// The calls the finish marks: the undone ones and, for a redo, the
 	// calls the undone undo had reverted.
-	marked := append([]record.CallID(nil), res.Undone...)
-	if redo {
-		for _, c := range targets {
-			marked = append(marked, c.Ledger.Undoes...)
-		}
-	}
+	marked := undoplan.Marked(res.Undone, targets, redo)
 	done, err := g.callFinish(ctx, id, undoID, FinishOptions{Result: fmt.Sprintf("%d path(s) written, %d conflict(s)", countWritten(res.Items), res.Conflicts),
 		Checkpoint: CheckpointOptions{keepFinished: true}},
 		marked, func(tip *patchstore.Run) {
 			// A call with a path left conflicted is still (partly) in effect:
 			// undoing it again retries those paths.
-			if leftConflicted(res.Items) == 0 {
+			if undoplan.Left(plans, written) == 0 {
 				undoplan.MarkUndone(tip, undoID, res.Undone, redo)
 			}
 		})
@@ -210,17 +199,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	return res, nil
 }
 
-// leftConflicted counts the paths undo could not revert.
-func leftConflicted(items []UndoItem) int {
-	n := 0
-	for _, it := range items {
-		if (it.Action == ActionConflict || it.Action == ActionUnrecoverable || it.Action == ActionShared || it.Action == ActionUncertain) && !it.Written {
-			n++
-		}
-	}
-	return n
-}
-
+// countWritten counts the paths undo wrote.
 func countWritten(items []UndoItem) int {
 	n := 0
 	for _, it := range items {

@@ -70,3 +70,38 @@ func (a *Attributor) CloseOpen(ctx context.Context, runID record.RunID, ev recor
 	}
 	return ids, nil
 }
+
+// Started lists the calls of entries recorded as started, sorted.
+func Started(entries []record.LedgerEntry) []record.CallID {
+	var ids []record.CallID
+	for _, e := range entries {
+		if e.Status == record.StatusStarted {
+			ids = append(ids, e.CallID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// MarkStarted marks the calls entries list as started uncertain (their
+// process is gone: a resume found them), as MarkKilled does, and updates
+// entries to match. With dryRun, or for a damaged run, which is read at
+// its newest intact checkpoint and not written to until 'gitguard fsck
+// --repair', it records nothing. It returns the run as recorded after,
+// and the calls found started.
+func (a *Attributor) MarkStarted(ctx context.Context, run *patchstore.Run, entries []record.LedgerEntry, dryRun bool) (*patchstore.Run, []record.CallID, error) {
+	stale := Started(entries)
+	if len(stale) == 0 || dryRun || run.Damage != nil {
+		return run, stale, nil
+	}
+	run, err := a.MarkKilled(ctx, run, stale, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range entries {
+		if c := run.Calls[entries[i].CallID]; c != nil {
+			entries[i] = c.Ledger
+		}
+	}
+	return run, stale, nil
+}

@@ -80,3 +80,29 @@ func NewestRun(ctx context.Context, store *patchstore.Store, wt string, sameEnd 
 	slices.Sort(n.EndedWith)
 	return n, true, nil
 }
+
+// LastStep is the step of the newest call of entries that finished
+// (succeeded or failed), not of a call still in flight when the run
+// stopped; step when none did.
+func LastStep(entries []record.LedgerEntry, step string) string {
+	best := 0
+	for _, e := range entries {
+		if s := e.Status; (s == record.StatusSucceeded || s == record.StatusFailed) &&
+			e.StepID != "" && e.FinishSeq > best {
+			best, step = e.FinishSeq, e.StepID
+		}
+	}
+	return step
+}
+
+// LastWalk is the newest checkpoint of run id that looked at the whole
+// work tree (not a partial capture, not a ledger change).
+func LastWalk(ctx context.Context, store *patchstore.Store, id record.RunID) (record.CheckpointID, error) {
+	walked, err := store.NewestWhere(ctx, id, func(cp *record.Checkpoint) bool {
+		return !cp.Partial && cp.Kind != record.KindLedger
+	})
+	if err != nil {
+		return "", err
+	}
+	return walked.Checkpoint.ID, nil
+}

@@ -496,3 +496,49 @@ func Count(plans []record.Plan, passed []Passed) Tally {
 	}
 	return t
 }
+
+// CallTool is the tool name and call id prefix of an undo's (or, with
+// redo, a redo's) own call.
+func CallTool(redo bool) (tool, prefix string) {
+	if redo {
+		return runread.ToolRedo, "redo"
+	}
+	return runread.ToolUndo, "undo"
+}
+
+// Paths lists the paths of plans, in order.
+func Paths(plans []record.Plan) []string {
+	paths := make([]string, 0, len(plans))
+	for _, it := range plans {
+		paths = append(paths, it.Path)
+	}
+	return paths
+}
+
+// Marked lists the calls an undo's finish marks: the undone ones and,
+// for a redo, the calls the undone undos (targets) had reverted.
+func Marked(undone []record.CallID, targets []*patchstore.Call, redo bool) []record.CallID {
+	marked := append([]record.CallID(nil), undone...)
+	if redo {
+		for _, c := range targets {
+			marked = append(marked, c.Ledger.Undoes...)
+		}
+	}
+	return marked
+}
+
+// Left counts the paths of plans an undo did not write and could not
+// revert: left conflicted, recorded by hash only, shared or uncertain. A
+// call with such a path is still (partly) in effect.
+func Left(plans []record.Plan, written []bool) int {
+	n := 0
+	for i, it := range plans {
+		switch it.Action {
+		case record.ActionConflict, record.ActionUnrecoverable, record.ActionShared, record.ActionUncertain:
+			if !written[i] {
+				n++
+			}
+		}
+	}
+	return n
+}
