@@ -9,7 +9,6 @@ import (
 	"github.com/gitguard/gitguard/internal/gitstate"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // ErrCallState is returned when a call is not in a state that allows the
@@ -106,26 +105,16 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 	if err != nil {
 		return nil, err
 	}
-	var snap *workspace.Snapshot
-	var before []record.PathState
-	switch {
-	case o.ledgerOnly:
-	case len(o.Paths) > 0:
-		if before, err = g.maker().Capture(o.Paths); err != nil {
-			return nil, err
-		}
-	default:
-		if snap, err = g.ws.Snapshot(ctx); err != nil {
-			return nil, err
-		}
+	captured, err := callstate.CaptureStart(ctx, g.maker(), o.ledgerOnly, o.Paths)
+	if err != nil {
+		return nil, err
 	}
-	head := gitstate.HeadNow(ctx, g.ws, snap != nil) // HEAD before the tool runs; see headmove.go
+	head := gitstate.HeadNow(ctx, g.ws, captured.Snap != nil) // HEAD before the tool runs; see headmove.go
 	// Crash point: the before state is captured (blobs written), the
 	// started entry is not recorded yet.
 	fault.Point("call.start.captured")
 	plan := o.entry()
 	plan.Head = head
-	captured := callstate.Capture{LedgerOnly: o.ledgerOnly, Snap: snap, States: before}
 	return g.store.CommitAwaitedCalls(ctx, id, []record.CallID{o.CallID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		cp, err := callstate.Start(tip, g.maker(), plan, captured, g.now())
 		if err != nil {
@@ -187,37 +176,15 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 	if err := g.useRunSettings(ctx, run.Checkpoint); err != nil {
 		return nil, err
 	}
-	var (
-		patches []record.FilePatch
-		others  []record.FilePatch // changes other calls made meanwhile
-		after   []record.PathState
-		snap    *workspace.Snapshot
-		err     error
-	)
-	ledgerOnly := len(c.Ledger.Paths) == 0 && c.Ledger.BeforeTree.IsZero()
-	switch {
-	case ledgerOnly:
-	case len(c.Ledger.Paths) > 0:
-		if patches, after, err = g.pathPatches(c, callID, c.Ledger.Paths); err != nil {
-			return nil, err
-		}
-	default:
-		if snap, err = g.ws.Snapshot(ctx); err != nil {
-			return nil, err
-		}
-		if patches, err = g.maker().Tree(ctx, callID, c.Ledger, run, snap); err != nil {
-			return nil, err
-		}
-		if patches, others, err = g.attributor().Attribute(ctx, record.CallRef{Run: id, Call: callID}, &c.Ledger, patches); err != nil {
-			return nil, err
-		}
+	fin, err := g.attributor().Finished(ctx, run, c, callID)
+	if err != nil {
+		return nil, err
 	}
-	head := gitstate.HeadMoved(ctx, g.ws, c.Ledger.Head) // HEAD moved inside the call: the agent committed
+	fin.Head = gitstate.HeadMoved(ctx, g.ws, c.Ledger.Head) // HEAD moved inside the call: the agent committed
 	// Crash point: the after state and the patch blobs are written, the
 	// finished entry is not recorded yet.
 	fault.Point("call.finish.captured")
-	fin := callstate.Finish{Status: o.Status, Result: o.Result, ResultRef: o.ResultRef, ExitCode: o.ExitCode, Evidence: o.Evidence,
-		Head: head, Patches: patches, Others: others, Capture: callstate.Capture{LedgerOnly: ledgerOnly, Snap: snap, States: after}}
+	fin.Status, fin.Result, fin.ResultRef, fin.ExitCode, fin.Evidence = o.Status, o.Result, o.ResultRef, o.ExitCode, o.Evidence
 	// Undo marks the calls it reverted too (alsoCalls).
 	return g.store.CommitAwaitedCalls(ctx, id, append([]record.CallID{callID}, alsoCalls...), func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		cp, err := fin.Record(tip, callID, g.maker(), g.log, g.now())

@@ -79,22 +79,13 @@ func (g *Guard) captureAfter(ctx context.Context, runID record.RunID, callID rec
 	if err := g.useRunSettings(ctx, run.Checkpoint); err != nil {
 		return nil, err
 	}
-	patches, after, err := g.pathPatches(c, callID, paths)
+	patches, after, err := callstate.PathPatches(g.maker(), c, callID, paths)
 	if err != nil {
 		return nil, err
 	}
 	return g.store.CommitCalls(ctx, id, []record.CallID{callID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		return callstate.AddAfter(tip, callID, patches, paths, after, g.maker())
 	})
-}
-
-// pathPatches captures the after state of declared paths and diffs each
-// against its before state.
-func (g *Guard) pathPatches(c *patchstore.Call, callID record.CallID, paths []string) ([]record.FilePatch, []record.PathState, error) {
-	if err := callstate.Captured(c, callID, paths); err != nil {
-		return nil, nil, err
-	}
-	return g.maker().Paths(callID, c.Before, paths)
 }
 
 // maker builds patches with the workspace as it is now (settings may

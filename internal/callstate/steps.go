@@ -1,6 +1,7 @@
 package callstate
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -256,4 +257,29 @@ func AddAfter(tip *patchstore.Run, callID record.CallID, patches []record.FilePa
 	}
 	cp.CallID, cp.StepID, cp.Label = callID, tip.Checkpoint.StepID, "captured after state"
 	return cp, nil
+}
+
+// CaptureStart captures what a call's start records: nothing for a call
+// recorded in the ledger only, the states of paths when it declares some,
+// else a snapshot of the whole workspace.
+func CaptureStart(ctx context.Context, m *filepatch.Maker, ledgerOnly bool, paths []string) (Capture, error) {
+	switch {
+	case ledgerOnly:
+		return Capture{LedgerOnly: true}, nil
+	case len(paths) > 0:
+		states, err := m.Capture(paths)
+		return Capture{States: states}, err
+	}
+	snap, err := m.WS.Snapshot(ctx)
+	return Capture{Snap: snap}, err
+}
+
+// PathPatches captures the after state of paths, declared by call c, and
+// diffs each against its before state. It returns ErrCallState for a path
+// c did not capture at its start.
+func PathPatches(m *filepatch.Maker, c *patchstore.Call, callID record.CallID, paths []string) ([]record.FilePatch, []record.PathState, error) {
+	if err := Captured(c, callID, paths); err != nil {
+		return nil, nil, err
+	}
+	return m.Paths(callID, c.Before, paths)
 }
