@@ -542,3 +542,16 @@ func Left(plans []record.Plan, written []bool) int {
 	}
 	return n
 }
+
+// SplitUndos splits calls into the agent's and the undos and redos, each
+// in the order given.
+func SplitUndos(calls []*patchstore.Call) (agent, undos []*patchstore.Call) {
+	for _, c := range calls {
+		if IsUndoCall(c) {
+			undos = append(undos, c)
+		} else {
+			agent = append(agent, c)
+		}
+	}
+	return agent, undos
+}
