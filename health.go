@@ -6,6 +6,7 @@ import (
 
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/internal/settings"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -43,15 +44,7 @@ func (g *Guard) WorktreeName() string { return g.store.WorktreeName() }
 // commit or object it points at: comparing two of them tells whether
 // anything recorded in between. It writes nothing.
 func (g *Guard) NamespaceRefs(ctx context.Context) (map[string]record.Hash, error) {
-	refs, err := g.refs.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]record.Hash, len(refs))
-	for _, r := range refs {
-		out[r.Name] = r.Hash
-	}
-	return out, nil
+	return runread.Tips(ctx, g.refs)
 }
 
 // HeadConfig returns the settings of HEAD's committed .gitguard.toml

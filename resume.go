@@ -2,6 +2,7 @@ package gitguard
 
 import (
 	"context"
+	"slices"
 
 	"github.com/gitguard/gitguard/conflict"
 	"github.com/gitguard/gitguard/internal/runread"
@@ -112,34 +113,22 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	}
 	// "Completed through" is the step of the newest call that finished.
 	r.LastStep = runread.LastStep(entries, r.LastStep)
-	byCall := map[record.CallID][]PathStatus{}
+	byCall := map[record.CallID]map[record.Class][]string{}
 	for _, p := range status.Paths {
-		byCall[p.Call] = append(byCall[p.Call], p)
+		if byCall[p.Call] == nil {
+			byCall[p.Call] = map[record.Class][]string{}
+		}
+		byCall[p.Call][p.State] = append(byCall[p.Call][p.State], p.Path)
 	}
 	OrderEntries(entries)
 	for _, e := range entries {
-		rc := ResumeCall{Entry: e, Replay: ReplayVerdict(e)}
-		for _, s := range stale {
-			if s == e.CallID {
-				rc.MarkedUncertain = true
-				if o.DryRun {
-					rc.Entry.Status = record.StatusUncertain
-					rc.Replay = ReplayVerdict(rc.Entry)
-				}
-			}
+		rc := ResumeCall{Entry: e, Replay: ReplayVerdict(e), MarkedUncertain: slices.Contains(stale, e.CallID)}
+		if rc.MarkedUncertain && o.DryRun {
+			rc.Entry.Status = record.StatusUncertain
+			rc.Replay = ReplayVerdict(rc.Entry)
 		}
-		for _, p := range byCall[e.CallID] {
-			switch p.State {
-			case conflict.Applied:
-				rc.Applied = append(rc.Applied, p.Path)
-			case conflict.Reapplyable:
-				rc.Absent = append(rc.Absent, p.Path)
-			case conflict.Conflicted:
-				rc.Changed = append(rc.Changed, p.Path)
-			case record.Guessed:
-				rc.Guessed = append(rc.Guessed, p.Path)
-			}
-		}
+		in := byCall[e.CallID]
+		rc.Applied, rc.Absent, rc.Changed, rc.Guessed = in[conflict.Applied], in[conflict.Reapplyable], in[conflict.Conflicted], in[record.Guessed]
 		r.Calls = append(r.Calls, rc)
 	}
 	return r, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
@@ -105,4 +106,18 @@ func LastWalk(ctx context.Context, store *patchstore.Store, id record.RunID) (re
 		return "", err
 	}
 	return walked.Checkpoint.ID, nil
+}
+
+// Tips returns every ref under refs/agent-checkpoints/ and the commit or
+// object it points at.
+func Tips(ctx context.Context, refs *gitrefs.Store) (map[string]record.Hash, error) {
+	list, err := refs.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]record.Hash, len(list))
+	for _, r := range list {
+		out[r.Name] = r.Hash
+	}
+	return out, nil
 }

@@ -15,12 +15,9 @@ import (
 // tip; patchstore.ErrUnknownRun when id does not exist and
 // patchstore.ErrRunExists when as is taken. Run id is not changed.
 func PublishCopy(ctx context.Context, store *patchstore.Store, refs *gitrefs.Store, id, as record.RunID, dryRun bool) (record.Hash, error) {
-	tip, err := refs.Read(ctx, gitrefs.RunRef(id))
+	tip, err := tipOf(ctx, refs, id)
 	if err != nil {
 		return tip, err
-	}
-	if tip.IsZero() {
-		return tip, fmt.Errorf("run %q: %w", id, patchstore.ErrUnknownRun)
 	}
 	if !dryRun {
 		_, err := store.Fork(ctx, id, tip, as, string(id)+" "+tip.String())
@@ -35,4 +32,24 @@ func PublishCopy(ctx context.Context, store *patchstore.Store, refs *gitrefs.Sto
 		return tip, fmt.Errorf("publish run %s as %s: %w", id, as, patchstore.ErrRunExists)
 	}
 	return tip, nil
+}
+
+// tipOf reads run id's tip; patchstore.ErrUnknownRun when there is none.
+func tipOf(ctx context.Context, refs *gitrefs.Store, id record.RunID) (record.Hash, error) {
+	tip, err := refs.Read(ctx, gitrefs.RunRef(id))
+	if err == nil && tip.IsZero() {
+		err = fmt.Errorf("run %q: %w", id, patchstore.ErrUnknownRun)
+	}
+	return tip, err
+}
+
+// Verify checks run id from its tip back to its first checkpoint as
+// records fetched from elsewhere are checked (patchstore.Store.VerifyRun).
+// It returns patchstore.ErrUnknownRun when the run does not exist.
+func Verify(ctx context.Context, store *patchstore.Store, refs *gitrefs.Store, id record.RunID) error {
+	tip, err := tipOf(ctx, refs, id)
+	if err != nil {
+		return err
+	}
+	return store.VerifyRun(ctx, id, tip)
 }
