@@ -82,26 +82,23 @@ type FetchOptions struct {
 func (g *Guard) Fetch(ctx context.Context, remote string, opts FetchOptions) (*FetchReport, error) {
 	results, err := runsync.Fetch(ctx, g.store, g.refs, g.log, remote, opts.Force, opts.DryRun, opts.Runs...)
 	rep := &FetchReport{Remote: remote, DryRun: opts.DryRun}
-	for _, r := range results {
-		rep.Results = append(rep.Results, FetchResult{Run: r.Run, Action: FetchAction(r.Action), Remote: r.Remote, Local: r.Local, Err: r.Err})
-	}
-	if err != nil {
-		if results == nil {
-			return nil, err
-		}
-		return rep, err
-	}
 	var refused []FetchResult
 	diverged := false
-	for _, r := range rep.Results {
-		switch r.Action {
+	for _, r := range results {
+		fr := FetchResult{Run: r.Run, Action: FetchAction(r.Action), Remote: r.Remote, Local: r.Local, Err: r.Err}
+		rep.Results = append(rep.Results, fr)
+		switch fr.Action {
 		case FetchRefused:
-			refused = append(refused, r)
+			refused = append(refused, fr)
 		case FetchDiverged:
 			diverged = true
 		}
 	}
 	switch {
+	case err != nil && results == nil:
+		return nil, err
+	case err != nil:
+		return rep, err
 	case len(refused) > 0:
 		return rep, &RefusedError{Remote: remote, Runs: refused}
 	case diverged:
