@@ -2,18 +2,13 @@ package gitguard
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/gitguard/gitguard/internal/callstate"
 	"github.com/gitguard/gitguard/internal/fault"
-	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/internal/gitstate"
-	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // ErrCallState is returned when a call is not in a state that allows the
@@ -75,47 +70,7 @@ func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointO
 	if err := g.needWorkTree(); err != nil {
 		return "", err
 	}
-	id, err := g.ResolveRun(ctx, id, true)
-	if err != nil {
-		return "", err
-	}
-	if id != "" {
-		if run, err := g.store.ReadRunCalls(ctx, id); !errors.Is(err, patchstore.ErrUnknownRun) {
-			if err == nil {
-				err = g.useRunSettings(ctx, run.Checkpoint) // the run keeps its settings
-			}
-			return id, err
-		}
-		active, err := g.store.ActiveRun()
-		if err != nil {
-			return "", err
-		}
-		if active != "" && active != id {
-			// Start it without taking over the active run.
-			settings, err := g.newRunSettings(ctx)
-			if err != nil {
-				return "", err
-			}
-			g.db.StartPackBatch() // one pack for the snapshot and the checkpoint
-			defer g.db.EndPackBatch()
-			snap, err := g.ws.Snapshot(ctx)
-			if err != nil {
-				return "", err
-			}
-			_, err = g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-				cp := filepatch.Checkpoint(snap, record.KindRunStart)
-				cp.Settings = settings
-				opts.apply(cp, tip)
-				return cp, nil
-			})
-			return id, err
-		}
-	}
-	run, err := g.StartRun(ctx, id, opts)
-	if err != nil {
-		return "", err
-	}
-	return run.ID, nil
+	return g.runs().Ensure(ctx, id, opts.apply)
 }
 
 func (g *Guard) now() time.Time { return g.store.Time() }
@@ -150,62 +105,21 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 	if err != nil {
 		return nil, err
 	}
-	var snap *workspace.Snapshot
-	var before []record.PathState
-	switch {
-	case o.ledgerOnly:
-	case len(o.Paths) > 0:
-		if before, err = g.maker().Capture(o.Paths); err != nil {
-			return nil, err
-		}
-	default:
-		if snap, err = g.ws.Snapshot(ctx); err != nil {
-			return nil, err
-		}
+	captured, err := callstate.CaptureStart(ctx, g.maker(), o.ledgerOnly, o.Paths)
+	if err != nil {
+		return nil, err
 	}
-	head := gitstate.HeadNow(ctx, g.ws, snap != nil) // HEAD before the tool runs; see headmove.go
+	head := gitstate.HeadNow(ctx, g.ws, captured.Snap != nil) // HEAD before the tool runs; see headmove.go
 	// Crash point: the before state is captured (blobs written), the
 	// started entry is not recorded yet.
 	fault.Point("call.start.captured")
+	plan := o.entry()
+	plan.Head = head
 	return g.store.CommitAwaitedCalls(ctx, id, []record.CallID{o.CallID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c := tip.Calls[o.CallID]
-		if c == nil {
-			c = &patchstore.Call{}
-			tip.Calls[o.CallID] = c
-		} else {
-			switch c.Ledger.Status {
-			case record.StatusPlanned, record.StatusApproved:
-			case record.StatusDenied:
-				return nil, fmt.Errorf("call %s was denied: %w", o.CallID, ErrCallState)
-			default:
-				return nil, fmt.Errorf("call %s is already %s: %w", o.CallID, c.Ledger.Status, ErrCallState)
-			}
+		cp, err := callstate.Start(tip, g.maker(), plan, captured, g.now())
+		if err != nil {
+			return nil, err
 		}
-		c.Touch()
-		now := g.now()
-		applyCallOptions(&c.Ledger, o)
-		c.Ledger.Status = record.StatusStarted
-		c.Ledger.StartedAt = &now
-		c.Ledger.StartSeq = runread.NextSeq(tip)
-		c.Ledger.Paths, c.Ledger.Globs = o.Paths, o.Globs
-		c.Ledger.Head = head
-		var cp *record.Checkpoint
-		switch {
-		case o.ledgerOnly:
-			cp = &record.Checkpoint{Kind: record.KindLedger}
-		case snap != nil:
-			cp = filepatch.Checkpoint(snap, record.KindCallStart)
-			c.Ledger.BeforeTree = snap.Worktree
-		default:
-			c.Before = before
-			wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, before)
-			if err != nil {
-				return nil, err
-			}
-			cp = &record.Checkpoint{Kind: record.KindCallStart, WorktreeTree: wt, Partial: true, Oversize: over,
-				IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head}
-		}
-		cp.CallID = o.CallID
 		o.Checkpoint.apply(cp, tip)
 		if o.StepID != "" {
 			cp.StepID = o.StepID
@@ -214,33 +128,11 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 	})
 }
 
-func applyCallOptions(e *record.LedgerEntry, o CallOptions) {
-	e.CallID = o.CallID
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&e.ToolName, o.Tool)
-	set(&e.StepID, o.StepID)
-	set(&e.InputHash, o.InputHash)
-	set(&e.Input, o.Input)
-	set(&e.Compensation, o.Compensation)
-	if o.Idempotency != "" {
-		e.Idempotency = o.Idempotency
-	}
-	if o.ReplayPolicy != "" {
-		e.ReplayPolicy = o.ReplayPolicy
-	}
-	if len(o.SideEffects) > 0 {
-		e.SideEffects = o.SideEffects
-	}
-	if len(o.Undoes) > 0 {
-		e.Undoes = o.Undoes
-	}
-	if e.ToolName == "" {
-		e.ToolName = "unknown"
-	}
+// entry is the ledger entry o describes (see callstate.Merge).
+func (o CallOptions) entry() record.LedgerEntry {
+	return record.LedgerEntry{CallID: o.CallID, ToolName: o.Tool, StepID: o.StepID, InputHash: o.InputHash, Input: o.Input,
+		Idempotency: o.Idempotency, ReplayPolicy: o.ReplayPolicy, SideEffects: o.SideEffects, Compensation: o.Compensation,
+		Undoes: o.Undoes, Paths: o.Paths, Globs: o.Globs}
 }
 
 // CallFinish records how a call ended and what it changed: for declared
@@ -284,84 +176,21 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 	if err := g.useRunSettings(ctx, run.Checkpoint); err != nil {
 		return nil, err
 	}
-	var (
-		patches []record.FilePatch
-		others  []record.FilePatch // changes other calls made meanwhile
-		after   []record.PathState
-		snap    *workspace.Snapshot
-		err     error
-	)
-	ledgerOnly := len(c.Ledger.Paths) == 0 && c.Ledger.BeforeTree.IsZero()
-	switch {
-	case ledgerOnly:
-	case len(c.Ledger.Paths) > 0:
-		if patches, after, err = g.pathPatches(c, callID, c.Ledger.Paths); err != nil {
-			return nil, err
-		}
-	default:
-		if snap, err = g.ws.Snapshot(ctx); err != nil {
-			return nil, err
-		}
-		if patches, err = g.maker().Tree(ctx, callID, c.Ledger, run, snap); err != nil {
-			return nil, err
-		}
-		if patches, others, err = g.attributor().Attribute(ctx, record.CallRef{Run: id, Call: callID}, &c.Ledger, patches); err != nil {
-			return nil, err
-		}
+	fin, err := g.attributor().Finished(ctx, run, c, callID)
+	if err != nil {
+		return nil, err
 	}
-	head := gitstate.HeadMoved(ctx, g.ws, c.Ledger.Head) // HEAD moved inside the call: the agent committed
+	fin.Head = gitstate.HeadMoved(ctx, g.ws, c.Ledger.Head) // HEAD moved inside the call: the agent committed
 	// Crash point: the after state and the patch blobs are written, the
 	// finished entry is not recorded yet.
 	fault.Point("call.finish.captured")
+	fin.Status, fin.Result, fin.ResultRef, fin.ExitCode, fin.Evidence = o.Status, o.Result, o.ResultRef, o.ExitCode, o.Evidence
 	// Undo marks the calls it reverted too (alsoCalls).
 	return g.store.CommitAwaitedCalls(ctx, id, append([]record.CallID{callID}, alsoCalls...), func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c, err := callstate.Started(tip, callID)
+		cp, err := fin.Record(tip, callID, g.maker(), g.log, g.now())
 		if err != nil {
 			return nil, err
 		}
-		c.Touch()
-		now := g.now()
-		c.Patches, c.Others = patches, others
-		c.Ledger.Patches = len(patches)
-		c.Ledger.Status = o.Status
-		c.Ledger.UncertainReason, c.Ledger.ChangesThrough, c.Ledger.WindowEnd = "", 0, nil
-		c.Ledger.FinishedAt = &now
-		c.Ledger.FinishSeq = runread.NextSeq(tip)
-		if o.Evidence != nil && o.Status == record.StatusUncertain {
-			w := *o.Evidence
-			w.Seq = c.Ledger.FinishSeq
-			if w.At.IsZero() {
-				w.At = now
-			}
-			c.Ledger.WindowEnd = &w
-		}
-		c.Ledger.Head = head
-		c.Ledger.Skipped = filepatch.Skipped(snap)
-		c.Ledger.ViewChanges = g.callViewChanges(tip, snap, patches)
-		if o.Result != "" {
-			c.Ledger.Result = o.Result
-		}
-		if o.ResultRef != "" {
-			c.Ledger.ResultRef = o.ResultRef
-		}
-		if o.ExitCode != nil {
-			c.Ledger.ExitCode = o.ExitCode
-		}
-		var cp *record.Checkpoint
-		switch {
-		case ledgerOnly:
-			cp = &record.Checkpoint{Kind: record.KindLedger}
-		case snap != nil:
-			cp = filepatch.Checkpoint(snap, record.KindCallFinish)
-		default:
-			wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, after)
-			if err != nil {
-				return nil, err
-			}
-			cp = &record.Checkpoint{Kind: record.KindCallFinish, WorktreeTree: wt, Partial: true, Oversize: over,
-				IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head}
-		}
-		cp.CallID = callID
 		o.Checkpoint.apply(cp, tip)
 		if also != nil {
 			also(tip)

@@ -2,7 +2,6 @@ package gitguard
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/gitguard/gitguard/internal/callstate"
 	"github.com/gitguard/gitguard/internal/filepatch"
@@ -41,33 +40,7 @@ func (g *Guard) captureBefore(ctx context.Context, runID record.RunID, callID re
 		return nil, err
 	}
 	return g.store.CommitCalls(ctx, id, []record.CallID{callID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c, err := callstate.Started(tip, callID)
-		if err != nil {
-			return nil, err
-		}
-		if len(c.Ledger.Paths) == 0 && len(c.Before) == 0 && !c.Ledger.BeforeTree.IsZero() {
-			return nil, fmt.Errorf("call %s captures the whole workspace already: %w", callID, ErrCallState)
-		}
-		c.Touch()
-		have := map[string]bool{}
-		for _, b := range c.Before {
-			have[b.Path] = true
-		}
-		var added []record.PathState
-		for _, s := range states {
-			if !have[s.Path] {
-				c.Before = append(c.Before, s)
-				c.Ledger.Paths = append(c.Ledger.Paths, s.Path)
-				added = append(added, s)
-			}
-		}
-		wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, added)
-		if err != nil {
-			return nil, err
-		}
-		return &record.Checkpoint{Kind: record.KindCallStart, CallID: callID, WorktreeTree: wt, Partial: true,
-			Oversize: over, IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head,
-			StepID: tip.Checkpoint.StepID}, nil
+		return callstate.AddBefore(tip, callID, states, g.maker())
 	})
 }
 
@@ -106,35 +79,13 @@ func (g *Guard) captureAfter(ctx context.Context, runID record.RunID, callID rec
 	if err := g.useRunSettings(ctx, run.Checkpoint); err != nil {
 		return nil, err
 	}
-	patches, after, err := g.pathPatches(c, callID, paths)
+	patches, after, err := callstate.PathPatches(g.maker(), c, callID, paths)
 	if err != nil {
 		return nil, err
 	}
 	return g.store.CommitCalls(ctx, id, []record.CallID{callID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c, err := callstate.Started(tip, callID)
-		if err != nil {
-			return nil, err
-		}
-		c.Touch()
-		c.Patches = filepatch.Merge(c.Patches, patches, paths)
-		c.Ledger.Patches = len(c.Patches)
-		wt, over, err := g.maker().Overlay(tip.Checkpoint.WorktreeTree, after)
-		if err != nil {
-			return nil, err
-		}
-		return &record.Checkpoint{Kind: record.KindCallFinish, CallID: callID, WorktreeTree: wt, Partial: true,
-			Oversize: over, IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head,
-			StepID: tip.Checkpoint.StepID, Label: "captured after state"}, nil
+		return callstate.AddAfter(tip, callID, patches, paths, after, g.maker())
 	})
-}
-
-// pathPatches captures the after state of declared paths and diffs each
-// against its before state.
-func (g *Guard) pathPatches(c *patchstore.Call, callID record.CallID, paths []string) ([]record.FilePatch, []record.PathState, error) {
-	if err := callstate.Captured(c, callID, paths); err != nil {
-		return nil, nil, err
-	}
-	return g.maker().Paths(callID, c.Before, paths)
 }
 
 // maker builds patches with the workspace as it is now (settings may

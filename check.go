@@ -5,7 +5,6 @@ import (
 
 	"github.com/gitguard/gitguard/internal/drift"
 	"github.com/gitguard/gitguard/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // Drift is one path that differs from the last checkpoint.
@@ -51,25 +50,12 @@ func (g *Guard) Check(ctx context.Context, runID record.RunID, staged bool) (*Ch
 		return nil, err
 	}
 	rep := &CheckReport{Run: id, Checkpoint: record.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint}, Staged: staged}
-	var changes []record.Change
-	if staged {
-		if rep.Git, err = g.markedOperation(ctx); err == nil {
-			changes, err = (&drift.Checker{DB: g.db, WS: g.ws, Sources: g.planner().Sources(ctx)}).Staged(ctx, run)
-		}
-	} else {
-		var snap *workspace.Snapshot
-		if snap, err = g.ws.Snapshot(ctx); err == nil {
-			rep.Git = g.snapshotOperation(snap)
-			changes, err = g.db.DiffTrees(run.Checkpoint.WorktreeTree, snap.Worktree)
-		}
-		if err == nil {
-			rep.ViewNow, err = g.ws.ViewChanges(runView(run.Checkpoint), snap.View)
-		}
-	}
+	found, err := (&drift.Checker{DB: g.db, WS: g.ws, Sources: g.planner().Sources(ctx)}).Check(ctx, run, staged)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range changes {
+	rep.Git, rep.ViewNow = (*GitOperation)(found.Git), found.ViewNow
+	for _, c := range found.Changes {
 		rep.Drift = append(rep.Drift, Drift{Change: c, Call: drift.CoveringCall(run, c.Path)})
 	}
 	rep.ViewChanges = viewChangesOf(record.OrderedCalls(run.Calls))

@@ -2,12 +2,10 @@ package gitguard
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/internal/settings"
 	"github.com/gitguard/gitguard/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // The settings that decide what is protected come from flags, git config
@@ -18,69 +16,27 @@ import (
 // loadSettings reads the configuration and makes it the one new runs
 // start with.
 func (g *Guard) loadSettings(ctx context.Context) error {
-	flags := &config.Config{Exclude: g.wopts.Exclude, MaxFileSize: g.wopts.MaxFileSize}
+	flags := &config.Config{Exclude: g.views.Base.Exclude, MaxFileSize: g.views.Base.MaxFileSize}
 	cfg, s, err := settings.Load(ctx, g.ws, g.db, flags, g.h.Config)
 	if err != nil {
 		return err
 	}
 	g.Config = cfg
-	g.settings = s
-	if g.applied == nil {
-		// What the workspace was opened with; reopened only if different.
-		first := record.Settings{Exclude: g.wopts.Exclude, MaxFileSize: g.wopts.MaxFileSize}
-		if first.MaxFileSize == 0 {
-			first.MaxFileSize = workspace.DefaultMaxFileSize
-		}
-		g.applied = &first
-	}
-	return g.useSettings(ctx, nil)
+	g.views.Configured(s)
+	return g.useSettings(ctx, nil, record.ZeroHash)
 }
 
-// useSettings snapshots with s from now on: a run's recorded settings,
-// or, for nil (a new run, or one recorded before runs kept their
-// settings), the configuration read at Open.
-func (g *Guard) useSettings(ctx context.Context, s *record.Settings) error {
-	return g.useView(ctx, s, record.ZeroHash)
-}
-
-// useView is useSettings under a run's start view (zero for none, see
-// runview.go): the workspace then sees as the run started, and a path is
-// left out only if both the run's settings and today's leave it out.
-func (g *Guard) useView(_ context.Context, s *record.Settings, view record.Hash) error {
-	if s == nil {
-		s = &g.settings
-	}
-	if g.applied != nil && settings.Same(g.applied, s) && g.appliedView == view {
-		return nil
-	}
-	o := g.wopts
-	o.Exclude, o.MaxFileSize = s.Exclude, s.MaxFileSize
-	if !view.IsZero() {
-		o.ViewStart, o.CurrentExclude = view, g.settings.Exclude
-		o.MaxFileSize = largerLimit(s.MaxFileSize, g.settings.MaxFileSize)
-	}
-	if !settings.Same(s, &g.settings) {
-		// A watch daemon snapshots as configured now, not as this run
-		// does: asking it would only make it reopen and refuse.
-		o.UseDaemon = false
-	}
-	ws, err := workspace.OpenRepo(g.h, o)
+// useSettings snapshots with s from now on, under view (zero for none):
+// a run's recorded settings and the view it started with, or, for nil (a
+// new run, or one recorded before runs kept their settings), the
+// configuration read at Open. The workspace is reopened only when they
+// differ from what it snapshots with (see settings.Views).
+func (g *Guard) useSettings(_ context.Context, s *record.Settings, view record.Hash) error {
+	ws, err := g.views.Use(g.ws, s, view)
 	if err != nil {
-		return fmt.Errorf("snapshot settings: %w", err)
-	}
-	if g.ws != nil && settings.Same(s, &g.settings) {
-		// Configured as now: a watch daemon this process runs for the
-		// workspace serves this one too, when it sees the same view.
-		ws.ShareDaemon(g.ws)
-	}
-	if g.ws != nil {
-		// Closed with the Guard: a watch daemon made from it may still
-		// serve from it.
-		g.retired = append(g.retired, g.ws)
+		return err
 	}
 	g.ws = ws
-	cp := *s
-	g.applied, g.appliedView = &cp, view
 	return nil
 }
 
@@ -89,16 +45,16 @@ func (g *Guard) useRunSettings(ctx context.Context, cp *record.Checkpoint) error
 	if g.ws == nil || cp == nil {
 		return nil
 	}
-	return g.useView(ctx, cp.Settings, runView(cp))
+	return g.useSettings(ctx, cp.Settings, settings.RunView(cp))
 }
 
 // newRunSettings returns the settings to record in a run's first
 // checkpoint, and snapshots with them.
 func (g *Guard) newRunSettings(ctx context.Context) (*record.Settings, error) {
-	if err := g.useSettings(ctx, nil); err != nil {
+	if err := g.useSettings(ctx, nil, record.ZeroHash); err != nil {
 		return nil, err
 	}
-	s := g.settings
+	s := g.views.Now
 	return &s, nil
 }
 

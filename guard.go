@@ -9,18 +9,18 @@ import (
 
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/gitrefs"
-	"github.com/gitguard/gitguard/internal/fault"
-	"github.com/gitguard/gitguard/internal/filepatch"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/internal/repo"
+	"github.com/gitguard/gitguard/internal/runlife"
+	"github.com/gitguard/gitguard/internal/settings"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
 )
 
 // ErrRunActive is returned by StartRun when another run is already active.
-var ErrRunActive = errors.New("another run is active")
+var ErrRunActive = runlife.ErrRunActive
 
 // ErrNoRun is returned when a command needs a run and none is active or given.
 var ErrNoRun = errors.New("no active run")
@@ -52,15 +52,9 @@ type Guard struct {
 	// HEAD's .gitguard.toml (see configsource.go); zero when none is set.
 	Config *config.Config
 	log    *slog.Logger
-	// wopts are the workspace options given in code; settings the ones a
-	// new run starts with; applied those the workspace snapshots with now.
-	wopts    workspace.Options
-	settings record.Settings
-	applied  *record.Settings
-	// appliedView is the run's start view the workspace sees with (zero
-	// for none; see runview.go).
-	appliedView record.Hash
-	retired     []*workspace.Workspace // opened with other settings before
+	// views holds the workspace options given in code, the settings a new
+	// run starts with, and those ws snapshots with now (see useSettings).
+	views settings.Views
 }
 
 // Open finds the repository containing dir and prepares it. It returns
@@ -117,11 +111,11 @@ func (g *Guard) needWorkTree() error {
 func (g *Guard) open(ctx context.Context, opts Options) error {
 	wopts := opts.Workspace.options()
 	wopts.Getenv = opts.Getenv
-	wopts.RecordView = true // runs keep the view they start with (runview.go)
+	wopts.RecordView = true // runs keep the view they start with (settings.RunView)
 	if wopts.Logger == nil {
 		wopts.Logger = opts.Logger
 	}
-	g.wopts = wopts
+	g.views.Handle, g.views.Base = g.h, wopts
 	// The workspace and the store share this Guard's discovery of the
 	// repository and its object database.
 	var err error
@@ -147,9 +141,7 @@ func (g *Guard) Close() error {
 	if g.ws != nil {
 		errs = append(errs, g.ws.Close())
 	}
-	for _, ws := range g.retired {
-		errs = append(errs, ws.Close())
-	}
+	errs = append(errs, g.views.Close())
 	return errors.Join(append(errs, g.h.Close())...)
 }
 
@@ -178,29 +170,7 @@ func (o CheckpointOptions) apply(cp *record.Checkpoint, tip *patchstore.Run) {
 	cp.MessagesRef, cp.ApprovalsRef, cp.TraceRef = o.MessagesRef, o.ApprovalsRef, o.TraceRef
 	cp.Budget = o.Budget
 	cp.Agent = o.Agent
-	if tip == nil || !tip.Exists() {
-		return
-	}
-	// Runtime pointers carry over from the previous checkpoint unless set anew.
-	prev := tip.Checkpoint
-	if o.keepFinished && prev.RunFinished {
-		cp.RunFinished, cp.RunFinishedAt = true, patchstore.FinishedAt(prev)
-	}
-	if cp.StepID == "" {
-		cp.StepID = prev.StepID
-	}
-	if cp.MessagesRef == "" {
-		cp.MessagesRef = prev.MessagesRef
-	}
-	if cp.ApprovalsRef == "" {
-		cp.ApprovalsRef = prev.ApprovalsRef
-	}
-	if cp.TraceRef == "" {
-		cp.TraceRef = prev.TraceRef
-	}
-	if cp.Budget.IsZero() {
-		cp.Budget = prev.Budget
-	}
+	runlife.Inherit(cp, tip, o.keepFinished) // runtime pointers carry over unless set anew
 }
 
 // ActiveRun returns the worktree's active run id, or "".
@@ -236,47 +206,25 @@ func (g *Guard) snapshot(ctx context.Context, id record.RunID, opts CheckpointOp
 	if err := g.needWorkTree(); err != nil {
 		return nil, nil, err
 	}
-	explicit := id
-	id, err := g.ResolveRun(ctx, id, true)
-	if err != nil {
-		return nil, nil, err
-	}
-	if id == "" || (explicit != "" && !g.runExists(ctx, id)) {
-		// Starting the run records its first snapshot: that is this one.
-		if id, err = g.ensureRun(ctx, id, opts); err != nil {
-			return nil, nil, err
-		}
-		run, err := g.store.ReadRunCalls(ctx, id)
-		return run, nil, err
-	}
-	if tip, err := g.store.ReadRunCalls(ctx, id); err == nil {
-		if err := g.useRunSettings(ctx, tip.Checkpoint); err != nil {
-			return nil, nil, err
-		}
-	}
-	// The snapshot's new objects go into the checkpoint's pack: one pack
-	// and one round of fsyncs instead of two.
-	g.db.StartPackBatch()
-	defer g.db.EndPackBatch()
-	snap, err := g.ws.Snapshot(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	// Crash point: the snapshot's blobs and trees are collected (written,
-	// past the batch's memory bound), no record yet.
-	fault.Point("snapshot.captured")
-	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		cp := filepatch.Checkpoint(snap, record.KindSnapshot)
-		opts.apply(cp, tip)
-		return cp, nil
-	})
-	return run, snap, err
+	return g.runs().Snapshot(ctx, id, opts.apply)
 }
 
-func (g *Guard) runExists(ctx context.Context, id record.RunID) bool {
-	_, err := g.store.ReadRunCalls(ctx, id)
-	return err == nil
+// runs records the checkpoints of whole runs, with the workspace
+// following the run it records.
+func (g *Guard) runs() *runlife.Runs {
+	return &runlife.Runs{DB: g.db, Store: g.store, Settings: runSettings{g}}
 }
+
+// runSettings lets runlife make the Guard's workspace follow a run.
+type runSettings struct{ g *Guard }
+
+func (s runSettings) UseRun(ctx context.Context, cp *record.Checkpoint) error {
+	return s.g.useRunSettings(ctx, cp)
+}
+func (s runSettings) NewRun(ctx context.Context) (*record.Settings, error) {
+	return s.g.newRunSettings(ctx)
+}
+func (s runSettings) Workspace() *workspace.Workspace { return s.g.ws }
 
 // StartRun starts run id (a new id when empty), records its first
 // checkpoint and makes it the worktree's active run. Starting a run that
@@ -290,53 +238,7 @@ func (g *Guard) startRun(ctx context.Context, id record.RunID, opts CheckpointOp
 	if err := g.needWorkTree(); err != nil {
 		return nil, err
 	}
-	active, err := g.store.ActiveRun()
-	if err != nil {
-		return nil, err
-	}
-	if id == "" {
-		id = record.NewRunID(time.Now())
-	}
-	if active != "" && active != id {
-		return nil, fmt.Errorf("%w: %s", ErrRunActive, active)
-	}
-	// A new run records the settings it starts with; a run that exists
-	// continues with its own.
-	settings, err := g.newRunSettings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if tip, err := g.store.ReadRunCalls(ctx, id); err == nil {
-		settings = nil
-		if err := g.useRunSettings(ctx, tip.Checkpoint); err != nil {
-			return nil, err
-		}
-	} else if !errors.Is(err, patchstore.ErrUnknownRun) {
-		return nil, err
-	}
-	g.db.StartPackBatch() // one pack for the snapshot and the checkpoint, as Snapshot
-	defer g.db.EndPackBatch()
-	snapshot := g.ws.Snapshot
-	if settings != nil {
-		// A new run's first checkpoint counts its changes against HEAD.
-		snapshot = g.ws.SnapshotForHead
-	}
-	snap, err := snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		cp := filepatch.Checkpoint(snap, record.KindRunStart)
-		if !tip.Exists() {
-			cp.Settings = settings
-		}
-		opts.apply(cp, tip)
-		return cp, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return run, g.store.SetActiveRun(id)
+	return g.runs().Start(ctx, id, opts.apply)
 }
 
 // FinishRun records a last checkpoint of run id (the active run when empty),
@@ -354,25 +256,5 @@ func (g *Guard) finishRun(ctx context.Context, id record.RunID, opts CheckpointO
 	if err != nil {
 		return nil, err
 	}
-	tip, err := g.store.ReadRunCalls(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := g.useRunSettings(ctx, tip.Checkpoint); err != nil {
-		return nil, err
-	}
-	snap, err := g.ws.Snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	run, err := g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		cp := filepatch.Checkpoint(snap, record.KindRunFinish)
-		opts.apply(cp, tip)
-		cp.RunFinished = true
-		return cp, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return run, g.store.ClearActiveRun(id)
+	return g.runs().Finish(ctx, id, opts.apply)
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gitguard/gitguard/internal/gitstate"
 	"github.com/gitguard/gitguard/record"
-	"github.com/gitguard/gitguard/workspace"
 )
 
 // HeadMove is a call during which HEAD moved: the agent committed (or
@@ -94,9 +93,4 @@ func gitOperation(op *gitstate.Operation, err error) (*GitOperation, error) {
 // marks an operation in progress (see gitstate.Marked).
 func (g *Guard) markedOperation(ctx context.Context) (*GitOperation, error) {
 	return gitOperation(gitstate.Marked(ctx, g.ws))
-}
-
-// snapshotOperation is GitOperation from a snapshot just taken.
-func (g *Guard) snapshotOperation(snap *workspace.Snapshot) *GitOperation {
-	return (*GitOperation)(gitstate.FromSnapshot(g.ws, snap))
 }

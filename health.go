@@ -2,12 +2,11 @@ package gitguard
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/gitguard/gitguard/config"
 	"github.com/gitguard/gitguard/internal/git"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/internal/settings"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -20,32 +19,10 @@ var MinGitVersion = [3]int{2, 31, 0}
 // ("2.39.5") and whether it is MinGitVersion or newer. It returns
 // ErrGitNotFound when there is no git on PATH. It writes nothing.
 func GitVersion(ctx context.Context) (version string, ok bool, err error) {
-	out, err := git.Run(ctx, "", "version")
-	if err != nil {
-		return "", false, fmt.Errorf("git version: %w", err)
+	if version, err = git.Version(ctx); err != nil {
+		return "", false, err
 	}
-	// "git version 2.39.5", "git version 2.45.1.windows.1"
-	version = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "git version "))
-	return version, versionAtLeast(version, MinGitVersion), nil
-}
-
-// versionAtLeast compares the leading numbers of a dotted version.
-func versionAtLeast(v string, least [3]int) bool {
-	parts := strings.SplitN(v, ".", 4)
-	for i := 0; i < 3; i++ {
-		n := 0
-		if i < len(parts) {
-			digits := parts[i]
-			if j := strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }); j >= 0 {
-				digits = digits[:j]
-			}
-			n, _ = strconv.Atoi(digits)
-		}
-		if n != least[i] {
-			return n > least[i]
-		}
-	}
-	return true
+	return version, git.VersionAtLeast(version, MinGitVersion), nil
 }
 
 // GitConfigSettings returns the gitguard.* settings of git config alone
@@ -67,15 +44,7 @@ func (g *Guard) WorktreeName() string { return g.store.WorktreeName() }
 // commit or object it points at: comparing two of them tells whether
 // anything recorded in between. It writes nothing.
 func (g *Guard) NamespaceRefs(ctx context.Context) (map[string]record.Hash, error) {
-	refs, err := g.refs.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]record.Hash, len(refs))
-	for _, r := range refs {
-		out[r.Name] = r.Hash
-	}
-	return out, nil
+	return runread.Tips(ctx, g.refs)
 }
 
 // HeadConfig returns the settings of HEAD's committed .gitguard.toml

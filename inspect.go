@@ -3,7 +3,6 @@ package gitguard
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
@@ -11,6 +10,7 @@ import (
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/internal/runread"
+	"github.com/gitguard/gitguard/internal/runsync"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -235,14 +235,7 @@ func RunOfRef(ref string) (record.RunID, bool) { return gitrefs.ParseRunRef(ref)
 // VerifyRun checks a run from its tip back to its first checkpoint as
 // records fetched from elsewhere are checked (see patchstore.Store.VerifyRun).
 func (g *Guard) VerifyRun(ctx context.Context, id record.RunID) error {
-	tip, err := g.refs.Read(ctx, gitrefs.RunRef(id))
-	if err != nil {
-		return err
-	}
-	if tip.IsZero() {
-		return fmt.Errorf("run %q: %w", id, ErrUnknownRun)
-	}
-	return g.store.VerifyRun(ctx, id, tip)
+	return runsync.Verify(ctx, g.store, g.refs, id)
 }
 
 // FindWorkTree returns the top of the work tree containing dir, as git

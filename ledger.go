@@ -2,9 +2,9 @@ package gitguard
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
+	"github.com/gitguard/gitguard/internal/callstate"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
@@ -26,19 +26,10 @@ func (g *Guard) callPlan(ctx context.Context, runID record.RunID, o CallOptions)
 		return nil, err
 	}
 	return g.store.CommitCalls(ctx, id, []record.CallID{o.CallID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c := tip.Calls[o.CallID]
-		if c == nil {
-			c = &patchstore.Call{}
-			tip.Calls[o.CallID] = c
-		} else if s := c.Ledger.Status; s != record.StatusPlanned && s != record.StatusApproved {
-			return nil, fmt.Errorf("call %s is already %s and cannot be planned again: %w", o.CallID, s, ErrCallState)
+		cp, err := callstate.Plan(tip, o.entry(), g.now())
+		if err != nil {
+			return nil, err
 		}
-		c.Touch()
-		applyCallOptions(&c.Ledger, o)
-		now := g.now()
-		c.Ledger.Status = record.StatusPlanned
-		c.Ledger.PlannedAt = &now
-		cp := &record.Checkpoint{Kind: record.KindLedger, CallID: o.CallID, Label: "planned"}
 		o.Checkpoint.apply(cp, tip)
 		return cp, nil
 	})
@@ -56,23 +47,7 @@ func (g *Guard) callDecide(ctx context.Context, runID record.RunID, callID recor
 		return nil, err
 	}
 	return g.store.CommitCalls(ctx, id, []record.CallID{callID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-		c := tip.Calls[callID]
-		if c == nil {
-			return nil, fmt.Errorf("call %q in run %s: %w (plan it first with 'gitguard call plan')", callID, tip.ID, patchstore.ErrUnknownCall)
-		}
-		if s := c.Ledger.Status; s != record.StatusPlanned && s != record.StatusApproved && s != record.StatusDenied {
-			return nil, fmt.Errorf("call %s is already %s; decide before it starts: %w", callID, s, ErrCallState)
-		}
-		c.Touch()
-		a := &record.Approval{Decision: "approved", By: by, Reason: reason, At: g.now()}
-		c.Ledger.Status = record.StatusApproved
-		if !approve {
-			a.Decision = "denied"
-			c.Ledger.Status = record.StatusDenied
-		}
-		c.Ledger.Approval = a
-		return &record.Checkpoint{Kind: record.KindLedger, CallID: callID, Label: a.Decision,
-			StepID: tip.Checkpoint.StepID}, nil
+		return callstate.Decide(tip, callID, approve, by, reason, g.now())
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gitguard/gitguard/gitrefs"
+	"github.com/gitguard/gitguard/internal/runsync"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -25,42 +26,5 @@ func (g *Guard) RunsInPush(ctx context.Context, hookInput []byte) ([]record.RunI
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	sent, boundary, err := g.refs.PushedCommits(ctx, updates)
-	if err != nil {
-		return nil, err
-	}
-	if len(sent) == 0 {
-		return nil, nil
-	}
-	infos, err := g.store.ListRuns(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var ids []record.RunID
-	for _, i := range infos {
-		if i.Last == nil || i.Last.Head.Commit.IsZero() {
-			continue
-		}
-		h := i.Last.Head.Commit
-		if _, ok := sent[h]; ok {
-			ids = append(ids, i.ID)
-			continue
-		}
-		if _, ok := boundary[h]; ok {
-			ids = append(ids, i.ID)
-			continue
-		}
-		for b, at := range boundary {
-			if i.Last.CreatedAt.Before(at) {
-				continue // its newest work is older than what the remote has
-			}
-			if in, err := g.refs.IsAncestor(ctx, h, b); err != nil {
-				return nil, err
-			} else if in {
-				ids = append(ids, i.ID)
-				break
-			}
-		}
-	}
-	return ids, nil
+	return runsync.RunsInPush(ctx, g.store, g.refs, updates)
 }

@@ -88,24 +88,10 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 	if err != nil {
 		return nil, err
 	}
-	var stale []record.CallID
-	for _, e := range entries {
-		if e.Status == record.StatusStarted {
-			stale = append(stale, e.CallID)
-		}
-	}
-	slices.Sort(stale)
-	// A damaged run is read at its newest intact checkpoint and not
-	// written to until 'gitguard fsck --repair' (see patchstore's damage.go).
-	if len(stale) > 0 && !o.DryRun && run.Damage == nil {
-		if run, err = g.attributor().MarkKilled(ctx, run, stale, nil); err != nil {
-			return nil, err
-		}
-		for i := range entries {
-			if c := run.Calls[entries[i].CallID]; c != nil {
-				entries[i] = c.Ledger
-			}
-		}
+	// A started call's process is gone: marked uncertain.
+	run, stale, err := g.attributor().MarkStarted(ctx, run, entries, o.DryRun)
+	if err != nil {
+		return nil, err
 	}
 	status, err := g.status(ctx, run, StatusOptions{Unrecorded: true})
 	if err != nil {
@@ -121,51 +107,28 @@ func (g *Guard) Resume(ctx context.Context, runID record.RunID, o ResumeOptions)
 		return nil, err
 	}
 	if len(r.Unrecorded) > 0 {
-		walked, err := g.store.NewestWhere(ctx, id, func(cp *record.Checkpoint) bool {
-			return !cp.Partial && cp.Kind != record.KindLedger
-		})
-		if err != nil {
+		if r.Since, err = runread.LastWalk(ctx, g.store, id); err != nil {
 			return nil, err
 		}
-		r.Since = walked.Checkpoint.ID
 	}
-	// "Completed through" is the step of the newest call that finished,
-	// not of a call still in flight when the run stopped.
-	best := 0
-	for _, e := range entries {
-		if s := e.Status; (s == record.StatusSucceeded || s == record.StatusFailed) &&
-			e.StepID != "" && e.FinishSeq > best {
-			best, r.LastStep = e.FinishSeq, e.StepID
-		}
-	}
-	byCall := map[record.CallID][]PathStatus{}
+	// "Completed through" is the step of the newest call that finished.
+	r.LastStep = runread.LastStep(entries, r.LastStep)
+	byCall := map[record.CallID]map[record.Class][]string{}
 	for _, p := range status.Paths {
-		byCall[p.Call] = append(byCall[p.Call], p)
+		if byCall[p.Call] == nil {
+			byCall[p.Call] = map[record.Class][]string{}
+		}
+		byCall[p.Call][p.State] = append(byCall[p.Call][p.State], p.Path)
 	}
 	OrderEntries(entries)
 	for _, e := range entries {
-		rc := ResumeCall{Entry: e, Replay: ReplayVerdict(e)}
-		for _, s := range stale {
-			if s == e.CallID {
-				rc.MarkedUncertain = true
-				if o.DryRun {
-					rc.Entry.Status = record.StatusUncertain
-					rc.Replay = ReplayVerdict(rc.Entry)
-				}
-			}
+		rc := ResumeCall{Entry: e, Replay: ReplayVerdict(e), MarkedUncertain: slices.Contains(stale, e.CallID)}
+		if rc.MarkedUncertain && o.DryRun {
+			rc.Entry.Status = record.StatusUncertain
+			rc.Replay = ReplayVerdict(rc.Entry)
 		}
-		for _, p := range byCall[e.CallID] {
-			switch p.State {
-			case conflict.Applied:
-				rc.Applied = append(rc.Applied, p.Path)
-			case conflict.Reapplyable:
-				rc.Absent = append(rc.Absent, p.Path)
-			case conflict.Conflicted:
-				rc.Changed = append(rc.Changed, p.Path)
-			case record.Guessed:
-				rc.Guessed = append(rc.Guessed, p.Path)
-			}
-		}
+		in := byCall[e.CallID]
+		rc.Applied, rc.Absent, rc.Changed, rc.Guessed = in[conflict.Applied], in[conflict.Reapplyable], in[conflict.Conflicted], in[record.Guessed]
 		r.Calls = append(r.Calls, rc)
 	}
 	return r, nil

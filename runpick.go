@@ -2,10 +2,9 @@ package gitguard
 
 import (
 	"context"
-	"slices"
 	"time"
 
-	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/record"
 )
 
@@ -41,41 +40,12 @@ func (g *Guard) PickRun(ctx context.Context, explicit record.RunID) (RunPick, er
 	if err != nil || id != "" {
 		return RunPick{ID: id}, err
 	}
-	infos, err := g.store.ListRuns(ctx)
+	n, ok, err := runread.NewestRun(ctx, g.store, g.store.WorktreeName(), SameEnd)
 	if err != nil {
 		return RunPick{}, err
 	}
-	wt := g.store.WorktreeName()
-	type ended struct {
-		id        record.RunID
-		start, at time.Time
-	}
-	var runs []ended
-	for _, info := range infos {
-		if info.Last.Worktree != wt {
-			continue
-		}
-		at := patchstore.FinishedAt(info.Last)
-		if at.IsZero() {
-			at = info.Last.CreatedAt
-		}
-		runs = append(runs, ended{info.ID, info.Last.RunStartedAt, at})
-	}
-	if len(runs) == 0 {
+	if !ok {
 		return RunPick{}, ErrNoRun
 	}
-	best := runs[0]
-	for _, r := range runs[1:] {
-		if r.at.After(best.at) || (r.at.Equal(best.at) && r.id > best.id) {
-			best = r
-		}
-	}
-	pick := RunPick{ID: best.id, Newest: true, EndedAt: best.at}
-	for _, r := range runs {
-		if r.id != best.id && best.at.Sub(r.at) <= SameEnd && !r.at.Before(best.start) {
-			pick.EndedWith = append(pick.EndedWith, r.id)
-		}
-	}
-	slices.Sort(pick.EndedWith)
-	return pick, nil
+	return RunPick{ID: n.ID, Newest: true, EndedAt: n.EndedAt, EndedWith: n.EndedWith}, nil
 }

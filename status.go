@@ -135,13 +135,9 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 	}
 	rep := &StatusReport{Run: id, Checkpoint: record.Entry{Commit: run.Commit, Checkpoint: run.Checkpoint},
 		HeadMoves: headMovesOf(ctx, g, calls)}
-	var agent, undos []*patchstore.Call
-	for _, c := range calls {
-		if undoplan.IsUndoCall(c) && o.Call == "" {
-			undos = append(undos, c)
-		} else {
-			agent = append(agent, c)
-		}
+	agent, undos := calls, []*patchstore.Call(nil)
+	if o.Call == "" {
+		agent, undos = undoplan.SplitUndos(calls)
 	}
 	paths, err := (&pathstatus.Classifier{DB: g.db, WS: g.ws}).Paths(ctx, run, agent, undos)
 	if err != nil {
@@ -167,19 +163,11 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 			return nil, err
 		}
 	} else {
-		snap, err := g.ws.Snapshot(ctx)
+		unrecorded, op, err := (&drift.Checker{DB: g.db, WS: g.ws}).UnrecordedNow(ctx, run, touched, g.reader())
 		if err != nil {
 			return nil, err
 		}
-		rep.Git = g.snapshotOperation(snap)
-		if touched == nil {
-			if touched, err = g.reader().PathIndex(run); err != nil {
-				return nil, err
-			}
-		}
-		if rep.Unrecorded, err = drift.Unrecorded(g.db, run.Checkpoint.WorktreeTree, snap.Worktree, touched); err != nil {
-			return nil, err
-		}
+		rep.Unrecorded, rep.Git = unrecorded, (*GitOperation)(op)
 	}
 	return rep, nil
 }

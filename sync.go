@@ -82,26 +82,23 @@ type FetchOptions struct {
 func (g *Guard) Fetch(ctx context.Context, remote string, opts FetchOptions) (*FetchReport, error) {
 	results, err := runsync.Fetch(ctx, g.store, g.refs, g.log, remote, opts.Force, opts.DryRun, opts.Runs...)
 	rep := &FetchReport{Remote: remote, DryRun: opts.DryRun}
-	for _, r := range results {
-		rep.Results = append(rep.Results, FetchResult{Run: r.Run, Action: FetchAction(r.Action), Remote: r.Remote, Local: r.Local, Err: r.Err})
-	}
-	if err != nil {
-		if results == nil {
-			return nil, err
-		}
-		return rep, err
-	}
 	var refused []FetchResult
 	diverged := false
-	for _, r := range rep.Results {
-		switch r.Action {
+	for _, r := range results {
+		fr := FetchResult{Run: r.Run, Action: FetchAction(r.Action), Remote: r.Remote, Local: r.Local, Err: r.Err}
+		rep.Results = append(rep.Results, fr)
+		switch fr.Action {
 		case FetchRefused:
-			refused = append(refused, r)
+			refused = append(refused, fr)
 		case FetchDiverged:
 			diverged = true
 		}
 	}
 	switch {
+	case err != nil && results == nil:
+		return nil, err
+	case err != nil:
+		return rep, err
 	case len(refused) > 0:
 		return rep, &RefusedError{Remote: remote, Runs: refused}
 	case diverged:
@@ -277,27 +274,13 @@ var ErrRunExists = patchstore.ErrRunExists
 // It returns ErrUnknownRun, ErrRunExists (the new id is taken here), or
 // what Push returns; the push results say whether the remote took it.
 func (g *Guard) PublishAs(ctx context.Context, remote string, id, as record.RunID, opts PushOptions) ([]PushResult, error) {
-	tip, err := g.refs.Read(ctx, gitrefs.RunRef(id))
+	tip, err := runsync.PublishCopy(ctx, g.store, g.refs, id, as, opts.DryRun)
 	if err != nil {
 		return nil, err
 	}
-	if tip.IsZero() {
-		return nil, fmt.Errorf("run %q: %w", id, ErrUnknownRun)
-	}
 	if opts.DryRun {
-		if err := as.Validate(); err != nil {
-			return nil, err
-		}
-		if h, err := g.refs.Read(ctx, gitrefs.RunRef(as)); err != nil {
-			return nil, err
-		} else if !h.IsZero() {
-			return nil, fmt.Errorf("publish run %s as %s: %w", id, as, ErrRunExists)
-		}
 		return []PushResult{{Ref: gitrefs.RunRef(as), Status: PushNew, Local: tip,
 			Summary: "[copy of " + string(id) + "]"}}, nil
-	}
-	if _, err := g.store.Fork(ctx, id, tip, as, string(id)+" "+tip.String()); err != nil {
-		return nil, err
 	}
 	opts.Runs = []record.RunID{as}
 	return g.Push(ctx, remote, opts)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/gitguard/gitguard/internal/fault"
 	"github.com/gitguard/gitguard/internal/runread"
 	"github.com/gitguard/gitguard/internal/safewrite"
 	"github.com/gitguard/gitguard/internal/undoplan"
@@ -134,36 +133,12 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	for _, c := range targets {
 		res.Undone = append(res.Undone, c.Ledger.CallID)
 	}
+	var finding []undoplan.Passed
 	if len(targets) == 0 {
-		// Nothing could be reverted: what is left is the finding.
-		for _, pc := range passed {
-			for _, it := range pc.Left {
-				switch it.Action {
-				case ActionUncertain:
-					res.Uncertain++
-				case ActionShared:
-					res.Shared++
-				default:
-					res.Conflicts++
-				}
-			}
-		}
+		finding = left // nothing could be reverted: what is left is the finding
 	}
-	writes := 0
-	for _, it := range items {
-		if it.Action == ActionConflict || it.Action == ActionUnrecoverable {
-			res.Conflicts++
-		}
-		if it.Action == ActionShared {
-			res.Shared++
-		}
-		if it.Action == ActionUncertain {
-			res.Uncertain++
-		}
-		if it.Writes() {
-			writes++
-		}
-	}
+	t := undoplan.Count(plans, finding)
+	res.Conflicts, res.Shared, res.Uncertain = t.Conflicts, t.Shared, t.Uncertain
 	if err := g.writer().CheckPlanned(plannedWrites(items)); err != nil {
 		return nil, err
 	}
@@ -173,7 +148,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	if err != nil {
 		return nil, err
 	}
-	if writes == 0 && undoID == "" {
+	if t.Writes == 0 && undoID == "" {
 		return res, nil
 	}
 	if o.DryRun {
@@ -182,15 +157,9 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 
 	// The undo's own call: its start records the current state of every
 	// planned path, durably, before any file is written.
-	paths := make([]string, 0, len(items))
-	for _, it := range items {
-		paths = append(paths, it.Path)
-	}
+	paths := undoplan.Paths(plans)
 	if undoID == "" {
-		tool, prefix := ToolUndo, "undo"
-		if redo {
-			tool, prefix = ToolRedo, "redo"
-		}
+		tool, prefix := undoplan.CallTool(redo)
 		if undoID, err = g.planner().NewCallID(run, prefix); err != nil {
 			return nil, err
 		}
@@ -202,72 +171,24 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 		}
 	}
 	res.UndoCall = undoID
-	// Deletes first: what the agent made of a path (the files of a folder
-	// it created, a symlink in a folder's place) goes before the path's old
-	// type comes back.
-	for _, i := range undoplan.Order(plans) {
-		it := &res.Items[i]
-		if !it.Writes() {
-			continue
-		}
-		left := func(why string) {
-			if it.Action != ActionConflict {
-				res.Conflicts++
-			}
-			it.Action, it.Reason = ActionConflict, why
-		}
-		// The plan was made from the file as it was; if someone changed it
-		// since, writing the plan would lose their edit.
-		now, _, err := g.ws.Capture(it.Path, false)
-		if errors.Is(err, ErrSymlinkParent) {
-			left("a parent folder is a symlink now; left as it is (run undo again)")
-			continue
-		}
-		if err != nil {
-			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
-		}
-		// A folder is what the plan found only where it replaces one.
-		changed := now.State() != it.Current
-		if now.Mode == record.ModeTree {
-			changed = !it.ReplacesDir
-		}
-		if changed {
-			left("changed while undo ran; left as it is (run undo again)")
-			continue
-		}
-		if it.ReplacesDir {
-			// The folder the agent made in place of the path: emptied of
-			// its files by the deletes above, unless someone added one.
-			err := g.writer().RemoveDir(it.Path)
-			if errors.Is(err, safewrite.ErrFolderNotEmpty) {
-				left(fmt.Sprintf("a folder is there now (%v); left as it is", errors.Unwrap(err)))
-				continue
-			}
-			if err != nil {
-				return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
-			}
-		}
-		if err := g.writer().Write(ctx, it.Path, it.Target, it.Content); err != nil {
-			return res, fmt.Errorf("undo %s (undo call %s stays started; run the command again to finish): %w", it.Path, undoID, err)
-		}
-		it.Written = true
-		fault.Point("undo.write")
+	written, conflicts, err := g.writer().Apply(ctx, plans, undoplan.Order(plans), undoID)
+	for i := range res.Items {
+		res.Items[i].Plan, res.Items[i].Written = plans[i], written[i]
+	}
+	res.Conflicts += conflicts
+	if err != nil {
+		return res, err
 	}
 	g.tidyAfter(ctx, run, targets, res)
 	// The calls the finish marks: the undone ones and, for a redo, the
 	// calls the undone undo had reverted.
-	marked := append([]record.CallID(nil), res.Undone...)
-	if redo {
-		for _, c := range targets {
-			marked = append(marked, c.Ledger.Undoes...)
-		}
-	}
+	marked := undoplan.Marked(res.Undone, targets, redo)
 	done, err := g.callFinish(ctx, id, undoID, FinishOptions{Result: fmt.Sprintf("%d path(s) written, %d conflict(s)", countWritten(res.Items), res.Conflicts),
 		Checkpoint: CheckpointOptions{keepFinished: true}},
 		marked, func(tip *patchstore.Run) {
 			// A call with a path left conflicted is still (partly) in effect:
 			// undoing it again retries those paths.
-			if leftConflicted(res.Items) == 0 {
+			if undoplan.Left(plans, written) == 0 {
 				undoplan.MarkUndone(tip, undoID, res.Undone, redo)
 			}
 		})
@@ -278,17 +199,7 @@ func (g *Guard) undo(ctx context.Context, runID record.RunID, o UndoOptions, red
 	return res, nil
 }
 
-// leftConflicted counts the paths undo could not revert.
-func leftConflicted(items []UndoItem) int {
-	n := 0
-	for _, it := range items {
-		if (it.Action == ActionConflict || it.Action == ActionUnrecoverable || it.Action == ActionShared || it.Action == ActionUncertain) && !it.Written {
-			n++
-		}
-	}
-	return n
-}
-
+// countWritten counts the paths undo wrote.
 func countWritten(items []UndoItem) int {
 	n := 0
 	for _, it := range items {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gitguard/gitguard/internal/callstate"
+	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
 )
@@ -154,4 +156,29 @@ func (a *Attributor) changeTimes(ctx context.Context, peers []peerCall, patches 
 		return workspace.ChangeTimes{}
 	}
 	return ct
+}
+
+// Finished captures what started call c of run changed, for its finish:
+// nothing for a call recorded in the ledger only; for declared paths
+// their after states and patches; for a whole-workspace call the patches
+// between its start and a snapshot now, with the changes calls of other
+// runs made meanwhile taken out as Others (see Attribute).
+func (a *Attributor) Finished(ctx context.Context, run *patchstore.Run, c *patchstore.Call, callID record.CallID) (callstate.Finish, error) {
+	var f callstate.Finish
+	var err error
+	switch {
+	case len(c.Ledger.Paths) == 0 && c.Ledger.BeforeTree.IsZero():
+		f.LedgerOnly = true
+	case len(c.Ledger.Paths) > 0:
+		f.Patches, f.States, err = callstate.PathPatches(a.Patches, c, callID, c.Ledger.Paths)
+	default:
+		if f.Snap, err = a.WS.Snapshot(ctx); err != nil {
+			return f, err
+		}
+		if f.Patches, err = a.Patches.Tree(ctx, callID, c.Ledger, run, f.Snap); err != nil {
+			return f, err
+		}
+		f.Patches, f.Others, err = a.Attribute(ctx, record.CallRef{Run: run.ID, Call: callID}, &c.Ledger, f.Patches)
+	}
+	return f, err
 }

@@ -6,7 +6,9 @@
 // checkpoints, and only the calls whose windows overlap the one asked
 // about) and returns patches; it writes patch blobs through
 // filepatch.Maker and never a ref or a record: the use cases in the root
-// package commit what it returns.
+// package commit what it returns. The one exception is closing calls whose
+// process died (MarkKilled, CloseOpen): that commits one checkpoint of the
+// calls' own run, marking them uncertain with what they changed.
 //
 // Invariants: a change is given to a call only on evidence (its recorded
 // before and after states chain into the change, or its window and paths

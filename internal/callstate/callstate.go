@@ -1,9 +1,14 @@
-// Package callstate says which steps a recorded call allows in the state
-// it is in: finishing a started call, finishing one again, capturing the
-// after state of a path captured at its start.
+// Package callstate holds the steps of a recorded call's life: which steps
+// the state it is in allows (finishing a started call, finishing one
+// again, capturing the after state of a path captured at its start), and
+// the records each step leaves (plan, decide, start, capture, finish) on
+// the tip of its run that a commit hands it.
 //
-// Invariants: it reads the records it is given and changes nothing; every
-// refusal wraps ErrCallState and says what the call is.
+// Invariants: the checks read the records they are given and change
+// nothing; the steps change only the tip they are given and write only
+// objects (overlaid trees, through filepatch.Maker), never a ref: the
+// caller commits the checkpoint a step returns; every refusal wraps
+// ErrCallState (or patchstore.ErrUnknownCall) and says what the call is.
 package callstate
 
 import (

@@ -1,10 +1,13 @@
 // Package drift finds what differs from a run's newest checkpoint: in the
 // work tree, or staged in the index, leaving out what is no one's new
 // edit (part of a recorded change staged hunk by hunk, content a merge in
-// progress brings in); and the changes no call of the run recorded.
+// progress brings in); and the changes no call of the run recorded. Check
+// also says what git is in the middle of and what differs from the view
+// the run started with.
 //
 // Invariants: it reads the index, HEAD and the object database and writes
-// nothing but merge scratch files; a path a started call covers is named
+// nothing but merge scratch files and, when Check looks at the work tree,
+// the objects of its snapshot; a path a started call covers is named
 // with the call, as being recorded rather than drifted.
 package drift
 

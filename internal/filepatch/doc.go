@@ -1,6 +1,7 @@
 // Package filepatch builds the file patches of tool calls: it captures the
 // state of paths, diffs a whole-workspace call's start against a later
-// snapshot, and stores each patch's text as a blob.
+// snapshot, and stores each patch's text as a blob. It also names what a
+// call changed of what gitguard sees (ViewChanges).
 //
 // Invariants: a patch names only blobs it stored or the snapshot stored
 // first (objects before the records that name them); a path the records

@@ -407,3 +407,14 @@ func Skipped(snap *workspace.Snapshot) []record.Skipped {
 	}
 	return append([]record.Skipped(nil), snap.Skipped...)
 }
+
+// Partial is the checkpoint of kind that records states over tip's work
+// tree: tip's tree with states overlaid (written), its index and its HEAD.
+func (m *Maker) Partial(kind string, tip *patchstore.Run, states []record.PathState) (*record.Checkpoint, error) {
+	wt, over, err := m.Overlay(tip.Checkpoint.WorktreeTree, states)
+	if err != nil {
+		return nil, err
+	}
+	return &record.Checkpoint{Kind: kind, WorktreeTree: wt, Partial: true, Oversize: over,
+		IndexTree: tip.Checkpoint.IndexTree, Unmerged: tip.Checkpoint.Unmerged, Head: tip.Checkpoint.Head}, nil
+}

@@ -3,6 +3,9 @@
 // costs follows what it looks at, not the run's length, or, for tests,
 // from every call's records, to compare the two; it also picks the calls
 // a diff shows and checks that the objects the read calls name are there.
+// It also picks runs from their newest records (the newest run of a work
+// tree, the unfinished runs of one agent's sessions), finds a run's last
+// step and last whole-tree checkpoint, and lists the namespace's refs.
 //
 // Invariants: it reads only; the calls it loads into a run are the ones
 // the index names, or all of them when the records cannot tell.

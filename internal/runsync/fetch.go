@@ -1,11 +1,15 @@
 // Package runsync brings runs from a remote into this repository safely:
 // it fetches them into a quarantine namespace, verifies each chain
-// completely, and moves each good run's ref by compare-and-swap.
+// completely, and moves each good run's ref by compare-and-swap. It also
+// tells which runs a user's push carries (for the pre-push hook) and
+// copies a run under a new id to publish it beside a remote copy that
+// moved on.
 //
 // Invariants: no ref outside refs/agent-checkpoints/ is written; a run
 // that fails verification is never stored; a diverged local run is kept
 // unless forced, and the work tree's active run is never replaced; the
-// quarantine refs are deleted whatever happens.
+// quarantine refs are deleted whatever happens; telling the runs of a
+// push writes nothing; a copy never changes the run it copies.
 package runsync
 
 import (

@@ -1,5 +1,6 @@
 // Package safewrite writes recorded file states into the work tree, for
 // undo and redo, and refuses the writes a hostile record could ask for.
+// Apply carries out an undo plan, path by path.
 //
 // Invariants: a file is written to a temporary file in its folder, synced
 // and renamed into place, so a crash leaves the old or the new content,
@@ -9,7 +10,8 @@
 // (outside the work tree, absolute, looping), as git checks links out:
 // creating a link is not writing through it; a folder is removed only when
 // it holds nothing but folders, never through a link; content git converts
-// (line endings, filters) is turned into work-tree bytes by git.
+// (line endings, filters) is turned into work-tree bytes by git; a path
+// that changed since it was planned is left as it is, never overwritten.
 package safewrite
 
 import (

@@ -19,9 +19,14 @@
 // Exclude globs add up over all of them. A run records the settings it
 // started with in its checkpoints (record.Settings) and every later call
 // of the run snapshots with those, so a change of configuration, however
-// made, counts only for runs started after it.
+// made, counts only for runs started after it. A run also keeps the view
+// it started with (RunView); WorkspaceOptions turns a run's settings and
+// view into the options its snapshots are taken with, and Views keeps the
+// workspace following the run being recorded.
 //
 // Invariants: the work tree's .gitguard.toml is never read for settings
 // (only compared with HEAD's, for a notice); a committed symlink is not
-// followed; a file larger than config.MaxFileBytes is refused unread.
+// followed; a file larger than config.MaxFileBytes is refused unread; a
+// run's snapshots leave a path out only if both its settings and today's
+// do; a workspace Views replaces stays open until Views.Close.
 package settings

@@ -1,7 +1,8 @@
 // Package undoplan chooses the calls an undo or redo reverts and plans,
 // per path, what reverting their patches does to the file as it is now
 // (conflict.PlanPath, with the object database and git merge-file passed
-// in).
+// in), tallies what a plan leaves, and names what an undo's own call
+// records (its tool, paths and the calls its finish marks).
 //
 // Invariants: planning writes no file and no ref (only merge scratch files
 // under the state folder); a path another run's call may have made is

@@ -457,3 +457,101 @@ func PatchesByPath[C record.Recorded](calls []C, globs []string) (map[string][]*
 	sort.Strings(paths)
 	return byPath, paths
 }
+
+// Tally is what an undo plan leaves: paths left conflicted (or written
+// with markers, or recorded by hash only), paths left alone because
+// another run's call may have made them or because the change was only
+// guessed, and the plans that write.
+type Tally struct{ Conflicts, Shared, Uncertain, Writes int }
+
+// Count tallies plans and, for a plain undo that could revert nothing,
+// the plans of the calls it passed over: what they leave is then the
+// finding.
+func Count(plans []record.Plan, passed []Passed) Tally {
+	var t Tally
+	for _, pc := range passed {
+		for _, it := range pc.Left {
+			switch it.Action {
+			case record.ActionUncertain:
+				t.Uncertain++
+			case record.ActionShared:
+				t.Shared++
+			default:
+				t.Conflicts++
+			}
+		}
+	}
+	for _, it := range plans {
+		switch it.Action {
+		case record.ActionConflict, record.ActionUnrecoverable:
+			t.Conflicts++
+		case record.ActionShared:
+			t.Shared++
+		case record.ActionUncertain:
+			t.Uncertain++
+		}
+		if it.Writes() {
+			t.Writes++
+		}
+	}
+	return t
+}
+
+// CallTool is the tool name and call id prefix of an undo's (or, with
+// redo, a redo's) own call.
+func CallTool(redo bool) (tool, prefix string) {
+	if redo {
+		return runread.ToolRedo, "redo"
+	}
+	return runread.ToolUndo, "undo"
+}
+
+// Paths lists the paths of plans, in order.
+func Paths(plans []record.Plan) []string {
+	paths := make([]string, 0, len(plans))
+	for _, it := range plans {
+		paths = append(paths, it.Path)
+	}
+	return paths
+}
+
+// Marked lists the calls an undo's finish marks: the undone ones and,
+// for a redo, the calls the undone undos (targets) had reverted.
+func Marked(undone []record.CallID, targets []*patchstore.Call, redo bool) []record.CallID {
+	marked := append([]record.CallID(nil), undone...)
+	if redo {
+		for _, c := range targets {
+			marked = append(marked, c.Ledger.Undoes...)
+		}
+	}
+	return marked
+}
+
+// Left counts the paths of plans an undo did not write and could not
+// revert: left conflicted, recorded by hash only, shared or uncertain. A
+// call with such a path is still (partly) in effect.
+func Left(plans []record.Plan, written []bool) int {
+	n := 0
+	for i, it := range plans {
+		switch it.Action {
+		case record.ActionConflict, record.ActionUnrecoverable, record.ActionShared, record.ActionUncertain:
+			if !written[i] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// SplitUndos splits calls into the agent's and the undos and redos, each
+// in the order given.
+func SplitUndos(calls []*patchstore.Call) (agent, undos []*patchstore.Call) {
+	for _, c := range calls {
+		if IsUndoCall(c) {
+			undos = append(undos, c)
+		} else {
+			agent = append(agent, c)
+		}
+	}
+	return agent, undos
+}
