@@ -72,50 +72,88 @@ func (g *Guard) EnsureRun(ctx context.Context, id record.RunID) (record.RunID, e
 }
 
 func (g *Guard) ensureRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (record.RunID, error) {
-	if err := g.needWorkTree(); err != nil {
+	g.db.StartPackBatch() // one pack for the snapshot and the checkpoint
+	defer g.db.EndPackBatch()
+	id, start, err := g.planRun(ctx, id, opts)
+	if err != nil || start == nil {
+		return id, err
+	}
+	if _, err := g.store.CommitCalls(ctx, id, nil, start.mutate); err != nil {
 		return "", err
+	}
+	return id, start.activated(g, id)
+}
+
+// runStart is the first checkpoint of a run not recorded yet, its
+// snapshot taken, to be committed.
+type runStart struct {
+	mutate   patchstore.Mutation
+	activate bool // the run becomes the work tree's active run
+}
+
+// activated makes run id, now recorded, the active run when s says so.
+func (s *runStart) activated(g *Guard, id record.RunID) error {
+	if s == nil || !s.activate {
+		return nil
+	}
+	return g.store.SetActiveRun(id)
+}
+
+// planRun picks the run to record into as ensureRun does: id, or the
+// active run, or a new run. For a run not recorded yet it takes the
+// snapshot of the run's first checkpoint (into the caller's batch) and
+// returns that checkpoint to commit, as StartRun would record it when the
+// run is to be the active one, and without taking over the active run
+// otherwise; for a recorded run it returns nil and uses the run's
+// settings.
+func (g *Guard) planRun(ctx context.Context, id record.RunID, opts CheckpointOptions) (record.RunID, *runStart, error) {
+	if err := g.needWorkTree(); err != nil {
+		return "", nil, err
 	}
 	id, err := g.ResolveRun(ctx, id, true)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if id != "" {
 		if run, err := g.store.ReadRunCalls(ctx, id); !errors.Is(err, patchstore.ErrUnknownRun) {
 			if err == nil {
 				err = g.useRunSettings(ctx, run.Checkpoint) // the run keeps its settings
 			}
-			return id, err
-		}
-		active, err := g.store.ActiveRun()
-		if err != nil {
-			return "", err
-		}
-		if active != "" && active != id {
-			// Start it without taking over the active run.
-			settings, err := g.newRunSettings(ctx)
-			if err != nil {
-				return "", err
-			}
-			g.db.StartPackBatch() // one pack for the snapshot and the checkpoint
-			defer g.db.EndPackBatch()
-			snap, err := g.ws.Snapshot(ctx)
-			if err != nil {
-				return "", err
-			}
-			_, err = g.store.CommitCalls(ctx, id, nil, func(tip *patchstore.Run) (*record.Checkpoint, error) {
-				cp := filepatch.Checkpoint(snap, record.KindRunStart)
-				cp.Settings = settings
-				opts.apply(cp, tip)
-				return cp, nil
-			})
-			return id, err
+			return id, nil, err
 		}
 	}
-	run, err := g.StartRun(ctx, id, opts)
+	active, err := g.store.ActiveRun()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return run.ID, nil
+	if id == "" {
+		id = record.NewRunID(time.Now())
+	}
+	// A new run records the settings it starts with.
+	settings, err := g.newRunSettings(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	start := &runStart{activate: active == "" || active == id}
+	snapshot := g.ws.Snapshot
+	if start.activate {
+		// A new active run's first checkpoint counts its changes against
+		// HEAD (as StartRun's).
+		snapshot = g.ws.SnapshotForHead
+	}
+	snap, err := snapshot(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	start.mutate = func(tip *patchstore.Run) (*record.Checkpoint, error) {
+		cp := filepatch.Checkpoint(snap, record.KindRunStart)
+		if !tip.Exists() {
+			cp.Settings = settings
+		}
+		opts.apply(cp, tip)
+		return cp, nil
+	}
+	return id, start, nil
 }
 
 func (g *Guard) now() time.Time { return g.store.Time() }
@@ -146,9 +184,16 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 	// The run's newest checkpoint is read to find the run and to commit
 	// on: inflated once.
 	defer g.db.Memo()()
-	id, err := g.runFor(ctx, runID)
+	// A run not recorded yet gets its first checkpoint in the same pack
+	// and ref update as the call's: the call start costs one round of
+	// flushes, as every later one.
+	id, start, err := g.planRun(ctx, runID, CheckpointOptions{})
 	if err != nil {
 		return nil, err
+	}
+	var first patchstore.Mutation
+	if start != nil {
+		first = start.mutate
 	}
 	var snap *workspace.Snapshot
 	var before []record.PathState
@@ -167,7 +212,7 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 	// Crash point: the before state is captured (blobs written), the
 	// started entry is not recorded yet.
 	fault.Point("call.start.captured")
-	return g.store.CommitAwaitedCalls(ctx, id, []record.CallID{o.CallID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
+	run, err := g.store.CommitAwaitedCallsStarting(ctx, id, []record.CallID{o.CallID}, first, func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		c := tip.Calls[o.CallID]
 		if c == nil {
 			c = &patchstore.Call{}
@@ -212,6 +257,10 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 		}
 		return cp, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return run, start.activated(g, id)
 }
 
 func applyCallOptions(e *record.LedgerEntry, o CallOptions) {
