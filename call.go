@@ -101,9 +101,16 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 	// The run's newest checkpoint is read to find the run and to commit
 	// on: inflated once.
 	defer g.db.Memo()()
-	id, err := g.runFor(ctx, runID)
+	// A run not recorded yet gets its first checkpoint in the same pack
+	// and ref update as the call's: the call start costs one round of
+	// flushes, as every later one.
+	id, first, err := g.runs().Plan(ctx, runID, CheckpointOptions{}.apply)
 	if err != nil {
 		return nil, err
+	}
+	var firstMutate patchstore.Mutation
+	if first != nil {
+		firstMutate = first.Mutate
 	}
 	captured, err := callstate.CaptureStart(ctx, g.maker(), o.ledgerOnly, o.Paths)
 	if err != nil {
@@ -115,7 +122,7 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 	fault.Point("call.start.captured")
 	plan := o.entry()
 	plan.Head = head
-	return g.store.CommitAwaitedCalls(ctx, id, []record.CallID{o.CallID}, func(tip *patchstore.Run) (*record.Checkpoint, error) {
+	run, err := g.store.CommitAwaitedCallsStarting(ctx, id, []record.CallID{o.CallID}, firstMutate, func(tip *patchstore.Run) (*record.Checkpoint, error) {
 		cp, err := callstate.Start(tip, g.maker(), plan, captured, g.now())
 		if err != nil {
 			return nil, err
@@ -126,6 +133,10 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 		}
 		return cp, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return run, first.Activate(g.store, id)
 }
 
 // entry is the ledger entry o describes (see callstate.Merge).

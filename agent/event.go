@@ -30,6 +30,13 @@ const (
 	SessionEvent
 )
 
+// Recorded reports whether an event of kind k records something in the
+// work tree: every kind but Ignore. A watch daemon records each of them in
+// its own process, as a hook's process would (see Options.DaemonStop).
+func (k Kind) Recorded() bool {
+	return k == Pre || k == Post || k == SessionStart || k == SessionEnd || k == SessionEvent
+}
+
 // Event is one agent hook event, read by an adapter.
 type Event struct {
 	Kind  Kind

@@ -23,6 +23,14 @@ type Options struct {
 	// paths changed rather than a walk of the tree and later hooks can
 	// hand their events to it. Its failure only costs speed.
 	StartDaemon func(ctx context.Context, g *gitguard.Guard) error
+	// DaemonStop is set by the work tree's watch daemon when it records
+	// the event in its own process (package hookserve), having checked
+	// that the event is for its work tree. It stops that daemon once the
+	// event is answered, where a hook's process would ask it to stop over
+	// its socket: the run whose hook started it ended. A session that
+	// starts and ends another session's run that way keeps the daemon
+	// instead, as a hook's process would stop it and start another.
+	DaemonStop func()
 	// Log receives Info records; nil discards.
 	Log *slog.Logger
 }
@@ -55,9 +63,12 @@ func Handle(ctx context.Context, ev *Event, o Options) (Result, error) {
 		err = h.withGuard(ctx, h.closeOpen)
 	case SessionStart:
 		// A session that starts outside any repository has nothing to
-		// close and no daemon to start: nothing is said.
-		if _, werr := gitguard.FindWorkTree(ctx, h.ev.Cwd); werr != nil && h.ev.Cwd != "" {
-			return h.res, nil
+		// close and no daemon to start: nothing is said. (A daemon
+		// recording the event found it in its work tree.)
+		if h.o.DaemonStop == nil {
+			if _, werr := gitguard.FindWorkTree(ctx, h.ev.Cwd); werr != nil && h.ev.Cwd != "" {
+				return h.res, nil
+			}
 		}
 		err = h.withGuard(ctx, func(ctx context.Context, g *gitguard.Guard) error {
 			if err := h.closeOpen(ctx, g); err != nil {

@@ -269,8 +269,22 @@ func (h *handler) endRun(ctx context.Context, g *gitguard.Guard, runID record.Ru
 }
 
 // stopDaemon stops the watch daemon when this adapter started it for run.
+// In the daemon's own process (Options.DaemonStop) it stops once the
+// event is answered; a session starting, which ended run, keeps it for its
+// own run instead: its hook's process would stop this daemon and start
+// another for it.
 func (h *handler) stopDaemon(ctx context.Context, g *gitguard.Guard, runID record.RunID) {
 	if !daemonMarked(g.StateDir(), runID) {
+		return
+	}
+	if h.o.DaemonStop != nil {
+		if h.ev.Kind == SessionStart && h.ev.RunID != runID {
+			h.o.Log.Info(h.ev.Agent+": the watch daemon goes on for the session starting", "run", h.ev.RunID)
+			h.markDaemon(g, h.ev.RunID)
+			return
+		}
+		h.o.DaemonStop()
+		_ = os.Remove(daemonMarker(g.StateDir()))
 		return
 	}
 	if _, err := g.StopDaemon(ctx); err != nil {

@@ -12,11 +12,16 @@
 // Invariants:
 //   - The daemon records an event exactly as the hook's own process would:
 //     through agent.Handle, opened with Options.Open. Whatever keeps it
-//     from doing so (another work tree, another environment, a session's
-//     start or end, an event with a warning or unreadable) is refused
-//     with ErrRefused and the hook records the event itself; an event
-//     recorded twice that way is recognised as such, as a redelivered one
-//     is. A refusal records nothing.
+//     from doing so (another work tree, another environment, an event
+//     with a warning or unreadable) is refused with ErrRefused and the
+//     hook records the event itself; an event recorded twice that way is
+//     recognised as such, as a redelivered one is. A refusal records
+//     nothing.
+//   - A session's start and end are recorded too. Where the hook's process
+//     would ask the daemon to stop (the run whose hook started it ended),
+//     the daemon stops once it has answered; a session starting that ended
+//     that run keeps it for its own run, where the hook's process would
+//     stop it and start another.
 //   - Events are recorded one at a time, in the order they arrive.
 //   - The daemon merges gitguard's packs only once events pause, and Close
 //     waits for a merge under way: the process never exits halfway through

@@ -112,7 +112,7 @@ func NewDaemon(ctx context.Context, g *gitguard.Guard, o Options) (*Daemon, erro
 		return o.Open(context.WithoutCancel(ctx), workTree)
 	}
 	d := &Daemon{Daemon: g.NewDaemon(reopen)}
-	s := &server{o: o, workTree: workTree}
+	s := &server{o: o, workTree: workTree, stop: d.Stop}
 	d.merges = newIdleMerger(o.MergeIdle, func() { s.mergePacks(ctx) })
 	s.merges = d.merges
 	d.Handle(hookwire.Op, s.answer)
@@ -133,6 +133,9 @@ type server struct {
 	o        Options
 	workTree string
 	merges   *idleMerger
+	// stop stops the daemon once the request in hand is answered (Serve
+	// waits for the requests under way).
+	stop func()
 }
 
 // mergePacks merges the packs the events wrote, once they pause.
@@ -172,26 +175,24 @@ func (s *server) answer(ctx context.Context, payload json.RawMessage) (json.RawM
 	if err != nil {
 		return nil, err
 	}
-	// The daemon runs already: the hook starts none.
-	res, err := agent.Handle(ctx, ev, agent.Options{Open: s.o.OpenHook, Dir: req.Dir, Log: s.o.Log})
+	// The daemon runs already: the hook starts none, and the end of the
+	// run whose hook started it stops it here.
+	res, err := agent.Handle(ctx, ev, agent.Options{Open: s.o.OpenHook, Dir: req.Dir, Log: s.o.Log, DaemonStop: s.stop})
 	ans := s.o.Outcome(a.Name, req.FailClosed, res, err)
 	return json.Marshal(hookwire.Answer{Stderr: ans.Stderr, Exit: ans.Exit})
 }
 
 // takes reads the event of req and returns it when the daemon records it,
-// else why it leaves it to the hook. It records a tool use's start or end
-// in its own work tree; a session's start or end, an event with a warning
-// or one it cannot read has its messages, and a session's end the
-// daemon's own stop, in the hook's process. A small hook client
-// (cmd/gitguard-hook) hands every event over and leaves this check to the
-// daemon.
+// else why it leaves it to the hook. It records every event that records
+// something (agent.Kind.Recorded) in its own work tree: a tool use's
+// start or end, a session's start, end or later event. An event with a
+// warning, or one it cannot read, has its message in the hook's process.
+// A small hook client (cmd/gitguard-hook) hands every event over and
+// leaves this check to the daemon.
 func (s *server) takes(a Agent, req hookwire.Request) (*agent.Event, error) {
 	ev, err := a.Read(bytes.NewReader(req.Event), req.WorkspaceTools)
-	// A later event of a session (agent.SessionEvent) only closes the
-	// calls it left started, in the work tree: the daemon takes it too, so
-	// that a turn costs the hook no process of its own.
-	if err != nil || ev.Warning != "" || (ev.Kind != agent.Pre && ev.Kind != agent.Post && ev.Kind != agent.SessionEvent) {
-		return nil, errors.New("not a tool use's start or end")
+	if err != nil || ev.Warning != "" || !ev.Kind.Recorded() {
+		return nil, errors.New("not an event the daemon records")
 	}
 	dir := req.Dir
 	if dir == "" {

@@ -17,8 +17,9 @@ import (
 
 // TestServerRefuses: what the daemon leaves to the hook is refused before
 // anything is opened or recorded: another environment, an unknown agent,
-// an event that is not a tool use's start or end, one with a warning, no
-// absolute folder, another work tree.
+// an event that records nothing, one with a warning or unreadable, no
+// absolute folder, another work tree. A session's start and end are
+// recorded (in their work tree only).
 func TestServerRefuses(t *testing.T) {
 	t.Parallel()
 	top := t.TempDir() // no repository: no event is for it
@@ -26,6 +27,7 @@ func TestServerRefuses(t *testing.T) {
 		"pre":     {Kind: agent.Pre, Cwd: top},
 		"start":   {Kind: agent.SessionStart, Cwd: top},
 		"end":     {Kind: agent.SessionEnd, Cwd: top},
+		"ignore":  {Kind: agent.Ignore, Cwd: top},
 		"warning": {Kind: agent.Pre, Cwd: top, Warning: "unknown tool"},
 		"rel":     {Kind: agent.Post, Cwd: "sub"},
 	}
@@ -56,10 +58,11 @@ func TestServerRefuses(t *testing.T) {
 	}{
 		{"environment", "fake", "pre", "another", "", "environment differs"},
 		{"agent", "nobody", "pre", "", "", `no agent "nobody"`},
-		{"session start", "fake", "start", "", "", "not a tool use"},
-		{"session end", "fake", "end", "", "", "not a tool use"},
-		{"warning", "fake", "warning", "", "", "not a tool use"},
-		{"unreadable", "fake", "garbage", "", "", "not a tool use"},
+		{"ignored", "fake", "ignore", "", "", "not an event the daemon records"},
+		{"warning", "fake", "warning", "", "", "not an event the daemon records"},
+		{"unreadable", "fake", "garbage", "", "", "not an event the daemon records"},
+		{"session start elsewhere", "fake", "start", "", filepath.Join(top, "elsewhere"), "another work tree"},
+		{"session end elsewhere", "fake", "end", "", filepath.Join(top, "elsewhere"), "another work tree"},
 		{"relative", "fake", "rel", "", "", "no absolute folder"},
 		{"other work tree", "fake", "pre", "", filepath.Join(top, "elsewhere"), "another work tree"},
 	} {

@@ -31,7 +31,8 @@ const markLessWait = time.Second
 // before the next git gc in a loop finds the ref naming a missing object.
 const pollMaintenance = 10 * time.Millisecond
 
-// keepIntact runs once the run's ref moved from tip to next. A git gc
+// keepIntact runs once the run's ref moved from tip to next, the last of
+// chain: the checkpoints written on top of tip, each on the one before. A git gc
 // --prune=now or git repack -ad that walked the refs before the move did
 // not see next's new objects and may delete them, so each object next
 // names that tip did not is checked and, if gone, written back from this
@@ -42,9 +43,10 @@ const pollMaintenance = 10 * time.Millisecond
 // It returns an error wrapping ErrDamaged when an object is gone for good;
 // the ref has moved by then, and readers fall back to the newest intact
 // checkpoint.
-func (s *Store) keepIntact(ctx context.Context, tip, next *Run) error {
+func (s *Store) keepIntact(ctx context.Context, tip *Run, chain ...*Run) error {
+	next := chain[len(chain)-1]
 	seen := s.db.Maintenance()
-	restored, err := s.ensureNamed(tip, next)
+	restored, err := s.ensureChain(tip, chain)
 	switch {
 	case len(seen) > 0:
 		// Look again while the maintenance seen runs, then once after.
@@ -52,16 +54,16 @@ func (s *Store) keepIntact(ctx context.Context, tip, next *Run) error {
 		for time.Now().Before(deadline) && sleep(ctx, pollMaintenance) {
 			// Write back what the maintenance deletes meanwhile; the last
 			// check, below, decides.
-			_, _ = s.ensureNamed(tip, next)
+			_, _ = s.ensureChain(tip, chain)
 			now := s.db.Maintenance()
 			if !slices.ContainsFunc(seen, func(m string) bool { return slices.Contains(now, m) }) {
 				break
 			}
 		}
-		_, err = s.ensureNamed(tip, next)
+		_, err = s.ensureChain(tip, chain)
 	case restored > 0:
 		if sleep(ctx, markLessWait) {
-			_, err = s.ensureNamed(tip, next)
+			_, err = s.ensureChain(tip, chain)
 		}
 	}
 	if err != nil {
@@ -74,11 +76,27 @@ func (s *Store) keepIntact(ctx context.Context, tip, next *Run) error {
 // maintenance deleted since the objects were written is written back now,
 // so that the ref never names a missing commit or tree, on which git gc
 // and git repack die (keepIntact then covers deletions racing the move).
-func (s *Store) checkNamed(tip, next *Run) error {
-	if _, err := s.ensureNamed(tip, next); err != nil {
+func (s *Store) checkNamed(tip *Run, chain ...*Run) error {
+	next := chain[len(chain)-1]
+	if _, err := s.ensureChain(tip, chain); err != nil {
 		return fmt.Errorf("%w: checkpoint %s of run %s, before it was recorded: %w", ErrDamaged, next.Checkpoint.ID, next.ID, err)
 	}
 	return nil
+}
+
+// ensureChain is ensureNamed for each checkpoint of chain on the one
+// before it, the first on tip.
+func (s *Store) ensureChain(tip *Run, chain []*Run) (int, error) {
+	restored := 0
+	for _, next := range chain {
+		n, err := s.ensureNamed(tip, next)
+		restored += n
+		if err != nil {
+			return restored, err
+		}
+		tip = next
+	}
+	return restored, nil
 }
 
 // ensureNamed checks (and writes back) next's commit and the objects its

@@ -14,9 +14,9 @@ import (
 // packs are merged only past a hard bound (odb.ConsolidateIfMany): a merge
 // costs more than the rest of such a command, and the routine merges are
 // left to the commands nobody waits on.
-func (s *Store) commitPacked(ctx context.Context, id record.RunID, want *callFilter, awaited bool, mutate Mutation) (*Run, error) {
+func (s *Store) commitPacked(ctx context.Context, id record.RunID, want *callFilter, awaited bool, start, mutate Mutation) (*Run, error) {
 	s.db.StartPackBatch()
-	r, err := s.commit(ctx, id, want, mutate)
+	r, err := s.commit(ctx, id, want, start, mutate)
 	// The checkpoint's objects went out with write's Sync; this stores what
 	// a failed attempt left collected.
 	if end := s.db.EndPackBatch(); err == nil && end != nil {
@@ -37,5 +37,17 @@ func (s *Store) commitPacked(ctx context.Context, id record.RunID, want *callFil
 // or after each tool use (a call's start and finish): it leaves routine
 // merges of gitguard's packs to other commands (see commitPacked).
 func (s *Store) CommitAwaitedCalls(ctx context.Context, id record.RunID, calls []record.CallID, mutate Mutation) (*Run, error) {
-	return s.commitPacked(ctx, id, selectCalls(calls), true, mutate)
+	return s.commitPacked(ctx, id, selectCalls(calls), true, nil, mutate)
+}
+
+// CommitAwaitedCallsStarting is CommitAwaitedCalls on a run that may not
+// be recorded yet. When it is not, start describes the run's first
+// checkpoint (it is given the empty run) and mutate the next, on top of
+// it: both checkpoints go out in one pack, made durable with one round of
+// flushes, and the run's ref is created once, naming mutate's, whose
+// parent is start's. A crash leaves the run without either or with both.
+// When the run is recorded (another writer started it first), start is
+// not called.
+func (s *Store) CommitAwaitedCallsStarting(ctx context.Context, id record.RunID, calls []record.CallID, start, mutate Mutation) (*Run, error) {
+	return s.commitPacked(ctx, id, selectCalls(calls), true, start, mutate)
 }

@@ -446,17 +446,20 @@ const maxAttempts = 12
 // compare-and-swap. It retries on a lost race and returns ErrBusy when it
 // keeps losing. The returned Run is the new tip.
 func (s *Store) Commit(ctx context.Context, id record.RunID, mutate Mutation) (*Run, error) {
-	return s.commitPacked(ctx, id, nil, false, mutate)
+	return s.commitPacked(ctx, id, nil, false, nil, mutate)
 }
 
 // CommitCalls is Commit for a mutation that looks at the named calls only:
 // the tip it is given holds those of them that exist (see ReadRunCalls),
 // and every other call is carried over unchanged.
 func (s *Store) CommitCalls(ctx context.Context, id record.RunID, calls []record.CallID, mutate Mutation) (*Run, error) {
-	return s.commitPacked(ctx, id, selectCalls(calls), false, mutate)
+	return s.commitPacked(ctx, id, selectCalls(calls), false, nil, mutate)
 }
 
-func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, mutate Mutation) (*Run, error) {
+// commit is Commit; start, when not nil and the run is not recorded yet,
+// describes the run's first checkpoint, which goes out with mutate's (see
+// CommitAwaitedCallsStarting).
+func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, start, mutate Mutation) (*Run, error) {
 	if err := id.Validate(); err != nil {
 		return nil, err
 	}
@@ -466,14 +469,26 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, m
 		if err != nil {
 			return nil, err
 		}
-		cp, err := mutate(tip)
+		// chain is what the ref moves past: the run's first checkpoint,
+		// when start records it here, and mutate's.
+		var chain []*Run
+		on := tip
+		if start != nil && !tip.Exists() {
+			first, err := s.writeStart(tip, want, start)
+			if err != nil {
+				return nil, err
+			}
+			chain, on = append(chain, first), first
+		}
+		cp, err := mutate(on)
 		if err != nil {
 			return nil, err
 		}
-		next, err := s.write(tip, cp)
+		next, err := s.write(on, cp)
 		if err != nil {
 			return nil, err
 		}
+		chain = append(chain, next)
 		// The objects are checked present (see intact.go) while the ref's
 		// lock is taken and flushed, and flushed to disk beside it; the
 		// ref moves once all is done. They were all written before the
@@ -481,7 +496,7 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, m
 		// always was. What the move may have raced is checked while the
 		// move is flushed.
 		checked := make(chan error, 1)
-		go func() { checked <- s.checkNamed(tip, next) }()
+		go func() { checked <- s.checkNamed(tip, chain...) }()
 		fault.Point("ref.update.before")
 		var named, intact error
 		ready := false
@@ -496,7 +511,7 @@ func (s *Store) commit(ctx context.Context, id record.RunID, want *callFilter, m
 			},
 			Moved: func() {
 				fault.Point("ref.update.after")
-				intact = s.keepIntact(ctx, tip, next)
+				intact = s.keepIntact(ctx, tip, chain...)
 			},
 		})
 		if !ready {
@@ -540,6 +555,43 @@ func (s *Store) readTip(ctx context.Context, id record.RunID, want *callFilter) 
 // write stores the objects of the checkpoint cp on top of tip and returns
 // the new state, without moving the ref.
 func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
+	next, err := s.collect(tip, cp)
+	if err != nil {
+		return nil, err
+	}
+	// Stored now, made durable with the ref's lock (see commit).
+	if err := s.db.Flush(); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+// writeStart writes the first checkpoint of the run tip, not recorded yet,
+// that start describes, and returns the run as a mutation of the next
+// checkpoint is given it: as read back with the calls want names. Its
+// objects stay collected in the open batch, to be stored with the next
+// checkpoint's in one pack.
+func (s *Store) writeStart(tip *Run, want *callFilter, start Mutation) (*Run, error) {
+	cp, err := start(tip)
+	if err != nil {
+		return nil, err
+	}
+	first, err := s.collect(tip, cp)
+	if err != nil {
+		return nil, err
+	}
+	first.Calls = map[record.CallID]*Call{}
+	for id, c := range tip.Calls {
+		if want.has(id) {
+			first.Calls[id] = c
+		}
+	}
+	first.partial = want != nil
+	return first, nil
+}
+
+// collect is write without storing the objects the open batch collected.
+func (s *Store) collect(tip *Run, cp *record.Checkpoint) (*Run, error) {
 	cp.Version = record.FormatVersion
 	cp.RunID = tip.ID
 	cp.Prev = tip.Commit
@@ -647,10 +699,6 @@ func (s *Store) write(tip *Run, cp *record.Checkpoint) (*Run, error) {
 		Tree: rootTree, Parents: parents, Author: who, Committer: who, Message: msg,
 	}))
 	if err != nil {
-		return nil, err
-	}
-	// Stored now, made durable with the ref's lock (see commit).
-	if err := s.db.Flush(); err != nil {
 		return nil, err
 	}
 	return &Run{ID: tip.ID, Commit: commit, Checkpoint: cp, Calls: tip.Calls, tree: rootTree,

@@ -1,5 +1,5 @@
-// Command gitguard-hook is the agent hook at its cheapest: it hands a tool
-// use's event to the work tree's watch daemon, which records it, and runs
+// Command gitguard-hook is the agent hook at its cheapest: it hands a
+// session's events to the work tree's watch daemon, which records them, and runs
 // `gitguard hook AGENT` for everything else, with the same messages and
 // exit status (see package hookclient).
 //

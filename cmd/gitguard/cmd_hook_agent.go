@@ -54,13 +54,15 @@ func newHookAgentCommand(e *env, s *agentSpec) *cli.Command {
 			"cost the paths changed rather than a walk of the tree; it stops after\n" +
 			"--watch-idle without a request, and when the run ends. --no-watch (or\n" +
 			"GITGUARD_NO_DAEMON=1) starts none. While a daemon serves the work tree, the hook\n" +
-			"hands every tool use's events to it, which records them in its running process\n" +
-			"(the same records, messages and exit status), and merges the packs they wrote\n" +
-			"when they pause; a hook whose environment differs from the daemon's, or that\n" +
+			"hands the session's events to it (its tool uses, its start and end), which\n" +
+			"records them in its running process (the same records, messages and exit\n" +
+			"status), and merges the packs they wrote when they pause; the daemon stops\n" +
+			"once it has answered the end of the run that started it. A hook whose\n" +
+			"environment differs from the daemon's, or that\n" +
 			"finds none answering, records them itself.\n\n" +
 			"On Linux, 'gitguard-hook " + s.name + "' (installed beside gitguard) does the\n" +
-			"same and starts in half the time: a small program that hands tool uses to the\n" +
-			"daemon and runs this command for everything else.\n\n" +
+			"same and starts in half the time: a small program that hands the session's\n" +
+			"events to the daemon and runs this command for everything else.\n\n" +
 			"An event or tool gitguard does not know is not recorded, with one warning on\n" +
 			"stderr. The hook never blocks the agent because of its own failure: it prints a\n" +
 			"warning on stderr and exits 0. With --fail-closed (or GITGUARD_FAIL_CLOSED=1) it\n" +

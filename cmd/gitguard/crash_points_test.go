@@ -84,6 +84,28 @@ func crashScenarios() []crashScenario {
 			done:  already,
 		},
 		{
+			// The call starts a run not recorded yet: the run's first
+			// checkpoint and the call's go out in one ref update.
+			name:  "call-start-new-run-paths",
+			setup: func(t *testing.T, r *gittest.Repo) { mustRun(t, r.Dir, "finish") },
+			args:  []string{"call", "start", "c1", "--run", "fresh", "--tool", "edit", "--", "a.txt", "sub/new.txt", "gone.txt"},
+			rest: func(t *testing.T, r *gittest.Repo) {
+				agentEdits(t, r)
+				mustRun(t, r.Dir, "call", "finish", "c1", "--run", "fresh")
+			},
+			done: already,
+		},
+		{
+			name:  "call-start-new-run-whole",
+			setup: func(t *testing.T, r *gittest.Repo) { mustRun(t, r.Dir, "finish") },
+			args:  []string{"call", "start", "c1", "--run", "fresh", "--tool", "bash"},
+			rest: func(t *testing.T, r *gittest.Repo) {
+				agentEdits(t, r)
+				mustRun(t, r.Dir, "call", "finish", "c1", "--run", "fresh")
+			},
+			done: already,
+		},
+		{
 			name: "call-finish-paths",
 			setup: func(t *testing.T, r *gittest.Repo) {
 				mustRun(t, r.Dir, "call", "start", "c1", "--tool", "edit", "--", "a.txt", "sub/new.txt", "gone.txt")

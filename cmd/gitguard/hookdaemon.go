@@ -32,9 +32,8 @@ func handOffHook(ctx context.Context, e *env, s *agentSpec, o hookAgentOptions, 
 		return false, nil // what this process was asked to do differently, it does itself
 	}
 	ev, rerr := s.read(bytes.NewReader(data), o.workspaceTools)
-	if rerr != nil || ev.Warning != "" || (ev.Kind != agent.Pre && ev.Kind != agent.Post && ev.Kind != agent.SessionEvent) {
-		// Nothing to record, or a session's start or end: here, where
-		// its messages and the daemon's own stop belong.
+	if rerr != nil || ev.Warning != "" || !ev.Kind.Recorded() {
+		// Nothing to record, or a message to print: here.
 		return false, nil
 	}
 	req := hookserve.Request{Agent: s.name, Event: data, FailClosed: o.failClosed, WorkspaceTools: o.workspaceTools}

@@ -1,8 +1,9 @@
 // Package hookclient is the agent hook at its cheapest (cmd/gitguard-hook):
-// it hands a tool use's event to the work tree's watch daemon, which
-// records it, and runs `gitguard hook AGENT` with the same arguments and
-// event for everything else (no daemon runs yet, a session starts or ends,
-// another environment, a switch only gitguard knows). Either way the agent
+// it hands a session's events (a tool use's, the session's start and end)
+// to the work tree's watch daemon, which records them, and runs `gitguard
+// hook AGENT` with the same arguments and event for everything else (no
+// daemon runs yet, another environment, an event the daemon leaves to the
+// hook, a switch only gitguard knows). Either way the agent
 // sees the same messages and exit status as from `gitguard hook AGENT`.
 //
 // It exists because starting a program costs in proportion to its size:

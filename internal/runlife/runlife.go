@@ -198,44 +198,87 @@ func (r *Runs) Finish(ctx context.Context, id record.RunID, apply Apply) (*patch
 // active run. A run named but not yet recorded is started with a first
 // snapshot (and made active when no other run is).
 func (r *Runs) Ensure(ctx context.Context, id record.RunID, apply Apply) (record.RunID, error) {
+	r.DB.StartPackBatch() // one pack for the snapshot and the checkpoint
+	defer r.DB.EndPackBatch()
+	id, first, err := r.Plan(ctx, id, apply)
+	if err != nil || first == nil {
+		return id, err
+	}
+	if _, err := r.Store.CommitCalls(ctx, id, nil, first.Mutate); err != nil {
+		return "", err
+	}
+	return id, first.Activate(r.Store, id)
+}
+
+// First is the first checkpoint of a run not recorded yet, its snapshot
+// taken, to be committed: alone (Ensure), or in the same pack and ref
+// update as the start of the run's first call.
+type First struct {
+	Mutate   patchstore.Mutation
+	activate bool // the run becomes the work tree's active run
+}
+
+// Activate makes run id, now recorded, the work tree's active run when f
+// (which may be nil) says so: when no other run was active.
+func (f *First) Activate(store *patchstore.Store, id record.RunID) error {
+	if f == nil || !f.activate {
+		return nil
+	}
+	return store.SetActiveRun(id)
+}
+
+// Plan picks the run to record into as Ensure does: id, or the active
+// run, or a new run. For a run not recorded yet it takes the snapshot of
+// the run's first checkpoint (into the caller's pack batch) and returns
+// that checkpoint, as Start would record it when the run is to be the
+// active one, and without taking over the active run otherwise. For a run
+// that exists it returns nil, the run keeping its settings.
+func (r *Runs) Plan(ctx context.Context, id record.RunID, apply Apply) (record.RunID, *First, error) {
 	id, err := r.resolve(id)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if id != "" {
 		if run, err := r.Store.ReadRunCalls(ctx, id); !errors.Is(err, patchstore.ErrUnknownRun) {
 			if err == nil {
 				err = r.Settings.UseRun(ctx, run.Checkpoint) // the run keeps its settings
 			}
-			return id, err
-		}
-		active, err := r.Store.ActiveRun()
-		if err != nil {
-			return "", err
-		}
-		if active != "" && active != id {
-			// Start it without taking over the active run.
-			settings, err := r.Settings.NewRun(ctx)
-			if err != nil {
-				return "", err
-			}
-			r.DB.StartPackBatch() // one pack for the snapshot and the checkpoint
-			defer r.DB.EndPackBatch()
-			snap, err := r.Settings.Workspace().Snapshot(ctx)
-			if err != nil {
-				return "", err
-			}
-			_, err = r.commit(ctx, id, snap, record.KindRunStart, apply, func(cp *record.Checkpoint, _ *patchstore.Run) {
-				cp.Settings = settings
-			})
-			return id, err
+			return id, nil, err
 		}
 	}
-	run, err := r.Start(ctx, id, apply)
+	active, err := r.Store.ActiveRun()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return run.ID, nil
+	if id == "" {
+		id = record.NewRunID(time.Now())
+	}
+	// A new run records the settings it starts with.
+	settings, err := r.Settings.NewRun(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	first := &First{activate: active == "" || active == id}
+	ws := r.Settings.Workspace()
+	snapshot := ws.Snapshot
+	if first.activate {
+		// A new active run's first checkpoint counts its changes against
+		// HEAD, as Start's.
+		snapshot = ws.SnapshotForHead
+	}
+	snap, err := snapshot(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	first.Mutate = func(tip *patchstore.Run) (*record.Checkpoint, error) {
+		cp := filepatch.Checkpoint(snap, record.KindRunStart)
+		if !tip.Exists() {
+			cp.Settings = settings
+		}
+		apply(cp, tip)
+		return cp, nil
+	}
+	return id, first, nil
 }
 
 // Inherit carries onto cp, about to be committed on tip, the runtime
