@@ -10,22 +10,6 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-// CallPatch is one path of one call, as it stands now.
-type CallPatch struct {
-	Path string
-	// State is the call's own patch against the file now: applied,
-	// reapplyable or conflicted.
-	State    record.Class
-	Current  record.State
-	Before   record.State
-	After    record.State
-	Text     []byte // git-style patch of the call's change
-	Binary   bool
-	Oversize bool
-	Added    int // lines the patch adds
-	Removed  int // lines the patch removes
-}
-
 // InspectOptions tune InspectCall.
 type InspectOptions struct {
 	// Plan also computes what undoing this call alone would do: the items
@@ -37,7 +21,7 @@ type InspectOptions struct {
 // CallInspection describes one call for an interactive view.
 type CallInspection struct {
 	Call    *record.Call
-	Patches []CallPatch // sorted by path
+	Patches []record.CallPatch // sorted by path
 	Plan    []UndoItem  // with InspectOptions.Plan
 	Added   int         // over all paths
 	Removed int         // over all paths
@@ -56,8 +40,8 @@ func (g *Guard) InspectCall(ctx context.Context, c *record.Call, o InspectOption
 	if err != nil {
 		return nil, err
 	}
+	in.Patches = patches
 	for _, cp := range patches {
-		in.Patches = append(in.Patches, CallPatch(cp))
 		in.Added += cp.Added
 		in.Removed += cp.Removed
 	}

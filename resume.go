@@ -45,7 +45,7 @@ type Resume struct {
 	Checkpoint record.Entry
 	LastStep   string
 	Calls      []ResumeCall
-	Paths      []PathStatus
+	Paths      []record.PathStatus
 	Unrecorded []record.Change
 	// Since is the newest checkpoint that looked at the whole work tree:
 	// Unrecorded holds what changed after it outside any call.

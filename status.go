@@ -11,52 +11,6 @@ import (
 	"github.com/gitguard/gitguard/record"
 )
 
-// PathStatus is the state of one path the run touched, against the newest
-// patch for it.
-type PathStatus struct {
-	Path     string
-	State    record.Class
-	Call     record.CallID
-	Tool     string
-	Before   record.State
-	After    record.State
-	Current  record.State
-	IsDir    bool // a folder stands where the file should be
-	Oversize bool
-	// Reason says why the path is Unrecoverable, or cannot be looked at
-	// on this system.
-	Reason string
-	// UndoneBy is the undo that took Call's change out (State is then
-	// reapplyable, or merged when that undo kept someone else's edits).
-	UndoneBy record.CallID
-	// LastUndo is the newest undo that touched the path, when newer than
-	// Call: with UndoneBy empty, the undo that left it conflicted.
-	LastUndo record.CallID
-	// SharedWith names the calls of other runs that ran at the same time
-	// as Call and may equally have made its change: undo leaves the path
-	// alone unless forced.
-	SharedWith []record.CallRef
-	// Uncertain is set when Call is uncertain: its process died and the
-	// change was attributed to it from what changed while it may have run.
-	Uncertain bool
-	// Guess says why giving the change to Call is only a guess (see
-	// record.FilePatch.Guess); State is then Guessed when the change, or
-	// an edit of it, is in place. Undo leaves the path unless forced.
-	Guess string
-	// Undo is what undoing Call does to the path: ActionRestore,
-	// ActionDelete, ActionMerge (someone edited it since; the merge keeps
-	// their hunks), ActionConflict (their edits overlap the agent's: left
-	// as it is) or ActionSkip (nothing to do, or left alone).
-	Undo record.Action
-}
-
-// SkippedPath is a path a call could not record.
-type SkippedPath struct {
-	Call   record.CallID
-	Path   string
-	Reason string
-}
-
 // StatusOptions narrow Status.
 type StatusOptions struct {
 	Call record.CallID // only paths this call touched, against its own patch
@@ -69,7 +23,7 @@ type StatusOptions struct {
 type StatusReport struct {
 	Run        record.RunID
 	Checkpoint record.Entry
-	Paths      []PathStatus
+	Paths      []record.PathStatus
 	Unrecorded []record.Change
 	// Others are the changes the run's shell calls saw made meanwhile by
 	// calls of other runs (OwnedBy names each): not this run's to undo.
@@ -83,7 +37,7 @@ type StatusReport struct {
 	// paths in conflict; nil when there is none.
 	Git *GitOperation
 	// Skipped are the paths the calls could not record (see SkippedPath).
-	Skipped []SkippedPath
+	Skipped []record.SkippedPath
 	// ViewChanges are the calls that changed what gitguard sees (ignore
 	// rules, attributes, filters, index bits): the run's snapshots keep
 	// the view it started with.
@@ -139,17 +93,12 @@ func (g *Guard) status(ctx context.Context, run *patchstore.Run, o StatusOptions
 	if o.Call == "" {
 		agent, undos = undoplan.SplitUndos(calls)
 	}
-	paths, err := (&pathstatus.Classifier{DB: g.db, WS: g.ws}).Paths(ctx, run, agent, undos)
-	if err != nil {
+	var err error
+	if rep.Paths, err = (&pathstatus.Classifier{DB: g.db, WS: g.ws}).Paths(ctx, run, agent, undos); err != nil {
 		return nil, err
 	}
-	for _, p := range paths {
-		rep.Paths = append(rep.Paths, PathStatus(p))
-	}
-	rep.MaxFileSize, rep.Skipped = g.ws.MaxFileSize(), []SkippedPath{}
-	for _, sk := range pathstatus.Skipped(agent) {
-		rep.Skipped = append(rep.Skipped, SkippedPath(sk))
-	}
+	rep.MaxFileSize = g.ws.MaxFileSize()
+	rep.Skipped = append([]record.SkippedPath{}, pathstatus.Skipped(agent)...) // [] in JSON, not null
 	rep.ViewChanges = viewChangesOf(agent)
 	for _, c := range agent {
 		rep.Others = append(rep.Others, c.Others...)

@@ -137,7 +137,7 @@ func NewStatusDoc(rep *gitguard.StatusReport) StatusDoc {
 
 // newPathStatus is the document of p; with showFolder a folder standing
 // where the file should be is "folder" rather than its recorded state.
-func newPathStatus(p gitguard.PathStatus, showFolder bool) PathStatus {
+func newPathStatus(p record.PathStatus, showFolder bool) PathStatus {
 	cur := StateString(p.Current)
 	if showFolder && p.IsDir {
 		cur = "folder"

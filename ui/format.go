@@ -62,7 +62,7 @@ func callTime(c *record.Call) string {
 // merges (or, with no plan yet, may); "changed later" where a later call
 // of the run changed it (later names it), which is no conflict of anyone's;
 // "unrecoverable" where the before content was never stored.
-func pathState(p gitguard.CallPatch, plan *gitguard.UndoItem, later record.CallID) string {
+func pathState(p record.CallPatch, plan *gitguard.UndoItem, later record.CallID) string {
 	if plan != nil && plan.Action == gitguard.ActionUnrecoverable {
 		return "unrecoverable"
 	}

@@ -339,7 +339,7 @@ func (m *Model) detailLines() []string {
 const maxDiffLines = 3000
 
 // diffLines colour a patch as git diff does.
-func (m *Model) diffLines(callID record.CallID, p gitguard.CallPatch) []string {
+func (m *Model) diffLines(callID record.CallID, p record.CallPatch) []string {
 	text := strings.TrimSuffix(string(p.Text), "\n")
 	lines := strings.Split(text, "\n")
 	var more int

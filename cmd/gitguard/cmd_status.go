@@ -156,7 +156,7 @@ func runStatus(ctx context.Context, e *env, opts statusOptions) error {
 // statusWord is a path's state as the text says it: "conflicted" only
 // where undo would leave a conflict; a path someone edited since, whose
 // edits undo merges around the agent's, says so plainly.
-func statusWord(p gitguard.PathStatus) string {
+func statusWord(p record.PathStatus) string {
 	if p.State == gitguard.Conflicted && p.Undo == gitguard.ActionMerge {
 		return "edited since (undo merges)"
 	}

@@ -24,46 +24,6 @@ import (
 	"github.com/gitguard/gitguard/workspace"
 )
 
-// Path is the state of one path the run touched, against the newest
-// patch for it (the root package's PathStatus).
-type Path struct {
-	Path     string
-	State    record.Class
-	Call     record.CallID
-	Tool     string
-	Before   record.State
-	After    record.State
-	Current  record.State
-	IsDir    bool // a folder stands where the file should be
-	Oversize bool
-	// Reason says why the path is Unrecoverable, or cannot be looked at
-	// on this system.
-	Reason string
-	// UndoneBy is the undo that took Call's change out (State is then
-	// reapplyable, or merged when that undo kept someone else's edits).
-	UndoneBy record.CallID
-	// LastUndo is the newest undo that touched the path, when newer than
-	// Call: with UndoneBy empty, the undo that left it conflicted.
-	LastUndo record.CallID
-	// SharedWith names the calls of other runs that ran at the same time
-	// as Call and may equally have made its change: undo leaves the path
-	// alone unless forced.
-	SharedWith []record.CallRef
-	// Uncertain is set when Call is uncertain: its process died and the
-	// change was attributed to it from what changed while it may have run.
-	Uncertain bool
-	// Guess says why giving the change to Call is only a guess (see
-	// record.FilePatch.Guess); State is then Guessed when the change, or
-	// an edit of it, is in place. Undo leaves the path unless forced.
-	Guess string
-	// Undo is what undoing Call does to the path: ActionRestore,
-	// ActionDelete, ActionMerge (someone edited it since; the merge keeps
-	// their hunks), ActionConflict (their edits overlap the agent's: left
-	// as it is) or ActionSkip (nothing to do, or left alone: see State and
-	// Reason).
-	Undo record.Action
-}
-
 // Classifier classifies paths of one work tree.
 type Classifier struct {
 	DB *odb.DB
@@ -73,8 +33,8 @@ type Classifier struct {
 // Paths classifies every path the agent calls patched, by path, against
 // the newest patch; undos are the undo and redo calls, which tell which
 // undo last touched each path.
-func (cl *Classifier) Paths(ctx context.Context, run *patchstore.Run, agent, undos []*patchstore.Call) ([]Path, error) {
-	var out []Path
+func (cl *Classifier) Paths(ctx context.Context, run *patchstore.Run, agent, undos []*patchstore.Call) ([]record.PathStatus, error) {
+	var out []record.PathStatus
 	newest, undoPatch := newestPatches(agent), newestPatches(undos)
 	// The undo that last planned each path, whether or not it wrote it.
 	lastUndo := map[string]*patchstore.Call{}
@@ -103,7 +63,7 @@ func (cl *Classifier) Paths(ctx context.Context, run *patchstore.Run, agent, und
 			now.State = record.State{}
 		}
 		c := run.Calls[fp.ToolCallID]
-		ps := Path{
+		ps := record.PathStatus{
 			Path: p, Call: fp.ToolCallID, Tool: c.Ledger.ToolName,
 			Before: fp.Before(), After: fp.After(), Current: now.State, IsDir: now.IsDir,
 			Oversize: fp.Oversize, State: now.Class(fp.Before(), fp.After()), UndoneBy: c.Ledger.UndoneBy,
@@ -131,7 +91,7 @@ func (cl *Classifier) Paths(ctx context.Context, run *patchstore.Run, agent, und
 // undoAction is what undoing the path's call does to it. Only a
 // conflicted path is planned (a three-way merge through git merge-file,
 // writing nothing but scratch files): the other classes say it.
-func (cl *Classifier) undoAction(ctx context.Context, ps *Path, fp *record.FilePatch) (record.Action, error) {
+func (cl *Classifier) undoAction(ctx context.Context, ps *record.PathStatus, fp *record.FilePatch) (record.Action, error) {
 	switch {
 	case len(ps.SharedWith) > 0:
 		return record.ActionSkip, nil // left alone unless forced
@@ -182,7 +142,7 @@ func newestPatches(calls []*patchstore.Call) map[string]*record.FilePatch {
 // (content over the size limit, recorded by hash only: see
 // conflict.OversizeLoss) into an Unrecoverable one with the reason, so that
 // status says what undo will say instead of calling it applied.
-func (cl *Classifier) markUnrecoverable(ps *Path, fp *record.FilePatch) {
+func (cl *Classifier) markUnrecoverable(ps *record.PathStatus, fp *record.FilePatch) {
 	if ps.State != conflict.Applied {
 		return
 	}
@@ -194,7 +154,7 @@ func (cl *Classifier) markUnrecoverable(ps *Path, fp *record.FilePatch) {
 // markGuessed turns a path whose change was only guessed to be a killed
 // call's into a Guessed one with the reason, while that change (or an edit
 // of it) is in place: status then says what undo will do, leave it.
-func markGuessed(ps *Path, fp *record.FilePatch) {
+func markGuessed(ps *record.PathStatus, fp *record.FilePatch) {
 	if fp.Guess == "" || ps.UndoneBy != "" {
 		return
 	}
@@ -208,45 +168,28 @@ func markGuessed(ps *Path, fp *record.FilePatch) {
 // (on Windows: a backslash, a ':' or a device name in it), which is left
 // unread: looking it up would read another file. ok is false for every
 // path this system can hold.
-func unreadableHere(run *patchstore.Run, fp *record.FilePatch) (ps Path, ok bool) {
+func unreadableHere(run *patchstore.Run, fp *record.FilePatch) (ps record.PathStatus, ok bool) {
 	err := ospath.Host().CheckName(fp.Path)
 	if err == nil {
-		return Path{}, false
+		return record.PathStatus{}, false
 	}
 	c := run.Calls[fp.ToolCallID]
-	return Path{Path: fp.Path, Call: fp.ToolCallID, Tool: c.Ledger.ToolName, Before: fp.Before(), After: fp.After(),
+	return record.PathStatus{Path: fp.Path, Call: fp.ToolCallID, Tool: c.Ledger.ToolName, Before: fp.Before(), After: fp.After(),
 		Oversize: fp.Oversize, State: conflict.Conflicted, UndoneBy: c.Ledger.UndoneBy,
 		Reason: fmt.Sprintf("cannot be looked at on this system: %v", err)}, true
-}
-
-// CallPatch is one path of one call, as it stands now (the root package's
-// CallPatch).
-type CallPatch struct {
-	Path string
-	// State is the call's own patch against the file now: applied,
-	// reapplyable or conflicted.
-	State    record.Class
-	Current  record.State
-	Before   record.State
-	After    record.State
-	Text     []byte // git-style patch of the call's change
-	Binary   bool
-	Oversize bool
-	Added    int // lines the patch adds
-	Removed  int // lines the patch removes
 }
 
 // Call describes each path of call c against the call's own patch, with
 // the patch text and its line counts, and returns the paths sorted. It
 // reads only c's patch blobs and the files c touched. It returns
 // record.ErrCorrupt when a patch blob is missing.
-func (cl *Classifier) Call(c *record.Call) ([]CallPatch, []string, error) {
+func (cl *Classifier) Call(c *record.Call) ([]record.CallPatch, []string, error) {
 	byPath, paths := undoplan.PatchesByPath([]*record.Call{c}, nil)
-	var out []CallPatch
+	var out []record.CallPatch
 	for _, p := range paths {
 		fps := byPath[p]
 		fp := fps[len(fps)-1]
-		cp := CallPatch{Path: p, Before: fp.Before(), After: fp.After(), Binary: fp.Binary, Oversize: fp.Oversize}
+		cp := record.CallPatch{Path: p, Before: fp.Before(), After: fp.After(), Binary: fp.Binary, Oversize: fp.Oversize}
 		cur, err := cl.capture(p, func(link string) bool { return byPath[link] != nil })
 		if err != nil {
 			return nil, nil, fmt.Errorf("inspect %s: %w", p, err)
@@ -271,24 +214,16 @@ func (cl *Classifier) Call(c *record.Call) ([]CallPatch, []string, error) {
 	return out, paths, nil
 }
 
-// SkippedPath is a path a call could not record (the root package's
-// SkippedPath).
-type SkippedPath struct {
-	Call   record.CallID
-	Path   string
-	Reason string
-}
-
 // Skipped lists, once per path and newest call last, the paths the
 // calls could not record.
-func Skipped(calls []*patchstore.Call) []SkippedPath {
-	byPath := map[string]SkippedPath{}
+func Skipped(calls []*patchstore.Call) []record.SkippedPath {
+	byPath := map[string]record.SkippedPath{}
 	for _, c := range calls {
 		for _, sk := range c.Ledger.Skipped {
-			byPath[sk.Path] = SkippedPath{Call: c.Ledger.CallID, Path: sk.Path, Reason: sk.Reason}
+			byPath[sk.Path] = record.SkippedPath{Call: c.Ledger.CallID, Path: sk.Path, Reason: sk.Reason}
 		}
 	}
-	out := make([]SkippedPath, 0, len(byPath))
+	out := make([]record.SkippedPath, 0, len(byPath))
 	for _, s := range byPath {
 		out = append(out, s)
 	}
