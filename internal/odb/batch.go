@@ -289,9 +289,9 @@ func packEntryHeader(t Type, size int) []byte {
 }
 
 // writeIndex writes a version 2 pack index to w: fan-out, sorted ids,
-// CRCs, 31-bit offsets (no pack written here needs the 64-bit table), the
-// pack's checksum and the index's own. It streams: the index of a merge of
-// the run's large packs is megabytes, which a buffer of it would hold (and
+// CRCs, 31-bit offsets and the 64-bit ones from 2 GiB on, the pack's
+// checksum and the index's own. It streams: the index of a merge of the
+// run's large packs is megabytes, which a buffer of it would hold (and
 // double as it grew) beside everything else the merge holds.
 func writeIndex(w io.Writer, ids []git.Hash, crcs []uint32, offsets []uint64, pack git.Hash) error {
 	sum := sha1.New()
@@ -317,8 +317,21 @@ func writeIndex(w io.Writer, ids []git.Hash, crcs []uint32, offsets []uint64, pa
 	for _, c := range crcs {
 		u32(c)
 	}
+	// An offset from 2 GiB on (a merge of large packs) is an index into
+	// the table of 64-bit offsets that follows, as git writes it.
+	var large []uint64
 	for _, off := range offsets {
-		u32(uint32(off)) // below 2 GiB: see maxBatchBytes
+		if off < 1<<31 {
+			u32(uint32(off))
+			continue
+		}
+		u32(1<<31 | uint32(len(large)))
+		large = append(large, off)
+	}
+	var b8 [8]byte
+	for _, off := range large {
+		binary.BigEndian.PutUint64(b8[:], off)
+		cw.Write(b8[:])
 	}
 	cw.Write(pack[:])
 	if cw.err != nil {
