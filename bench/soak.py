@@ -36,6 +36,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 
@@ -73,6 +74,10 @@ def main():
     ap.add_argument("--window", type=int, default=200)
     ap.add_argument("--heap", default="")
     ap.add_argument("--settle", type=float, default=5.0)
+    ap.add_argument("--peaks", type=float, default=0,
+                    help="with --heap: a heap profile whenever RSS rose this many MiB above the last one taken")
+    ap.add_argument("--daemon-env", action="append", default=[],
+                    help="K=V for the daemon alone (GODEBUG=gctrace=1: its log, .git/gitguard/watch/daemon.log)")
     ap.add_argument("gitguard")
     ap.add_argument("repo")
     args = ap.parse_args()
@@ -90,22 +95,50 @@ def main():
         os.makedirs(args.heap, exist_ok=True)
         # The hooks share the daemon's environment, or it would not take their events.
         os.environ["GITGUARD_HEAPPROFILE"] = os.path.join(args.heap, "daemon.pprof")
-    subprocess.run([gitguard, "watch", "--detach", "--idle", "1h"], check=True, capture_output=True)
+    denv = dict(os.environ)
+    denv.update(kv.split("=", 1) for kv in args.daemon_env)
+    subprocess.run([gitguard, "watch", "--detach", "--idle", "1h"], check=True, capture_output=True, env=denv)
     pid = daemon_pid(gitguard)
+    lock = threading.Lock()
 
     def heap(name):
         if not args.heap:
-            return
-        prof = os.environ["GITGUARD_HEAPPROFILE"]
-        if os.path.exists(prof):
-            os.remove(prof)
-        os.kill(pid, signal.SIGUSR1)
-        for _ in range(300):
+            return True
+        with lock:
+            prof = os.environ["GITGUARD_HEAPPROFILE"]
             if os.path.exists(prof):
-                os.rename(prof, os.path.join(args.heap, name))
+                os.remove(prof)
+            os.kill(pid, signal.SIGUSR1)
+            for _ in range(300):
+                if os.path.exists(prof):
+                    os.rename(prof, os.path.join(args.heap, name))
+                    return True
+                time.sleep(0.05)
+            return False
+
+    done = threading.Event()
+    peaks = []
+
+    def watch_peaks():
+        # The peaks come and go between the points: poll the resident set and
+        # take a profile while it is high (after a collection, so what is live).
+        last = proc_status(pid)["VmRSS"]
+        while not done.wait(0.01):
+            try:
+                rss = proc_status(pid)["VmRSS"]
+            except (FileNotFoundError, ProcessLookupError):
                 return
-            time.sleep(0.05)
-        sys.exit("the daemon wrote no heap profile")
+            if rss > last + args.peaks:
+                n = len(pre)
+                if heap(f"peak-{n}-{rss:.0f}MiB.pprof"):
+                    peaks.append((n, rss))
+                last = rss
+            elif rss < last - args.peaks:
+                last = rss
+
+    pre, post = [], []
+    if args.heap and args.peaks:
+        threading.Thread(target=watch_peaks, daemon=True).start()
 
     st = proc_status(pid)
     print(f"daemon {pid}, before any event: RSS {st['VmRSS']:.1f} MiB")
@@ -113,7 +146,6 @@ def main():
     print("| tool uses | RSS MiB | anon | file | peak RSS MiB | median ms per event (last %d tool uses) | Pre ms | Post ms |"
           % args.window)
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    pre, post = [], []
     session = None
     touched = set()
     try:
@@ -148,14 +180,18 @@ def main():
                 print(f"| {n} | {st['VmRSS']:.1f} | {st['RssAnon']:.1f} | {st['RssFile']:.1f} | {st['VmHWM']:.1f} | "
                       f"{statistics.median(both):.1f} | "
                       f"{statistics.median(pre[-w:]):.1f} | {statistics.median(post[-w:]):.1f} |", flush=True)
-                heap(f"heap-{n}.pprof")
+                if not heap(f"heap-{n}.pprof"):
+                    sys.exit("the daemon wrote no heap profile")
         end_session(b, session, repo)
         time.sleep(args.settle)
         st = proc_status(pid)
         print(f"| sessions ended, {args.settle:.0f} s later | {st['VmRSS']:.1f} | {st['RssAnon']:.1f} | "
               f"{st['RssFile']:.1f} | {st['VmHWM']:.1f} | | | |")
         heap("heap-end.pprof")
+        for n, rss in peaks:
+            print(f"peak profile at {n} tool uses: RSS {rss:.1f} MiB")
     finally:
+        done.set()
         subprocess.run(["git", "checkout", "-q", "--"] + sorted(touched))
         subprocess.run([gitguard, "watch", "stop"], capture_output=True)
 

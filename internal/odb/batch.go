@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/klauspost/compress/zlib"
 
@@ -208,7 +209,12 @@ func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h
 	defer pack.Close()
 
 	sum := sha1.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(pack, sum), 64<<10)
+	bw := packBuffers.Get().(*bufio.Writer)
+	defer func() {
+		bw.Reset(nil) // holds no file while pooled
+		packBuffers.Put(bw)
+	}()
+	bw.Reset(io.MultiWriter(pack, sum))
 	pw := &countingWriter{w: bw}
 	var hdr [12]byte
 	copy(hdr[:], "PACK")
@@ -217,10 +223,12 @@ func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h
 	pw.Write(hdr[:])
 	offsets := make([]uint64, len(ids))
 	crcs := make([]uint32, len(ids))
+	crc := crc32.NewIEEE()
+	ew := io.MultiWriter(pw, crc)
 	for i, h := range ids {
 		offsets[i] = uint64(pw.n)
-		crc := crc32.NewIEEE()
-		if err := entry(io.MultiWriter(pw, crc), h); err != nil {
+		crc.Reset()
+		if err := entry(ew, h); err != nil {
 			return "", fmt.Errorf("write pack: %w", err)
 		}
 		crcs[i] = crc.Sum32()
@@ -240,7 +248,8 @@ func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h
 	}
 	defer os.Remove(idx.Name())
 	defer idx.Close()
-	if _, err := idx.Write(encodeIndex(ids, crcs, offsets, checksum)); err != nil {
+	bw.Reset(idx)
+	if err := errors.Join(writeIndex(bw, ids, crcs, offsets, checksum), bw.Flush()); err != nil {
 		return "", fmt.Errorf("write pack index: %w", err)
 	}
 
@@ -279,35 +288,62 @@ func packEntryHeader(t Type, size int) []byte {
 	return b
 }
 
-// encodeIndex builds a version 2 pack index: fan-out, sorted ids, CRCs,
-// 31-bit offsets (no pack written here needs the 64-bit table), the pack's
-// checksum and the index's own.
-func encodeIndex(ids []git.Hash, crcs []uint32, offsets []uint64, pack git.Hash) []byte {
-	var b bytes.Buffer
-	b.Write(idxMagic)
+// writeIndex writes a version 2 pack index to w: fan-out, sorted ids,
+// CRCs, 31-bit offsets and the 64-bit ones from 2 GiB on, the pack's
+// checksum and the index's own. It streams: the index of a merge of the
+// run's large packs is megabytes, which a buffer of it would hold (and
+// double as it grew) beside everything else the merge holds.
+func writeIndex(w io.Writer, ids []git.Hash, crcs []uint32, offsets []uint64, pack git.Hash) error {
+	sum := sha1.New()
+	cw := &countingWriter{w: io.MultiWriter(w, sum)}
+	cw.Write(idxMagic)
 	var fanout [256]uint32
 	for _, h := range ids {
 		fanout[h[0]]++
 	}
+	var b [4]byte
+	u32 := func(v uint32) {
+		binary.BigEndian.PutUint32(b[:], v)
+		cw.Write(b[:])
+	}
 	var total uint32
 	for i := range fanout {
 		total += fanout[i]
-		binary.Write(&b, binary.BigEndian, total)
+		u32(total)
 	}
 	for _, h := range ids {
-		b.Write(h[:])
+		cw.Write(h[:])
 	}
 	for _, c := range crcs {
-		binary.Write(&b, binary.BigEndian, c)
+		u32(c)
 	}
+	// An offset from 2 GiB on (a merge of large packs) is an index into
+	// the table of 64-bit offsets that follows, as git writes it.
+	var large []uint64
 	for _, off := range offsets {
-		binary.Write(&b, binary.BigEndian, uint32(off)) // below 2 GiB: see maxBatchBytes
+		if off < 1<<31 {
+			u32(uint32(off))
+			continue
+		}
+		u32(1<<31 | uint32(len(large)))
+		large = append(large, off)
 	}
-	b.Write(pack[:])
-	sum := sha1.Sum(b.Bytes())
-	b.Write(sum[:])
-	return b.Bytes()
+	var b8 [8]byte
+	for _, off := range large {
+		binary.BigEndian.PutUint64(b8[:], off)
+		cw.Write(b8[:])
+	}
+	cw.Write(pack[:])
+	if cw.err != nil {
+		return cw.err
+	}
+	_, err := w.Write(sum.Sum(nil))
+	return err
 }
+
+// packBuffers are the write buffers of writePackWith, reused: the daemon
+// writes a pack per hook event.
+var packBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
 
 // countingWriter counts the bytes written and keeps the first error.
 type countingWriter struct {

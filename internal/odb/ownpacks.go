@@ -237,24 +237,24 @@ func geometricSplit(packs []ownPack) int {
 // (none when it accepts none), makes it durable, then deletes packs and
 // updates the list.
 func (db *DB) rewriteOwn(packs []ownPack, keep func(git.Hash) bool) error {
+	// Sorted and compacted rather than deduplicated through a map: a merge
+	// of the run's large packs lists a hundred thousand objects or more,
+	// and a set of them would take several times the memory of the list.
 	var ids []git.Hash
-	seen := map[git.Hash]bool{}
 	for _, p := range packs {
 		idx, err := mapIndex(filepath.Join(db.objDir, "pack", p.name+".idx"))
 		if err != nil {
 			return err
 		}
+		ids = slices.Grow(ids, idx.count)
 		for i := 0; i < idx.count; i++ {
-			var h git.Hash
-			copy(h[:], idx.names[i*20:])
-			if !seen[h] && keep(h) {
-				seen[h] = true
-				ids = append(ids, h)
-			}
+			ids = append(ids, git.Hash(idx.names[i*20:i*20+20]))
 		}
 		idx.unmap()
 	}
 	slices.SortFunc(ids, func(a, b git.Hash) int { return bytes.Compare(a[:], b[:]) })
+	ids = slices.Compact(ids)
+	ids = slices.DeleteFunc(ids, func(h git.Hash) bool { return !keep(h) })
 	newName := ""
 	if len(ids) > 0 {
 		base, err := db.copyOwnPacks(packs, ids)

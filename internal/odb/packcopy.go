@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -18,11 +19,23 @@ import (
 // deflate of every object (most of an agent hook's CPU, on average, when
 // its checkpoint's pack set off a merge).
 
+// A merge reads each pack it copies from start to end, since every one of
+// them is written in object id order and the merged pack is too. What it
+// has read it lets go of as it goes (copyReleaseChunk at a time): a
+// mapped page read stays in the process's resident set until then, and a
+// merge of the run's large packs (tens of MiB after a long session) made
+// the watch daemon's resident set jump by as much while it ran.
+
+// copyReleaseChunk is how much of a pack being copied may stay resident
+// behind the entry being read.
+const copyReleaseChunk = 1 << 20
+
 // ownEntries is one pack's entries, ready to be copied.
 type ownEntries struct {
-	idx  *idxFile
-	pack []byte
-	ends map[int64]int64 // entry offset → offset of the next entry
+	idx      *idxFile
+	pack     []byte
+	offs     []int64 // the entries' offsets, sorted
+	released int64   // the pages of pack below this offset were let go
 }
 
 func openOwnEntries(base string) (*ownEntries, error) {
@@ -43,19 +56,35 @@ func openOwnEntries(base string) (*ownEntries, error) {
 		}
 	}
 	slices.Sort(offs)
-	e := &ownEntries{idx: idx, pack: pack, ends: make(map[int64]int64, len(offs))}
 	for i, o := range offs {
-		end := int64(len(pack) - 20) // the pack's checksum follows the last entry
-		if i+1 < len(offs) {
-			end = offs[i+1]
-		}
-		if end <= o {
+		if o >= int64(len(pack)-20) || i > 0 && offs[i-1] == o {
 			idx.unmap()
 			return nil, errNotHere
 		}
-		e.ends[o] = end
 	}
-	return e, nil
+	return &ownEntries{idx: idx, pack: pack, offs: offs}, nil
+}
+
+// end returns the offset where the entry at off ends: the next entry, or
+// the pack's checksum after the last one.
+func (e *ownEntries) end(off int64) int64 {
+	if i, _ := slices.BinarySearch(e.offs, off+1); i < len(e.offs) {
+		return e.offs[i]
+	}
+	return int64(len(e.pack) - 20)
+}
+
+// releaseBelow lets go of the resident pages of the pack below off, once
+// copyReleaseChunk of them accumulated. Pages read again later (entries
+// not asked for in pack order) are faulted in again from the page cache.
+func (e *ownEntries) releaseBelow(off int64) {
+	page := int64(os.Getpagesize())
+	to := off / page * page
+	if to-e.released < copyReleaseChunk {
+		return
+	}
+	releaseFile(e.pack[e.released:to])
+	e.released = to
 }
 
 // entry returns h's entry as stored, when this pack has it, after checking
@@ -66,7 +95,12 @@ func (e *ownEntries) entry(h git.Hash) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	off := e.idx.offset(i)
-	raw := e.pack[off:e.ends[off]]
+	if off < e.released {
+		e.released = off / int64(os.Getpagesize()) * int64(os.Getpagesize())
+	} else {
+		e.releaseBelow(off)
+	}
+	raw := e.pack[off:e.end(off)]
 	crc := binary.BigEndian.Uint32(e.idx.data[idxHeader+e.idx.count*20+i*4:])
 	if kind := raw[0] >> 4 & 7; kind < 1 || kind > 4 || crc32.ChecksumIEEE(raw) != crc {
 		return nil, true, fmt.Errorf("%w: entry of %s in %s", errNotHere, h, filepath.Base(e.idx.path))

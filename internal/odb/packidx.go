@@ -131,8 +131,13 @@ func (p *packIndexes) close() {
 }
 
 // releaseAfter is how often, at most, a process lets go of the pages of
-// its mapped packs and indexes (releaseMapped).
-const releaseAfter = 5 * time.Second
+// its mapped packs and indexes (releaseMapped). What it holds between two
+// releases is every page an operation read since the last one: with a
+// hook event every 40 ms or so and a run's packs of tens of MiB, 5 s of
+// them came to 15-20 MiB of the watch daemon's resident set, more the
+// longer the session. The pages an event reads again after a release are
+// faulted in from the page cache, a few hundred a second.
+const releaseAfter = time.Second
 
 // releaseIdle is how long after the last operation ended a process lets go
 // of the pages of its mapped packs and indexes (releaseWhenIdle).

@@ -3,14 +3,19 @@
 package odb
 
 import (
+	"bytes"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
 )
 
@@ -139,4 +144,51 @@ func TestMemoEndReleasesMappedPages(t *testing.T) {
 		t.Errorf("%d KiB of the pack resident after releaseAfter", kib)
 	}
 	end()
+}
+
+// Merging packs copies each one from start to end and lets go of the pages
+// read as it goes: a merge of the run's large packs does not hold them all
+// in the process's resident set at once.
+func TestPackCopyReleasesWhatItRead(t *testing.T) {
+	r := gittest.New(t)
+	db, err := Open(filepath.Join(r.Dir, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// 8 MiB of content that does not compress.
+	rng := rand.New(rand.NewPCG(1, 2))
+	blobs := map[git.Hash][]byte{}
+	for range 2048 {
+		data := make([]byte, 4096)
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		blobs[HashObject(TypeBlob, data)] = data
+	}
+	ids := slices.SortedFunc(maps.Keys(blobs), func(a, b git.Hash) int { return bytes.Compare(a[:], b[:]) })
+	base, err := db.writePackFile(ids, func(h git.Hash) (Type, []byte, error) { return TypeBlob, blobs[h], nil }, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := openOwnEntries(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.idx.unmap()
+	most := 0
+	for i, h := range ids {
+		if _, found, err := e.entry(h); !found || err != nil {
+			t.Fatalf("entry %s: found %v, %v", h, found, err)
+		}
+		if i%256 == 255 {
+			most = max(most, residentKiB(t, base+".pack"))
+		}
+	}
+	if most == 0 {
+		t.Fatal("no page of the pack resident while it was read")
+	}
+	if limit := 2 * copyReleaseChunk >> 10; most > limit {
+		t.Errorf("%d KiB of the 8 MiB pack resident while it was copied, want at most %d", most, limit)
+	}
 }
