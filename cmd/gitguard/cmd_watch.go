@@ -119,7 +119,6 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 // Serve and closes it. It returns gitguard.ErrDaemonRunning when another
 // process serves the work tree.
 func serveDaemon(ctx context.Context, e *env, g *gitguard.Guard) (*hookserve.Daemon, error) {
-	daemonGC(e.getenv)
 	return hookserve.NewDaemon(ctx, g, e.hookServing())
 }
 

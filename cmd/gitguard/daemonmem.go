@@ -6,28 +6,6 @@ import (
 	"time"
 )
 
-// daemonGCPercent is the garbage collector's GOGC in a process that serves
-// a watch daemon: the heap may grow to 1.5 times what was live at the last
-// collection, not twice. The daemon's live heap is small (some 10-15 MiB
-// for a work tree of 10,000 files: its view of the tree, the trimmed
-// caches, an event's working set) and a collection of it costs a few
-// milliseconds, while with Go's default the headroom (5-6 MiB of its
-// resident set in a long session) doubled after an event or a merge that
-// held more than usual.
-const daemonGCPercent = 50
-
-// daemonGC sets the garbage collector of a long-lived daemon process
-// (daemonGCPercent), unless GOGC or GOMEMLIMIT in the environment rule.
-// No memory limit is set: one low enough to matter for a small work tree
-// would make the collector run without pause on a large one, whose view
-// alone may be bigger.
-func daemonGC(getenv func(string) string) {
-	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	debug.SetGCPercent(daemonGCPercent)
-}
-
 // returnMemoryEvery is how often a watch daemon gives back to the system
 // the memory its heap holds free (returnFreeMemory).
 const returnMemoryEvery = 30 * time.Second

@@ -2,7 +2,6 @@ package main
 
 import (
 	"runtime"
-	"runtime/debug"
 	"testing"
 	"time"
 )
@@ -28,26 +27,5 @@ func TestReturnFreeMemory(t *testing.T) {
 			t.Fatalf("%d bytes of free heap still held", heldFree())
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// A daemon's heap may grow to 1.5 times what is live, not twice, unless
-// the environment sets the collector.
-func TestDaemonGC(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	daemonGC(func(string) string { return "" })
-	if got := debug.SetGCPercent(100); got != daemonGCPercent {
-		t.Errorf("GOGC %d in a daemon, want %d", got, daemonGCPercent)
-	}
-	for _, k := range []string{"GOGC", "GOMEMLIMIT"} {
-		daemonGC(func(name string) string {
-			if name == k {
-				return "200"
-			}
-			return ""
-		})
-		if got := debug.SetGCPercent(100); got != 100 {
-			t.Errorf("GOGC %d in a daemon with %s set, want it left at 100", got, k)
-		}
 	}
 }
