@@ -22,9 +22,9 @@ type InspectOptions struct {
 type CallInspection struct {
 	Call    *record.Call
 	Patches []record.CallPatch // sorted by path
-	Plan    []UndoItem  // with InspectOptions.Plan
-	Added   int         // over all paths
-	Removed int         // over all paths
+	Plan    []UndoItem         // with InspectOptions.Plan
+	Added   int                // over all paths
+	Removed int                // over all paths
 }
 
 // InspectCall describes call c, as Ledger returned it: each path's state
