@@ -115,3 +115,40 @@ func Unhandled(ev *Event, quiet map[string]bool) (*Event, error) {
 	}
 	return ev, nil
 }
+
+// Hook is what one of an agent's hook events asks of gitguard.
+type Hook struct {
+	Kind Kind
+	// EndLabel labels the last checkpoint of the run a SessionEnd
+	// finishes.
+	EndLabel string
+	// EndOthers and CloseOthers: a SessionStart ends the agent's other
+	// session's run left active, or closes the calls its other sessions
+	// left started (Event.EndOthers, Event.CloseOthers).
+	EndOthers, CloseOthers bool
+}
+
+// Hooks names an agent's hook events: what each asks of gitguard.
+type Hooks map[string]Hook
+
+// Classify sets what ev asks from its event name: its kind and, for a
+// session's start or end, what that does to other runs (those whose ids
+// start with prefix, the agent's) and the label of the run's end. An event
+// hs does not name is Unhandled (quiet lists those said nothing of). It
+// reports whether ev is a tool use's event, whose tool the adapter reads
+// next.
+func (hs Hooks) Classify(ev *Event, prefix string, quiet map[string]bool) (toolUse bool, err error) {
+	h, ok := hs[ev.Name]
+	if !ok {
+		_, err := Unhandled(ev, quiet)
+		return false, err
+	}
+	ev.Kind, ev.EndLabel = h.Kind, h.EndLabel
+	if h.EndOthers {
+		ev.EndOthers = prefix
+	}
+	if h.CloseOthers {
+		ev.CloseOthers = prefix
+	}
+	return h.Kind == Pre || h.Kind == Post, nil
+}

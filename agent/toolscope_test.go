@@ -86,3 +86,34 @@ func TestUnhandled(t *testing.T) {
 		t.Fatalf("a quiet event warned: %q", ev.Warning)
 	}
 }
+
+func TestHooksClassify(t *testing.T) {
+	hooks := agent.Hooks{
+		"Pre":   {Kind: agent.Pre},
+		"Start": {Kind: agent.SessionStart, EndOthers: true, CloseOthers: true},
+		"End":   {Kind: agent.SessionEnd, EndLabel: "ended"},
+	}
+	classify := func(name string) (*agent.Event, bool, error) {
+		ev := &agent.Event{Agent: "Codex", Name: name}
+		tool, err := hooks.Classify(ev, "cx-", map[string]bool{"Quiet": true})
+		return ev, tool, err
+	}
+	if ev, tool, err := classify("Pre"); err != nil || !tool || ev.Kind != agent.Pre {
+		t.Fatalf("Pre: %v %v %v", ev.Kind, tool, err)
+	}
+	if ev, tool, err := classify("Start"); err != nil || tool || ev.Kind != agent.SessionStart || ev.EndOthers != "cx-" || ev.CloseOthers != "cx-" {
+		t.Fatalf("Start: %+v %v %v", ev, tool, err)
+	}
+	if ev, tool, err := classify("End"); err != nil || tool || ev.Kind != agent.SessionEnd || ev.EndLabel != "ended" || ev.EndOthers != "" {
+		t.Fatalf("End: %+v %v %v", ev, tool, err)
+	}
+	if ev, tool, err := classify("Later"); err != nil || tool || ev.Kind != agent.Ignore || ev.Warning == "" {
+		t.Fatalf("an unknown event: %+v %v %v", ev, tool, err)
+	}
+	if ev, _, err := classify("Quiet"); err != nil || ev.Warning != "" {
+		t.Fatalf("a quiet event: %q %v", ev.Warning, err)
+	}
+	if _, _, err := classify(""); !errors.Is(err, agent.ErrPayload) {
+		t.Fatalf("no event name: %v", err)
+	}
+}

@@ -85,28 +85,29 @@ func Read(r io.Reader, o agent.ReadOptions) (*agent.Event, error) {
 	return agent.ReadEvent(Name, r, o, Event)
 }
 
+// hooks are the Claude Code events the adapter acts on.
+var hooks = agent.Hooks{
+	PreToolUse:         {Kind: agent.Pre},
+	PostToolUse:        {Kind: agent.Post},
+	PostToolUseFailure: {Kind: agent.Post},
+	SessionEnd:         {Kind: agent.SessionEnd, EndLabel: "Claude Code session ended"},
+	UserPromptSubmit:   {Kind: agent.SessionEvent},
+	Stop:               {Kind: agent.SessionEvent},
+	SessionStart:       {Kind: agent.SessionStart, CloseOthers: true},
+}
+
 // Event maps a payload to an agent.Event.
 func Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	if p.CursorVersion != "" || p.ConversationID != "" {
 		return cursorEvent(p, o)
 	}
 	ev := &agent.Event{Agent: Name, Name: p.HookEventName, RunID: RunID(p), Cwd: p.Cwd, MessagesRef: p.TranscriptPath}
-	switch p.HookEventName {
-	case PreToolUse:
-		ev.Kind = agent.Pre
-	case PostToolUse, PostToolUseFailure:
-		ev.Kind = agent.Post
-	case SessionEnd:
-		ev.Kind, ev.EndLabel = agent.SessionEnd, "Claude Code session ended"
+	toolUse, err := hooks.Classify(ev, RunPrefix, quietEvents)
+	if err != nil {
+		return nil, err
+	}
+	if !toolUse {
 		return ev, nil
-	case UserPromptSubmit, Stop:
-		ev.Kind = agent.SessionEvent
-		return ev, nil
-	case SessionStart:
-		ev.Kind, ev.CloseOthers = agent.SessionStart, RunPrefix
-		return ev, nil
-	default:
-		return agent.Unhandled(ev, quietEvents)
 	}
 	if _, err := tools.Scope(ev, p.ToolName, p.ToolInput, o.WorkspaceTools); err != nil {
 		return nil, err
@@ -137,26 +138,27 @@ func finish(p *Payload) gitguard.FinishOptions {
 	return agent.ResponseFinish(p.ToolResponse)
 }
 
+// cursorHooks are the Claude Code events Cursor sends that the adapter
+// acts on: Cursor's Stop ends its session.
+var cursorHooks = agent.Hooks{
+	PreToolUse:         {Kind: agent.Pre},
+	PostToolUse:        {Kind: agent.Post},
+	PostToolUseFailure: {Kind: agent.Post},
+	SessionEnd:         {Kind: agent.SessionEnd, EndLabel: "Cursor session ended"},
+	Stop:               {Kind: agent.SessionEnd, EndLabel: "Cursor session ended"},
+}
+
 // cursorEvent maps an event Cursor sends to Claude Code's hooks to the
 // run and call its own hooks record (package cursor), so that a tool use
 // that reaches gitguard through both is recorded once.
 func cursorEvent(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	ev := &agent.Event{Agent: cursor.Name, Name: p.HookEventName, RunID: cursor.RunID(p.ConversationID, p.SessionID, p.TranscriptPath),
 		Cwd: p.Cwd, MessagesRef: p.TranscriptPath, Repeated: true}
-	switch p.HookEventName {
-	case PreToolUse:
-		ev.Kind = agent.Pre
-	case PostToolUse, PostToolUseFailure:
-		ev.Kind = agent.Post
-	case SessionEnd, "Stop":
-		ev.Kind, ev.EndLabel = agent.SessionEnd, "Cursor session ended"
-		return ev, nil
-	case "":
-		return nil, agent.PayloadErrorf(Name, "no hook_event_name")
-	default:
-		if !quietEvents[p.HookEventName] {
-			ev.Warning = "Claude Code event " + p.HookEventName + " (from Cursor) is not one gitguard knows; not recorded"
-		}
+	toolUse, err := cursorHooks.Classify(ev, "", quietEvents)
+	if err != nil {
+		return nil, err
+	}
+	if !toolUse {
 		return ev, nil
 	}
 	return cursor.ToolEvent(ev, p.ToolName, p.ToolInput, p.ToolUseID, o.WorkspaceTools, func() gitguard.FinishOptions {

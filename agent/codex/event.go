@@ -66,25 +66,24 @@ func Read(r io.Reader, o agent.ReadOptions) (*agent.Event, error) {
 // RunID derives the run id of a session: "cx-" and the session id.
 func RunID(p *Payload) record.RunID { return agent.RunID(RunPrefix, p.SessionID, p.TranscriptPath) }
 
+// hooks are the Codex events the adapter acts on.
+var hooks = agent.Hooks{
+	PreToolUse:   {Kind: agent.Pre},
+	PostToolUse:  {Kind: agent.Post},
+	SessionStart: {Kind: agent.SessionStart, EndOthers: true},
+	Stop:         {Kind: agent.SessionEnd, EndLabel: "Codex turn ended"},
+	SessionEnd:   {Kind: agent.SessionEnd, EndLabel: "Codex session ended"},
+}
+
 // Event maps a payload to an agent.Event.
 func Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	ev := &agent.Event{Agent: Name, Name: p.HookEventName, RunID: RunID(p), Cwd: p.Cwd, MessagesRef: p.TranscriptPath}
-	switch p.HookEventName {
-	case PreToolUse:
-		ev.Kind = agent.Pre
-	case PostToolUse:
-		ev.Kind = agent.Post
-	case SessionStart:
-		ev.Kind, ev.EndOthers = agent.SessionStart, RunPrefix
+	toolUse, err := hooks.Classify(ev, RunPrefix, quietEvents)
+	if err != nil {
+		return nil, err
+	}
+	if !toolUse {
 		return ev, nil
-	case Stop:
-		ev.Kind, ev.EndLabel = agent.SessionEnd, "Codex turn ended"
-		return ev, nil
-	case SessionEnd:
-		ev.Kind, ev.EndLabel = agent.SessionEnd, "Codex session ended"
-		return ev, nil
-	default:
-		return agent.Unhandled(ev, quietEvents)
 	}
 	input, err := agent.DecodeInput(Name, p.ToolInput)
 	if err != nil {

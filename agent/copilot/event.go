@@ -83,24 +83,27 @@ func pairPrefix(p *Payload) string {
 	return RunPrefix + sid + "-"
 }
 
+// hooks are the Copilot CLI events the adapter acts on.
+var hooks = agent.Hooks{
+	PreToolUse:         {Kind: agent.Pre},
+	PostToolUse:        {Kind: agent.Post},
+	PostToolUseFailure: {Kind: agent.Post},
+	SessionStart:       {Kind: agent.SessionStart, EndOthers: true},
+	SessionEnd:         {Kind: agent.SessionEnd, EndLabel: "Copilot CLI session ended"},
+}
+
 // Event maps a payload to an agent.Event.
 func Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	ev := &agent.Event{Agent: Name, Name: p.HookEventName, RunID: RunID(p), Cwd: p.Cwd, Pair: true, PairPrefix: pairPrefix(p)}
-	switch p.HookEventName {
-	case PreToolUse:
-		ev.Kind = agent.Pre
-	case PostToolUse, PostToolUseFailure:
-		ev.Kind = agent.Post
-	case SessionStart:
-		ev.Kind, ev.EndOthers = agent.SessionStart, RunPrefix
-		return ev, nil
-	case SessionEnd:
-		ev.Kind, ev.EndLabel = agent.SessionEnd, "Copilot CLI session ended"
-		return ev, nil
-	case "":
+	if p.HookEventName == "" {
 		return nil, agent.PayloadErrorf(Name, "no hook_event_name (gitguard's hooks use Claude Code's event names, PreToolUse and so on)")
-	default:
-		return agent.Unhandled(ev, quietEvents)
+	}
+	toolUse, err := hooks.Classify(ev, RunPrefix, quietEvents)
+	if err != nil {
+		return nil, err
+	}
+	if !toolUse {
+		return ev, nil
 	}
 	if p.SessionID == "" {
 		return nil, agent.PayloadErrorf(Name, "%s has no session_id", p.HookEventName)

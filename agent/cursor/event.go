@@ -92,6 +92,16 @@ func RunID(conversationID, sessionID, transcript string) record.RunID {
 	return agent.RunID(RunPrefix, id, transcript)
 }
 
+// hooks are the Cursor events the adapter acts on.
+var hooks = agent.Hooks{
+	PreToolUse:         {Kind: agent.Pre},
+	PostToolUse:        {Kind: agent.Post},
+	PostToolUseFailure: {Kind: agent.Post},
+	SessionStart:       {Kind: agent.SessionStart, EndOthers: true},
+	Stop:               {Kind: agent.SessionEnd, EndLabel: "Cursor agent loop ended"},
+	SessionEnd:         {Kind: agent.SessionEnd, EndLabel: "Cursor session ended"},
+}
+
 // Event maps a payload to an agent.Event.
 func Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	cwd := p.Cwd
@@ -100,22 +110,12 @@ func Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	}
 	ev := &agent.Event{Agent: Name, Name: p.HookEventName, RunID: RunID(p.ConversationID, p.SessionID, p.TranscriptPath),
 		Cwd: cwd, MessagesRef: p.TranscriptPath, Repeated: true}
-	switch p.HookEventName {
-	case PreToolUse:
-		ev.Kind = agent.Pre
-	case PostToolUse, PostToolUseFailure:
-		ev.Kind = agent.Post
-	case SessionStart:
-		ev.Kind, ev.EndOthers = agent.SessionStart, RunPrefix
+	toolUse, err := hooks.Classify(ev, RunPrefix, quietEvents)
+	if err != nil {
+		return nil, err
+	}
+	if !toolUse {
 		return ev, nil
-	case Stop:
-		ev.Kind, ev.EndLabel = agent.SessionEnd, "Cursor agent loop ended"
-		return ev, nil
-	case SessionEnd:
-		ev.Kind, ev.EndLabel = agent.SessionEnd, "Cursor session ended"
-		return ev, nil
-	default:
-		return agent.Unhandled(ev, quietEvents)
 	}
 	return ToolEvent(ev, p.ToolName, p.ToolInput, p.ToolUseID, o.WorkspaceTools, func() gitguard.FinishOptions {
 		return finish(p)

@@ -78,23 +78,24 @@ func pairPrefix(p *Payload) string {
 	return RunPrefix + sid + "-"
 }
 
+// hooks are the Gemini CLI events the adapter acts on.
+var hooks = agent.Hooks{
+	BeforeTool:   {Kind: agent.Pre},
+	AfterTool:    {Kind: agent.Post},
+	SessionStart: {Kind: agent.SessionStart, EndOthers: true},
+	SessionEnd:   {Kind: agent.SessionEnd, EndLabel: "Gemini CLI session ended"},
+}
+
 // Event maps a payload to an agent.Event.
 func Event(p *Payload, o agent.ReadOptions) (*agent.Event, error) {
 	ev := &agent.Event{Agent: Name, Name: p.HookEventName, RunID: RunID(p), Cwd: p.Cwd, MessagesRef: p.TranscriptPath,
 		Pair: true, PairPrefix: pairPrefix(p)}
-	switch p.HookEventName {
-	case BeforeTool:
-		ev.Kind = agent.Pre
-	case AfterTool:
-		ev.Kind = agent.Post
-	case SessionStart:
-		ev.Kind, ev.EndOthers = agent.SessionStart, RunPrefix
+	toolUse, err := hooks.Classify(ev, RunPrefix, quietEvents)
+	if err != nil {
+		return nil, err
+	}
+	if !toolUse {
 		return ev, nil
-	case SessionEnd:
-		ev.Kind, ev.EndLabel = agent.SessionEnd, "Gemini CLI session ended"
-		return ev, nil
-	default:
-		return agent.Unhandled(ev, quietEvents)
 	}
 	if _, err := tools.Scope(ev, p.ToolName, p.ToolInput, o.WorkspaceTools); err != nil {
 		return nil, err
