@@ -23,11 +23,7 @@ func newCheckCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{runFlag("check run `RUN` instead of the active one"), jsonFlag,
 			&cli.BoolFlag{Name: "staged", Usage: "check the staged changes instead of the work tree"}},
 		Action: func(c *cli.Context) error {
-			if err := noArgs(c); err != nil {
-				return err
-			}
-			wantJSON(c, e)
-			run, err := record.ParseOptionalRunID(c.String("run"))
+			run, err := runCommandArgs(c, e)
 			if err != nil {
 				return err
 			}

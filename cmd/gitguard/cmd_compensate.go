@@ -20,11 +20,7 @@ func newCompensateCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
 			&cli.StringFlag{Name: "since", Usage: "only calls finished after checkpoint `CKPT`"}},
 		Action: func(c *cli.Context) error {
-			if err := noArgs(c); err != nil {
-				return err
-			}
-			wantJSON(c, e)
-			run, err := record.ParseOptionalRunID(c.String("run"))
+			run, err := runCommandArgs(c, e)
 			if err != nil {
 				return err
 			}

@@ -62,11 +62,7 @@ func newLogCommand(e *env) *cli.Command {
 			"Shows the newest 50 unless -n or --all says otherwise.",
 		Flags: append([]cli.Flag{runFlag("list run `RUN`"), jsonFlag}, pageFlags("checkpoints")...),
 		Action: func(c *cli.Context) error {
-			if err := noArgs(c); err != nil {
-				return err
-			}
-			wantJSON(c, e)
-			run, err := record.ParseOptionalRunID(c.String("run"))
+			run, err := runCommandArgs(c, e)
 			if err != nil {
 				return err
 			}

@@ -23,11 +23,7 @@ func newResumeCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{runFlag("the run `RUN`"), jsonFlag,
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report without marking started calls uncertain"}},
 		Action: func(c *cli.Context) error {
-			if err := noArgs(c); err != nil {
-				return err
-			}
-			wantJSON(c, e)
-			run, err := record.ParseOptionalRunID(c.String("run"))
+			run, err := runCommandArgs(c, e)
 			if err != nil {
 				return err
 			}

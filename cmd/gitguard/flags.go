@@ -62,6 +62,17 @@ func flags(groups ...[]cli.Flag) []cli.Flag {
 }
 
 // noArgs rejects stray positional arguments.
+// runCommandArgs reads what a command about one run takes besides its own
+// flags: no arguments, --json, and --run (zero for the active run), in
+// that order, so that a bad run id is reported as --json asks.
+func runCommandArgs(c *cli.Context, e *env) (record.RunID, error) {
+	if err := noArgs(c); err != nil {
+		return "", err
+	}
+	wantJSON(c, e)
+	return record.ParseOptionalRunID(c.String("run"))
+}
+
 func noArgs(c *cli.Context) error {
 	if c.Args().Present() {
 		return usagef("%s takes no arguments (got %q)", c.Command.Name, c.Args().First())
