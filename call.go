@@ -116,7 +116,7 @@ func (g *Guard) callStart(ctx context.Context, runID record.RunID, o CallOptions
 	if err != nil {
 		return nil, err
 	}
-	head := gitstate.HeadNow(ctx, g.ws, captured.Snap != nil) // HEAD before the tool runs; see headmove.go
+	head := gitstate.HeadNow(ctx, g.ws, g.refs, captured.Snap != nil) // HEAD before the tool runs; see headmove.go
 	// Crash point: the before state is captured (blobs written), the
 	// started entry is not recorded yet.
 	fault.Point("call.start.captured")
@@ -191,7 +191,7 @@ func (g *Guard) finishStarted(ctx context.Context, run *patchstore.Run, c *patch
 	if err != nil {
 		return nil, err
 	}
-	fin.Head = gitstate.HeadMoved(ctx, g.ws, c.Ledger.Head) // HEAD moved inside the call: the agent committed
+	fin.Head = gitstate.HeadMoved(ctx, g.ws, g.refs, c.Ledger.Head) // HEAD moved inside the call: the agent committed
 	// Crash point: the after state and the patch blobs are written, the
 	// finished entry is not recorded yet.
 	fault.Point("call.finish.captured")

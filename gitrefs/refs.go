@@ -155,6 +155,13 @@ func (s *Store) List(ctx context.Context) ([]Ref, error) {
 	return s.list(ctx, Namespace)
 }
 
+// Branches returns every local branch (refs/heads/) and its tip, sorted
+// by name: from git's ref files where they are plain (see listFiles), else
+// from git.
+func (s *Store) Branches(ctx context.Context) ([]Ref, error) {
+	return s.list(ctx, "refs/heads/")
+}
+
 func (s *Store) list(ctx context.Context, pattern string) ([]Ref, error) {
 	if refs, ok := s.listFiles(pattern); ok {
 		return refs, nil

@@ -315,8 +315,27 @@ func readConfigCache(path string, files []string) (Config, bool) {
 
 // racyWindow: a file changed this recently may change again within the
 // same timestamp; it is not trusted for the cache, as git treats a racily
-// clean index entry.
-var racyWindow = 2 * time.Second
+// clean index entry. A file system that keeps times to the second or
+// coarser (FAT keeps two) needs the whole of it; one whose times carry a
+// fraction of a second (ext4, XFS, btrfs, APFS, NTFS) moves them at least
+// every clock tick (10 ms at the coarsest Linux tick), so fineRacyWindow
+// is ample there. A session that starts right after `gitguard init` or a
+// `git config` then finds the cache written at its first event rather
+// than starting git for every event of its first two seconds.
+var racyWindow, fineRacyWindow = 2 * time.Second, 100 * time.Millisecond
+
+// racy reports whether the file id describes may still change within the
+// timestamps it has.
+func racy(id fileID, now time.Time) bool {
+	if !id.Exist {
+		return false
+	}
+	window := racyWindow
+	if id.Mtime%int64(time.Second) != 0 && id.Ctime%int64(time.Second) != 0 {
+		window = min(window, fineRacyWindow)
+	}
+	return now.Sub(time.Unix(0, max(id.Mtime, id.Ctime))) < window
+}
 
 func writeConfigCache(path string, files []string, list []byte) {
 	c := configCache{Version: configCacheVersion, List: list}
@@ -328,7 +347,7 @@ func writeConfigCache(path string, files []string, list []byte) {
 		}
 		seen[f] = true
 		id := identify(f)
-		if id.Exist && now.Sub(time.Unix(0, max(id.Mtime, id.Ctime))) < racyWindow {
+		if racy(id, now) {
 			return
 		}
 		c.Files = append(c.Files, id)

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/gittest"
@@ -178,5 +179,35 @@ func TestOpenConfigCacheFollowsChanges(t *testing.T) {
 	}
 	if _, _, err := git.Open(ctx, t.TempDir(), os.Getenv); !errors.Is(err, git.ErrNotRepository) {
 		t.Fatalf("outside any repository: %v, want ErrNotRepository", err)
+	}
+}
+
+// A configuration changed a moment ago is cached once the window its file
+// system's timestamps call for has passed: a tenth of a second where they
+// carry fractions of a second, two seconds where they do not.
+func TestOpenCachesSoonAfterAChange(t *testing.T) {
+	r := gittest.New(t)
+	r.Commit("init")
+	r.Git("config", "gitguard.changed", "now")
+	fi, err := os.Stat(filepath.Join(r.Dir, ".git", "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fine := fi.ModTime().Nanosecond() != 0
+	time.Sleep(150 * time.Millisecond)
+	ctx := context.Background()
+	if _, _, err := git.Open(ctx, r.Dir, os.Getenv); err != nil {
+		t.Fatal(err)
+	}
+	spawned := countGit(t)
+	_, cfg, err := git.Open(ctx, r.Dir, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := cfg.Get("gitguard.changed"); v != "now" {
+		t.Fatalf("gitguard.changed = %q", v)
+	}
+	if n := spawned.Load(); fine && n != 0 || !fine && n != 1 {
+		t.Fatalf("second open 150 ms after the change (fractional times: %v) started %d git processes", fine, n)
 	}
 }

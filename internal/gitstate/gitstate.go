@@ -2,8 +2,9 @@
 // agent's calls: HEAD moving inside a call (the agent committed), and the
 // merge, rebase or other operation in progress with its conflicts.
 //
-// Invariants: it reads HEAD, the index and git's marker files, and runs
-// git only to read commits; it writes nothing. The git commands it names
+// Invariants: it reads HEAD, the index, the branches' refs and git's marker
+// files, and runs git only to read commits (and refs git's files do not
+// hold plainly); it writes nothing. The git commands it names
 // are for the user to run; gitguard runs none of them.
 package gitstate
 
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/record"
 	"github.com/gitguard/gitguard/workspace"
@@ -28,7 +30,7 @@ import (
 // reported by the snapshot, not here). With branches (a whole-workspace
 // call, which can run git) it also records the local branches' tips, so
 // that the finish can tell which the call moved.
-func HeadNow(ctx context.Context, ws *workspace.Workspace, branches bool) *record.HeadMove {
+func HeadNow(ctx context.Context, ws *workspace.Workspace, refs *gitrefs.Store, branches bool) *record.HeadMove {
 	h, err := ws.ReadHead(ctx)
 	if err != nil || h.Commit.IsZero() || record.ValidateBranchRef(h.Ref) != nil {
 		return nil // a ref the records cannot carry: HEAD is not followed
@@ -36,7 +38,7 @@ func HeadNow(ctx context.Context, ws *workspace.Workspace, branches bool) *recor
 	ref := h.Ref
 	m := &record.HeadMove{Before: h.Commit, Ref: h.Ref, StartRef: &ref}
 	if branches {
-		m.Branches = Branches(ctx, ws.WorkTree())
+		m.Branches = Branches(ctx, refs)
 	}
 	return m
 }
@@ -46,26 +48,19 @@ func HeadNow(ctx context.Context, ws *workspace.Workspace, branches bool) *recor
 const maxBranches = 200
 
 // Branches lists the local branches' tips, sorted by name; nil when there
-// are more than maxBranches or git cannot list them.
-func Branches(ctx context.Context, top string) []record.BranchTip {
-	out, err := git.Run(ctx, top, "for-each-ref", fmt.Sprintf("--count=%d", maxBranches+1), "--format=%(objectname) %(refname)", "refs/heads/")
-	if err != nil {
+// are more than maxBranches or they cannot be listed. refs reads git's ref
+// files itself where it can: no git process for a call's start or finish.
+func Branches(ctx context.Context, refs *gitrefs.Store) []record.BranchTip {
+	heads, err := refs.Branches(ctx)
+	if err != nil || len(heads) > maxBranches {
 		return nil
 	}
-	tips := []record.BranchTip{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		oid, ref, ok := strings.Cut(line, " ")
-		if !ok {
-			continue
-		}
-		h, err := record.ParseHash(oid)
-		if err != nil || record.ValidateBranchRef(ref) != nil {
+	tips := make([]record.BranchTip, 0, len(heads))
+	for _, h := range heads {
+		if record.ValidateBranchRef(h.Name) != nil {
 			return nil
 		}
-		tips = append(tips, record.BranchTip{Ref: ref, Commit: h})
-	}
-	if len(tips) > maxBranches {
-		return nil
+		tips = append(tips, record.BranchTip{Ref: h.Name, Commit: h.Hash})
 	}
 	return tips
 }
@@ -74,7 +69,7 @@ func Branches(ctx context.Context, top string) []record.BranchTip {
 // when HEAD moved, named another branch, or a branch tip moved (Tips, for
 // calls whose start recorded the tips). A call started on an unborn branch
 // that committed gets a zero Before.
-func HeadMoved(ctx context.Context, ws *workspace.Workspace, start *record.HeadMove) *record.HeadMove {
+func HeadMoved(ctx context.Context, ws *workspace.Workspace, refs *gitrefs.Store, start *record.HeadMove) *record.HeadMove {
 	h, err := ws.ReadHead(ctx)
 	if err != nil || h.Commit.IsZero() || record.ValidateBranchRef(h.Ref) != nil {
 		if start != nil {
@@ -89,7 +84,7 @@ func HeadMoved(ctx context.Context, ws *workspace.Workspace, start *record.HeadM
 	}
 	out := &record.HeadMove{Before: start.Before, Ref: start.Ref, StartRef: start.StartRef}
 	if start.Branches != nil {
-		out.Tips, out.TipsKnown = tipMoves(start.Branches, Branches(ctx, ws.WorkTree()))
+		out.Tips, out.TipsKnown = tipMoves(start.Branches, Branches(ctx, refs))
 	}
 	if h.Commit == start.Before && h.Ref == start.Ref && len(out.Tips) == 0 {
 		out.Tips, out.TipsKnown = nil, false
