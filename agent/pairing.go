@@ -121,7 +121,9 @@ func (p *Pairing) update(fn func(*pairState)) error {
 		if err != nil {
 			return err
 		}
-		return atomicfile.WriteFile(p.file(), data, 0o600)
+		// Not flushed: a state lost to a power cut costs what a damaged
+		// one does (see load), and Taken keeps ids unique either way.
+		return atomicfile.WriteFileUnsynced(p.file(), data, 0o600)
 	})
 }
 
