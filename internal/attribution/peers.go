@@ -61,7 +61,7 @@ func (a *Attributor) runTips(ctx context.Context, from time.Time) ([]patchstore.
 		if !ok {
 			continue
 		}
-		cp, err := tipRecordOf(a.DB, a.Store, ref.Hash, from)
+		cp, err := tipRecordOf(a.DB, a.Store, id, ref.Hash, from)
 		if err != nil {
 			a.Log.Warn("calls of another run not compared: its records cannot be read", "run", id, "err", err)
 			continue
@@ -76,33 +76,37 @@ func (a *Attributor) runTips(ctx context.Context, from time.Time) ([]patchstore.
 
 // A commit never changes what it says, and a process that records many
 // events (the watch daemon) reads every unfinished run's tip at each
-// whole-workspace call: tips remembers what the tips it read say.
+// whole-workspace call: tips remembers what the tips it read say, the
+// newest tip read of each run only (a run's older tips are not read
+// again once its ref moved), so that a daemon serving a work tree all day
+// holds one record per run rather than one per event.
 var tips = struct {
 	sync.Mutex
-	m map[record.Hash]tipRecord
-}{m: map[record.Hash]tipRecord{}}
+	m map[record.RunID]tipRecord
+}{m: map[record.RunID]tipRecord{}}
 
 // maxTips bounds tips; past it, the memory starts over.
 const maxTips = 1024
 
 // tipRecord is what a run's tip commit says.
 type tipRecord struct {
+	commit     record.Hash
 	finishedAt time.Time          // a run's finish: when, from the commit alone
 	cp         *record.Checkpoint // the record, once read; shared, read only
 }
 
-// tipRecordOf returns the record of the run tip commit, nil when it is a
-// run's finish recorded before from, which its commit alone tells.
-func tipRecordOf(db *odb.DB, store *patchstore.Store, commit record.Hash, from time.Time) (*record.Checkpoint, error) {
+// tipRecordOf returns the record of commit, the tip of run id, nil when it
+// is a run's finish recorded before from, which its commit alone tells.
+func tipRecordOf(db *odb.DB, store *patchstore.Store, id record.RunID, commit record.Hash, from time.Time) (*record.Checkpoint, error) {
 	tips.Lock()
-	t, known := tips.m[commit]
+	t, known := tips.m[id]
 	tips.Unlock()
-	if !known {
-		t.finishedAt = finishedAt(db, commit)
+	if known = known && t.commit == commit; !known {
+		t = tipRecord{commit: commit, finishedAt: finishedAt(db, commit)}
 	}
 	if !t.finishedAt.IsZero() && !t.finishedAt.Add(time.Second).After(from) {
 		if !known {
-			remember(commit, t)
+			remember(id, t)
 		}
 		return nil, nil
 	}
@@ -112,18 +116,18 @@ func tipRecordOf(db *odb.DB, store *patchstore.Store, commit record.Hash, from t
 			return nil, err
 		}
 		t.cp = cp
-		remember(commit, t)
+		remember(id, t)
 	}
 	return t.cp, nil
 }
 
-func remember(commit record.Hash, t tipRecord) {
+func remember(id record.RunID, t tipRecord) {
 	tips.Lock()
 	defer tips.Unlock()
-	if len(tips.m) >= maxTips {
+	if _, ok := tips.m[id]; !ok && len(tips.m) >= maxTips {
 		clear(tips.m)
 	}
-	tips.m[commit] = t
+	tips.m[id] = t
 }
 
 // peerCalls returns the calls of every run of this work tree, except self,
