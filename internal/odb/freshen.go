@@ -28,8 +28,12 @@ import (
 const refreshAfter = time.Hour
 
 // maxFreshened bounds the memory of freshened files; past it the memory is
-// cleared and files are freshened again on their next reuse.
-const maxFreshened = 1 << 14
+// cleared and files are freshened again on their next reuse. What it saves
+// is a stat per reuse of a pack (a loose object is looked for anyway), and
+// a process uses tens of packs at a time; but it remembers the packs a
+// merge deleted too, and the watch daemon writes a pack per event: a
+// larger bound only held the names of packs long gone.
+const maxFreshened = 1 << 10
 
 // freshened remembers which files this process freshened, and when.
 type freshened struct {

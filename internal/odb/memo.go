@@ -3,7 +3,6 @@ package odb
 import (
 	"bytes"
 	"sync"
-	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
 )
@@ -47,9 +46,9 @@ type memoObject struct {
 //
 // When the last ends, the trees decoded and the objects remembered for
 // writing again (Restore) are cut down to what a process keeps between
-// operations, and the pages of the mapped packs it read are let go (every
-// few seconds, and once operations pause), so that one serving many stays
-// small.
+// operations, and the pages of the mapped packs it read are let go (and
+// again once operations pause, for reads outside any), so that one
+// serving many stays small.
 func (db *DB) Memo() (end func()) {
 	db.memo.mu.Lock()
 	db.memo.open++
@@ -65,7 +64,7 @@ func (db *DB) Memo() (end func()) {
 				// what it wrote and read need not be remembered.
 				db.trees.trim(treeCacheIdle)
 				db.kept.trim(recentIdle)
-				db.packs.releaseMapped(time.Now(), false)
+				db.packs.releaseMapped()
 				db.packs.releaseWhenIdle(db.memo.busy)
 			}
 		})

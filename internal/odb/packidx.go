@@ -31,8 +31,7 @@ type packIndexes struct {
 	usable bool       // every index is one this reader understands
 	lists  int        // times the pack folder was listed (for tests)
 
-	released time.Time   // when the mapped pages were last let go (releaseMapped)
-	idle     *time.Timer // lets them go once operations pause (releaseWhenIdle)
+	idle *time.Timer // lets the mapped pages go once operations pause (releaseWhenIdle)
 }
 
 type idxFile struct {
@@ -130,15 +129,6 @@ func (p *packIndexes) close() {
 	p.idx, p.loaded, p.usable = nil, false, false
 }
 
-// releaseAfter is how often, at most, a process lets go of the pages of
-// its mapped packs and indexes (releaseMapped). What it holds between two
-// releases is every page an operation read since the last one: with a
-// hook event every 40 ms or so and a run's packs of tens of MiB, 5 s of
-// them came to 15-20 MiB of the watch daemon's resident set, more the
-// longer the session. The pages an event reads again after a release are
-// faulted in from the page cache, a few hundred a second.
-const releaseAfter = time.Second
-
 // releaseIdle is how long after the last operation ended a process lets go
 // of the pages of its mapped packs and indexes (releaseWhenIdle).
 const releaseIdle = time.Second
@@ -155,25 +145,26 @@ func (p *packIndexes) releaseWhenIdle(busy func() bool) {
 	}
 	p.idle = time.AfterFunc(releaseIdle, func() {
 		if !busy() {
-			p.releaseMapped(time.Now(), true)
+			p.releaseMapped()
 		}
 	})
 }
 
 // releaseMapped lets go of the pages of the mapped indexes and packs that
-// this process has read, unless it did so within releaseAfter and force
-// is false. A mapping
-// stays mapped and its pages stay in the page cache: the next read of one
-// faults it in again, from memory. Without this, a process that reads
-// objects for hours (the watch daemon) ends up holding, as its own
-// resident memory, every page of the repository's packs it ever touched.
-func (p *packIndexes) releaseMapped(now time.Time, force bool) {
+// this process has read. A mapping stays mapped and its pages stay in the
+// page cache: the next read of one faults it in again, from memory.
+// Without this, a process that reads objects for hours (the watch daemon)
+// ends up holding, as its own resident memory, every page of the
+// repository's packs it ever touched: an index lookup that misses, as
+// every check for a new object does, reads a few pages of every pack's
+// index, and the kernel maps 16 pages around each. The pages go when each
+// operation ends (DB.Memo): let go at most once a second, they made the
+// daemon's resident set grow by 10 MiB over 10,000 tool uses (a hook event
+// every 8 ms reads a second's worth of pages); let go every time, it stays
+// flat, and an event's time is the same within 0.3 ms (bench/README.md).
+func (p *packIndexes) releaseMapped() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !force && now.Sub(p.released) < releaseAfter && !now.Before(p.released) {
-		return
-	}
-	p.released = now
 	for _, f := range p.idx {
 		if f.mapped {
 			releaseFile(f.data)

@@ -95,8 +95,9 @@ func residentKiB(t *testing.T, path string) int {
 
 // A process that reads objects for hours (the watch daemon) does not keep
 // every page of the packs it read as its own memory: when an operation
-// ends, the pages of its mappings are let go (at most every releaseAfter),
-// and reads go on from the page cache.
+// ends, the pages of its mappings are let go, each time, and reads go on
+// from the page cache; reads outside any operation let them go once
+// operations pause.
 func TestMemoEndReleasesMappedPages(t *testing.T) {
 	r := gittest.New(t)
 	idx := bigPack(t, r, 4000)
@@ -123,27 +124,30 @@ func TestMemoEndReleasesMappedPages(t *testing.T) {
 	if !mappedNow(t, pack) {
 		t.Error("the pack was unmapped; only its pages were to go")
 	}
-	// Read again: once operations pause for releaseIdle, the pages go.
+	// Every operation's end lets them go, not only the first.
 	end = db.Memo()
+	if _, _, err := db.Read(ids[len(ids)/3]); err != nil {
+		t.Fatal(err)
+	}
+	if residentKiB(t, pack) == 0 {
+		t.Fatal("a read left no page of the pack resident")
+	}
+	end()
+	if kib := residentKiB(t, pack); kib != 0 {
+		t.Errorf("%d KiB of the pack still resident after a second operation ended", kib)
+	}
+	// A read outside any operation: once operations pause for
+	// releaseIdle, the pages go.
 	if _, _, err := db.Read(ids[len(ids)/2]); err != nil {
 		t.Fatal(err)
 	}
-	end()
+	db.packs.releaseWhenIdle(db.memo.busy)
 	for deadline := time.Now().Add(releaseIdle + 5*time.Second); residentKiB(t, pack) != 0; {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d KiB of the pack still resident once operations paused", residentKiB(t, pack))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	end = db.Memo()
-	if _, _, err := db.Read(ids[len(ids)/3]); err != nil {
-		t.Fatal(err)
-	}
-	db.packs.releaseMapped(time.Now().Add(releaseAfter), false)
-	if kib := residentKiB(t, pack); kib != 0 {
-		t.Errorf("%d KiB of the pack resident after releaseAfter", kib)
-	}
-	end()
 }
 
 // Merging packs copies each one from start to end and lets go of the pages

@@ -36,9 +36,9 @@ const recentBudget = 64 << 20
 // recentIdle is what is remembered between operations (see DB.Memo). An
 // object is needed only until the checkpoint naming it is on its ref and
 // checked, which the operation that wrote it does; a process that serves
-// many (the watch daemon) keeps the last few checkpoints' objects, not
+// many (the watch daemon) keeps the last checkpoint's objects or so, not
 // everything it ever wrote.
-const recentIdle = 2 << 20
+const recentIdle = 512 << 10
 
 // keptOverhead is what remembering one object costs beyond its content or
 // path: its map slot, key and entry, and its place in the order.
