@@ -84,6 +84,11 @@ type Event struct {
 	CloseOthers string
 	// EndLabel labels the last checkpoint of a run SessionEnd finishes.
 	EndLabel string
+	// TurnEnd (SessionEnd): what ended is a turn of an agent that tells
+	// no session's end (Codex's Stop), and the next turn continues the
+	// run: the watch daemon its hook started goes on, for the next turn's
+	// tool uses, until its idle timeout or another session's start.
+	TurnEnd bool
 
 	// Repeated: the agent may deliver this event through more than one
 	// hook (Cursor runs its own hooks and those in Claude Code's settings),

@@ -224,8 +224,12 @@ func endsOther(active, own record.RunID, prefix string) bool {
 // started for the run stops, and the run gets its last checkpoint. A
 // session that recorded nothing has no run.
 func (h *handler) endRun(ctx context.Context, g *gitguard.Guard, runID record.RunID, label string) error {
-	// The daemon stops after the run's last snapshot, which it serves.
-	defer h.stopDaemon(ctx, g, runID)
+	// The daemon stops after the run's last snapshot, which it serves;
+	// after a turn it goes on, so that the next turn's first tool use
+	// finds it running rather than starting it again.
+	if !h.ev.TurnEnd || h.ev.Kind != SessionEnd {
+		defer h.stopDaemon(ctx, g, runID)
+	}
 	run, err := readRunIfAny(ctx, g, runID, "")
 	if err != nil || run == nil {
 		return err

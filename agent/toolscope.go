@@ -122,6 +122,9 @@ type Hook struct {
 	// EndLabel labels the last checkpoint of the run a SessionEnd
 	// finishes.
 	EndLabel string
+	// TurnEnd: the SessionEnd is the end of one turn of a session that
+	// goes on (Event.TurnEnd).
+	TurnEnd bool
 	// EndOthers and CloseOthers: a SessionStart ends the agent's other
 	// session's run left active, or closes the calls its other sessions
 	// left started (Event.EndOthers, Event.CloseOthers).
@@ -143,7 +146,7 @@ func (hs Hooks) Classify(ev *Event, prefix string, quiet map[string]bool) (toolU
 		_, err := Unhandled(ev, quiet)
 		return false, err
 	}
-	ev.Kind, ev.EndLabel = h.Kind, h.EndLabel
+	ev.Kind, ev.EndLabel, ev.TurnEnd = h.Kind, h.EndLabel, h.TurnEnd
 	if h.EndOthers {
 		ev.EndOthers = prefix
 	}

@@ -92,6 +92,7 @@ func TestHooksClassify(t *testing.T) {
 		"Pre":   {Kind: agent.Pre},
 		"Start": {Kind: agent.SessionStart, EndOthers: true, CloseOthers: true},
 		"End":   {Kind: agent.SessionEnd, EndLabel: "ended"},
+		"Turn":  {Kind: agent.SessionEnd, EndLabel: "turn ended", TurnEnd: true},
 	}
 	classify := func(name string) (*agent.Event, bool, error) {
 		ev := &agent.Event{Agent: "Codex", Name: name}
@@ -104,8 +105,11 @@ func TestHooksClassify(t *testing.T) {
 	if ev, tool, err := classify("Start"); err != nil || tool || ev.Kind != agent.SessionStart || ev.EndOthers != "cx-" || ev.CloseOthers != "cx-" {
 		t.Fatalf("Start: %+v %v %v", ev, tool, err)
 	}
-	if ev, tool, err := classify("End"); err != nil || tool || ev.Kind != agent.SessionEnd || ev.EndLabel != "ended" || ev.EndOthers != "" {
+	if ev, tool, err := classify("End"); err != nil || tool || ev.Kind != agent.SessionEnd || ev.EndLabel != "ended" || ev.EndOthers != "" || ev.TurnEnd {
 		t.Fatalf("End: %+v %v %v", ev, tool, err)
+	}
+	if ev, _, err := classify("Turn"); err != nil || ev.Kind != agent.SessionEnd || !ev.TurnEnd {
+		t.Fatalf("Turn: %+v %v", ev, err)
 	}
 	if ev, tool, err := classify("Later"); err != nil || tool || ev.Kind != agent.Ignore || ev.Warning == "" {
 		t.Fatalf("an unknown event: %+v %v %v", ev, tool, err)

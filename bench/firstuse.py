@@ -2,9 +2,10 @@
 """bench/firstuse.py: a session's first tool use against its later ones, and
 each hook event against a no-op hook.
 
-    bench/firstuse.py [-a OTHER]... [--sessions N] [--uses K] GITGUARD REPO
+    bench/firstuse.py [-a OTHER]... [--sessions N] [--uses K] [--tool Edit|Bash] GITGUARD REPO
 
-Runs N sessions (default 8) of K Edit tool uses (default 4) in the git
+Runs N sessions (default 8) of K Edit tool uses (default 4; --tool Bash
+for a shell command, which gitguard records as a whole-workspace call) in the git
 repository REPO as Claude Code runs its hooks: each event is JSON on the
 stdin of `/bin/sh -c "gitguard-hook claude-code"` (the hook client beside
 GITGUARD, found on PATH as `gitguard init` installs it; `GITGUARD hook
@@ -39,9 +40,12 @@ def run(cmd, data, env):
     return d
 
 
-def event(repo, session, name, path=None, i=0):
+def event(repo, session, name, path=None, i=0, tool="Edit"):
     d = {"session_id": session, "transcript_path": "/dev/null", "cwd": repo, "hook_event_name": name}
-    if path:
+    if path and tool == "Bash":
+        d.update(tool_name="Bash", tool_input={"command": f"echo line >> {path}"},
+                 tool_response={"stdout": "", "stderr": ""}, tool_use_id=f"toolu_{session}_{i}")
+    elif path:
         d.update(tool_name="Edit", tool_input={"file_path": os.path.join(repo, path), "old_string": "a",
                                                 "new_string": "b"},
                  tool_response={"filePath": os.path.join(repo, path)}, tool_use_id=f"toolu_{session}_{i}")
@@ -55,6 +59,7 @@ def main():
     ap.add_argument("-a", dest="others", action="append", default=[], metavar="OTHER")
     ap.add_argument("--sessions", type=int, default=8)
     ap.add_argument("--uses", type=int, default=4)
+    ap.add_argument("--tool", choices=["Edit", "Bash"], default="Edit")
     ap.add_argument("gitguard")
     ap.add_argument("repo")
     args = ap.parse_args()
@@ -82,10 +87,10 @@ def main():
                 timed("SessionStart", event(repo, session, "SessionStart"))
                 for i in range(args.uses):
                     which = "first" if i == 0 else "later"
-                    timed(f"{which} PreToolUse", event(repo, session, "PreToolUse", path, i))
+                    timed(f"{which} PreToolUse", event(repo, session, "PreToolUse", path, i, args.tool))
                     with open(path, "a") as f:
                         f.write(f"line {s} {i}\n")
-                    timed(f"{which} PostToolUse", event(repo, session, "PostToolUse", path, i))
+                    timed(f"{which} PostToolUse", event(repo, session, "PostToolUse", path, i, args.tool))
                 timed("SessionEnd", event(repo, session, "SessionEnd"))
                 subprocess.run(["git", "checkout", "-q", "--", path])
     finally:

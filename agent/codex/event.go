@@ -71,7 +71,7 @@ var hooks = agent.Hooks{
 	PreToolUse:   {Kind: agent.Pre},
 	PostToolUse:  {Kind: agent.Post},
 	SessionStart: {Kind: agent.SessionStart, EndOthers: true},
-	Stop:         {Kind: agent.SessionEnd, EndLabel: "Codex turn ended"},
+	Stop:         {Kind: agent.SessionEnd, EndLabel: "Codex turn ended", TurnEnd: true},
 	SessionEnd:   {Kind: agent.SessionEnd, EndLabel: "Codex session ended"},
 }
 
