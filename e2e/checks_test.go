@@ -53,11 +53,19 @@ func onlyRun(t *testing.T, ws *workspace) string {
 }
 
 // checkSessionEnded checks that the agent's end of session finished the run
-// and stopped the watch daemon a hook started (it may take a moment to go).
-func checkSessionEnded(t *testing.T, ws *workspace) {
+// and stopped the watch daemon a hook started (it may take a moment to go);
+// after a turn's end (turnEnds), that the daemon goes on, and then stops it.
+func checkSessionEnded(t *testing.T, ws *workspace, turnEnds bool) {
 	t.Helper()
 	if out := ws.gitguard(t, "runs", "--json"); !strings.Contains(out, `"state": "finished"`) {
 		t.Errorf("the session ended but its run is not finished:\n%s", out)
+	}
+	if turnEnds {
+		out, _ := runCmd(ws.dir, ws.env, nil, gitguardBin, "watch", "status", "--json")
+		if !strings.Contains(out, `"running": true`) {
+			t.Errorf("the turn ended and the watch daemon stopped; it was to go on for the next turn:\n%s", out)
+		}
+		ws.gitguard(t, "watch", "stop")
 	}
 	var out string
 	for i := 0; i < 50; i++ {

@@ -99,7 +99,7 @@ func TestCodex(t *testing.T) {
 	requireHookClient(t, ws, filepath.Join(".codex", "config.toml"), "gitguard-hook codex")
 	m := newModel(t, ws.dir, scenario(codexVocab()))
 	runCodex(t, ws, m, false)
-	verifySession(t, ws, m, expect{byID: true, recorded: codexRecorded})
+	verifySession(t, ws, m, expect{byID: true, recorded: codexRecorded, turnEnds: true})
 }
 
 // TestCodexUnderRun runs the scenario with no hooks under 'gitguard run --':

@@ -16,6 +16,10 @@ type expect struct {
 	// editErrorHidden: the agent tells the model that an edit failed in
 	// the result's text only, not as an error result.
 	editErrorHidden bool
+	// turnEnds: the agent tells a turn's end, not the session's (Codex's
+	// Stop): the run is finished and the watch daemon goes on for the
+	// next turn.
+	turnEnds bool
 }
 
 // verifySession runs every check on a finished scripted session: each call's
@@ -28,7 +32,7 @@ func verifySession(t *testing.T, ws *workspace, m *model, e expect) {
 		return
 	}
 	run := onlyRun(t, ws)
-	checkSessionEnded(t, ws)
+	checkSessionEnded(t, ws, e.turnEnds)
 	var want []expectation
 	byName := map[string]callTruth{}
 	for i, s := range m.steps {

@@ -30,6 +30,9 @@ func newWorkspace(t testing.TB) *workspace {
 		}
 	}
 	ws.env = baseEnv(ws.home)
+	// A watch daemon a session left running (after a turn's end, it goes
+	// on) stops before its work tree is removed.
+	t.Cleanup(func() { _, _ = runCmd(ws.dir, ws.env, nil, gitguardBin, "watch", "stop") })
 	ws.git(t, "init", "-q", "-b", "main")
 	names := make([]string, 0, len(initialFiles))
 	for name := range initialFiles {
