@@ -15,6 +15,7 @@ import (
 // at every call: the memory of tips keeps the newest of each run, not one
 // record per call, so a daemon's memory does not grow with the events.
 func TestTipsHoldNewestPerRun(t *testing.T) {
+	attribution.ForgetTips()
 	r := gittest.New(t)
 	r.Write("a.txt", "a\n")
 	r.Commit("init")
