@@ -2,6 +2,7 @@ package gitrefs
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,7 +72,7 @@ func (s *Store) listFiles(prefix string) (refs []Ref, ok bool) {
 		if !plainRefName(name) {
 			return errNotPlain
 		}
-		data, err := os.ReadFile(path)
+		data, err := readSmall(path)
 		if err != nil {
 			return err
 		}
@@ -93,6 +94,29 @@ func (s *Store) listFiles(prefix string) (refs []Ref, ok bool) {
 }
 
 var errNotPlain = errors.New("not a plain loose ref")
+
+// maxRefFile bounds what listFiles reads of a loose ref: an object id and
+// a newline, or a symbolic ref's target, are far shorter. Anything longer
+// (a file an agent put in the way, a gigabyte say) is git's to judge.
+const maxRefFile = 4096
+
+// readSmall reads the loose ref at path, errNotPlain when it is longer
+// than maxRefFile.
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxRefFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxRefFile {
+		return nil, errNotPlain
+	}
+	return data, nil
+}
 
 // plainRefName reports whether name is a ref name git takes as it is:
 // no component starts with a dot or ends with .lock, and no character

@@ -99,3 +99,28 @@ func TestListFilesKeepsDamagedRef(t *testing.T) {
 		t.Errorf("List = %v, want %v", refs, want)
 	}
 }
+
+// A file far longer than any ref under the refs (an agent's, say) is not
+// read whole: the listing is left to git, which ignores it as broken.
+func TestListFilesLeavesOversizeFileToGit(t *testing.T) {
+	r, s, one, _ := twoCommits(t)
+	ctx := context.Background()
+	if err := s.Update(ctx, RunRef("good"), one, record.ZeroHash, "create"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(r.Dir, ".git", filepath.FromSlash(RunRef("huge")))
+	if err := os.WriteFile(path, []byte(one.String()+strings.Repeat("\n", 1<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(path) }) // before the repository's own fsck
+	if _, ok := s.listFiles(Namespace); ok {
+		t.Fatal("a 1 MiB ref file was read as a ref")
+	}
+	refs, err := s.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := gitList(t, r.Dir, Namespace); !slices.Equal(refs, want) {
+		t.Errorf("List = %v, git lists %v", refs, want)
+	}
+}
