@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -19,6 +20,18 @@ type Entry = record.Entry
 
 // ListRuns returns every run in the repository, newest activity first.
 func (s *Store) ListRuns(ctx context.Context) ([]RunInfo, error) {
+	return s.listRuns(ctx, "", false)
+}
+
+// ListUnfinishedRuns is ListRuns for the runs whose ids start with prefix
+// and that are not finished. A run whose tip is its finish is known by the
+// tip commit alone: its record is not read, so a work tree that keeps
+// many finished runs costs one small read for each.
+func (s *Store) ListUnfinishedRuns(ctx context.Context, prefix string) ([]RunInfo, error) {
+	return s.listRuns(ctx, prefix, true)
+}
+
+func (s *Store) listRuns(ctx context.Context, prefix string, unfinished bool) ([]RunInfo, error) {
 	refs, err := s.refs.List(ctx)
 	if err != nil {
 		return nil, err
@@ -26,7 +39,10 @@ func (s *Store) ListRuns(ctx context.Context) ([]RunInfo, error) {
 	var out []RunInfo
 	for _, ref := range refs {
 		id, ok := gitrefs.ParseRunRef(ref.Name)
-		if !ok {
+		if !ok || !strings.HasPrefix(string(id), prefix) {
+			continue
+		}
+		if unfinished && s.isFinish(ref.Hash) {
 			continue
 		}
 		cp, err := s.ReadRecord(ref.Hash)
@@ -40,10 +56,25 @@ func (s *Store) ListRuns(ctx context.Context) ([]RunInfo, error) {
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", id, err)
 		}
+		if unfinished && cp.RunFinished {
+			continue
+		}
 		out = append(out, RunInfo{ID: id, Tip: ref.Hash, Checkpoints: cp.Seq, Last: cp, Finished: cp.RunFinished})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Last.CreatedAt.After(out[j].Last.CreatedAt) })
 	return out, nil
+}
+
+// isFinish reports whether commit is a run's finish, from the subject of
+// its message alone (record.CheckpointMessage), as the attribution tells a
+// finished run's tip; false when it cannot be read.
+func (s *Store) isFinish(commit record.Hash) bool {
+	c, err := s.db.ReadCommit(commit)
+	if err != nil {
+		return false
+	}
+	sum, ok := record.ParseSummary(c.Message)
+	return ok && sum.Kind == record.KindRunFinish
 }
 
 // ReadRecord reads only the Checkpoint record of a checkpoint commit.

@@ -3,7 +3,6 @@ package runread
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
@@ -12,16 +11,16 @@ import (
 )
 
 // Unfinished lists the runs of work tree wt whose ids start with prefix
-// and are not finished, newest activity first. It reads each run's newest
-// record.
+// and are not finished, newest activity first. It reads the tip commit of
+// each run with the prefix, and the newest record of those not finished.
 func Unfinished(ctx context.Context, store *patchstore.Store, wt, prefix string) ([]record.RunID, error) {
-	infos, err := store.ListRuns(ctx)
+	infos, err := store.ListUnfinishedRuns(ctx, prefix)
 	if err != nil {
 		return nil, err
 	}
 	var out []record.RunID
 	for _, info := range infos {
-		if strings.HasPrefix(string(info.ID), prefix) && !info.Finished && info.Last.Worktree == wt {
+		if info.Last.Worktree == wt {
 			out = append(out, info.ID)
 		}
 	}
