@@ -115,6 +115,13 @@ var (
 // ListRuns returns every run in the repository, newest activity first.
 func (g *Guard) ListRuns(ctx context.Context) ([]record.RunInfo, error) { return g.store.ListRuns(ctx) }
 
+// RunTip returns the checkpoint commit run id's ref names now, zero when
+// the run has none. It reads the ref only: what a caller that remembers
+// a run's state checks it against.
+func (g *Guard) RunTip(ctx context.Context, id record.RunID) (record.Hash, error) {
+	return g.refs.Read(ctx, gitrefs.RunRef(id))
+}
+
 // History returns the checkpoints of a run, newest first; at most limit
 // when limit > 0.
 //

@@ -42,6 +42,12 @@ type Result struct {
 	// Warnings are things the user should know (a tool use finished whose
 	// start was never seen); the hook still succeeded.
 	Warnings []string
+	// Settled is the run's checkpoint commit when the event left none of
+	// the run's calls started (a tool use's end that finished the last),
+	// zero otherwise or when not known. While the run's ref still names
+	// it, a later event of the session has no call to close: a daemon
+	// may answer it without reading the run.
+	Settled record.Hash
 }
 
 // Handle records ev. It opens the repository only for events that record
@@ -217,6 +223,9 @@ func (h *handler) post(ctx context.Context, g *gitguard.Guard, co gitguard.CallO
 		return err
 	case finished != nil:
 		h.o.Log.Info(ev.Agent+": call finished", "run", ev.RunID, "call", co.CallID, "status", fo.Status)
+		if cp := finished.Checkpoint; cp != nil && cp.OpenKnown && len(cp.Open) == 0 && finished.Damage == nil {
+			h.res.Settled = finished.Commit
+		}
 		return nil
 	case c == nil:
 		// The before event never reached gitguard (hook added mid-session,

@@ -10,11 +10,13 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/agent"
 	"github.com/gitguard/gitguard/internal/hookwire"
+	"github.com/gitguard/gitguard/record"
 )
 
 // Agent is an agent adapter as the daemon knows it: the name a hook hands
@@ -112,7 +114,7 @@ func NewDaemon(ctx context.Context, g *gitguard.Guard, o Options) (*Daemon, erro
 		return o.Open(context.WithoutCancel(ctx), workTree)
 	}
 	d := &Daemon{Daemon: g.NewDaemon(reopen)}
-	s := &server{o: o, workTree: workTree, stop: d.Stop}
+	s := &server{o: o, g: g, workTree: workTree, stop: d.Stop}
 	d.merges = newIdleMerger(o.MergeIdle, func() { s.mergePacks(ctx) })
 	s.merges = d.merges
 	d.Handle(hookwire.Op, s.answer)
@@ -131,12 +133,54 @@ func NewDaemon(ctx context.Context, g *gitguard.Guard, o Options) (*Daemon, erro
 // server records the hook events of one work tree's daemon.
 type server struct {
 	o        Options
+	g        *gitguard.Guard // the daemon's own, to read run refs
 	workTree string
 	merges   *idleMerger
 	// stop stops the daemon once the request in hand is answered (Serve
 	// waits for the requests under way).
 	stop func()
+
+	mu sync.Mutex
+	// settled remembers, per run, the checkpoint an event of the daemon
+	// left with no call started (agent.Result.Settled).
+	settled map[record.RunID]record.Hash
 }
+
+// quiet reports whether run is as an event of this daemon left it, with
+// no call started: its ref still names that checkpoint. A session's later
+// event (a prompt, the agent stopping) then has no call to close, and is
+// answered without opening the repository or reading the run: what
+// agent.Handle would find and do is nothing. Any other writer of the run
+// moves its ref.
+func (s *server) quiet(ctx context.Context, run record.RunID) bool {
+	s.mu.Lock()
+	tip, ok := s.settled[run]
+	s.mu.Unlock()
+	if !ok || s.g == nil {
+		return false
+	}
+	now, err := s.g.RunTip(ctx, run)
+	return err == nil && now == tip
+}
+
+// note remembers what an event recorded of run: settled when it left no
+// call started, forgotten otherwise.
+func (s *server) note(run record.RunID, res agent.Result, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil || res.Settled.IsZero() {
+		delete(s.settled, run)
+		return
+	}
+	if s.settled == nil || len(s.settled) >= maxSettled {
+		s.settled = map[record.RunID]record.Hash{}
+	}
+	s.settled[run] = res.Settled
+}
+
+// maxSettled bounds the runs a daemon remembers settled; past it, the
+// memory starts over (each run is then read once more).
+const maxSettled = 256
 
 // mergePacks merges the packs the events wrote, once they pause.
 func (s *server) mergePacks(ctx context.Context) {
@@ -175,9 +219,14 @@ func (s *server) answer(ctx context.Context, payload json.RawMessage) (json.RawM
 	if err != nil {
 		return nil, err
 	}
+	if ev.Kind == agent.SessionEvent && s.quiet(ctx, ev.RunID) {
+		ans := s.o.Outcome(a.Name, req.FailClosed, agent.Result{Run: ev.RunID}, nil)
+		return json.Marshal(hookwire.Answer{Stderr: ans.Stderr, Exit: ans.Exit})
+	}
 	// The daemon runs already: the hook starts none, and the end of the
 	// run whose hook started it stops it here.
 	res, err := agent.Handle(ctx, ev, agent.Options{Open: s.o.OpenHook, Dir: req.Dir, Log: s.o.Log, DaemonStop: s.stop})
+	s.note(ev.RunID, res, err)
 	ans := s.o.Outcome(a.Name, req.FailClosed, res, err)
 	return json.Marshal(hookwire.Answer{Stderr: ans.Stderr, Exit: ans.Exit})
 }
