@@ -5,15 +5,17 @@
 
 Starts a Claude Code session's watch daemon in the git repository REPO
 with a SessionStart given to `/bin/sh -c "gitguard-hook claude-code"`
-(BUILD_DIR holds gitguard and gitguard-hook; it goes first on PATH), then
-times, N rounds (default 60), each of these events and beside each the
-same event given to `/bin/sh -c "sh -c 'cat >/dev/null'"`: a Read tool's
-PreToolUse (answered by the client itself), a UserPromptSubmit (the
-daemon reads the session's run) and a SessionStart while the daemon runs.
-A SessionEnd last ends the session's run and stops the daemon.
+(BUILD_DIR holds gitguard and gitguard-hook; it goes first on PATH) and
+records one Edit tool use (untimed: the session's run exists, as at a
+later prompt); then times, N rounds (default 60), each of these events
+and beside each the same event given to `/bin/sh -c "sh -c 'cat
+>/dev/null'"`: a Read tool's PreToolUse (answered by the client itself),
+a UserPromptSubmit (a later prompt: answered by the daemon at once while
+the run is as the tool use left it) and a SessionStart while the daemon
+runs. A SessionEnd last ends the session's run and stops the daemon.
 
 Prints each event's median wall time and its ratio to the no-op hook's.
-Bounded: 6N+2 processes, each killed after 60 s.
+Bounded: 6N+4 processes, each killed after 60 s.
 """
 import argparse
 import json
@@ -55,6 +57,16 @@ def main():
         "SessionStart, daemon running": event("SessionStart", source="resume"),
     }
     run(hook, event("SessionStart", source="startup"))
+    # One Edit tool use first, untimed: the session's run exists, as for a
+    # later prompt of a session, and its end left no call started.
+    path = next(p for p in subprocess.run(["git", "-C", repo, "ls-files"], capture_output=True,
+                                          text=True).stdout.splitlines() if not p.startswith("."))
+    edit = dict(tool_name="Edit", tool_input={"file_path": os.path.join(repo, path), "old_string": "a", "new_string": "b"},
+                tool_use_id="toolu_edit")
+    run(hook, event("PreToolUse", **edit))
+    with open(os.path.join(repo, path), "a") as f:
+        f.write("nocapture\n")
+    run(hook, event("PostToolUse", tool_response={"filePath": os.path.join(repo, path)}, **edit))
     t = {k: [] for k in cases}
     base = []
     try:
@@ -64,6 +76,7 @@ def main():
                 base.append(run(noop, data))
     finally:
         run(hook, event("SessionEnd", reason="exit"))
+        subprocess.run(["git", "-C", repo, "checkout", "-q", "--", path])
     b = statistics.median(base)
     print("| event | median wall ms | ÷ no-op hook |")
     print("|---|---:|---:|")

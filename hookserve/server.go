@@ -163,15 +163,15 @@ func (s *server) quiet(ctx context.Context, run record.RunID) bool {
 	return err == nil && now == tip
 }
 
-// note remembers what an event recorded of run: settled when it left no
-// call started, forgotten otherwise.
+// note remembers the checkpoint an event left run at when it left no call
+// started. Other events need not make it forget: one that records moves
+// the ref, and quiet compares the ref.
 func (s *server) note(run record.RunID, res agent.Result, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if err != nil || res.Settled.IsZero() {
-		delete(s.settled, run)
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.settled == nil || len(s.settled) >= maxSettled {
 		s.settled = map[record.RunID]record.Hash{}
 	}
