@@ -363,13 +363,19 @@ func (p *Planner) planHere(ctx context.Context, path string, patches []*record.F
 	cur := conflict.Current{State: curFS.State(), IsDir: curFS.Mode == record.ModeTree, Oversize: over}
 	if cur.State.Exists() && !cur.IsDir && !over && cur.State.Mode != record.ModeGitlink {
 		// The current content in the form the records use (converted, for
-		// paths git converts), so merges compare like with like.
-		stored, _, err := p.WS.Capture(path, true)
+		// paths git converts), so merges compare like with like. The path
+		// is planned as this second look finds it, state and content: git
+		// or the user may have rewritten it since the first (git checkout
+		// unlinks and creates), and the two must not be mixed.
+		stored, storedOver, err := p.WS.Capture(path, true)
 		if err != nil {
 			return record.Plan{Path: path}, err
 		}
-		if cur.Content, err = p.DB.ReadAs(stored.Hash, odb.TypeBlob); err != nil {
-			return record.Plan{Path: path}, fmt.Errorf("read %s: %w", path, err)
+		cur = conflict.Current{State: stored.State(), IsDir: stored.Mode == record.ModeTree, Oversize: storedOver}
+		if cur.State.Exists() && !cur.IsDir && !storedOver && cur.State.Mode != record.ModeGitlink {
+			if cur.Content, err = p.DB.ReadAs(stored.Hash, odb.TypeBlob); err != nil {
+				return record.Plan{Path: path}, fmt.Errorf("read %s: %w", path, err)
+			}
 		}
 	}
 	pl, err := conflict.PlanPath(path, patches, cur, markers, p.Sources(ctx))
