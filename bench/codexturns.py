@@ -22,19 +22,9 @@ Bounded: N*(T*(2K+1)+1) events per build, each killed after 60 s.
 import argparse
 import json
 import os
-import statistics
 import subprocess
-import sys
-import time
 
-
-def run(cmd, data, env):
-    t = time.perf_counter()
-    p = subprocess.run(["/bin/sh", "-c", cmd], input=data, env=env, capture_output=True, timeout=60)
-    d = (time.perf_counter() - t) * 1000
-    if p.returncode or p.stderr:
-        sys.exit(f"{cmd}: exit {p.returncode}: {p.stderr.decode(errors='replace')}")
-    return d
+from hookrun import NOOP, builds, first_tracked, print_medians, timed
 
 
 def event(repo, session, turn, name, path=None, call=None):
@@ -63,51 +53,37 @@ def main():
     args = ap.parse_args()
     repo = os.path.abspath(args.repo)
     os.chdir(repo)
-    path = next(p for p in subprocess.run(["git", "ls-files"], capture_output=True, text=True).stdout.splitlines()
-                if not p.startswith("."))
-    builds = []
-    for n, g in enumerate([args.gitguard] + args.others):
-        g = os.path.abspath(g)
-        env = dict(os.environ, PATH=os.path.dirname(g) + os.pathsep + os.environ["PATH"])
-        builds.append({"gitguard": g, "env": env, "tag": n, "t": {}})
-    hook, noop = "gitguard-hook codex", "sh -c 'cat >/dev/null'"
+    path = first_tracked(repo)
+    bs = builds([args.gitguard] + args.others)
+    hook = "gitguard-hook codex"
     try:
         for s in range(args.sessions):
-            for b in builds:
+            for b in bs:
                 session = f"019a3f2e-{os.getpid():04x}-{b['tag']}-{s:04d}"
 
-                def timed(case, data):
-                    b["t"].setdefault(case, []).append(run(hook, data, b["env"]))
-                    b["t"].setdefault("no-op hook", []).append(run(noop, data, b["env"]))
+                def beside(case, data, b=b):
+                    b["t"].setdefault(case, []).append(timed(hook, data, b["env"]))
+                    b["t"].setdefault("no-op hook", []).append(timed(NOOP, data, b["env"]))
 
-                timed("SessionStart", event(repo, session, "t0", "SessionStart"))
+                beside("SessionStart", event(repo, session, "t0", "SessionStart"))
                 for turn in range(args.turns):
                     for i in range(args.uses):
                         call = f"call_{turn}_{i}"
                         case = ("first turn's first PreToolUse" if turn == 0 else "later turn's first PreToolUse") \
                             if i == 0 else "other PreToolUse"
-                        timed(case, event(repo, session, f"t{turn}", "PreToolUse", path, call))
+                        beside(case, event(repo, session, f"t{turn}", "PreToolUse", path, call))
                         with open(path, "a") as f:
                             f.write("line\n")
-                        timed("PostToolUse", event(repo, session, f"t{turn}", "PostToolUse", path, call))
-                    timed("Stop", event(repo, session, f"t{turn}", "Stop"))
+                        beside("PostToolUse", event(repo, session, f"t{turn}", "PostToolUse", path, call))
+                    beside("Stop", event(repo, session, f"t{turn}", "Stop"))
                 subprocess.run([b["gitguard"], "watch", "stop"], capture_output=True)
                 subprocess.run(["git", "checkout", "-q", "--", path])
     finally:
         subprocess.run(["git", "checkout", "-q", "--", path])
-        for b in builds:
+        for b in bs:
             subprocess.run([b["gitguard"], "watch", "stop"], capture_output=True)
-    for b in builds:
-        if len(builds) > 1:
-            print(f"\n{b['gitguard']}\n")
-        base = statistics.median(b["t"]["no-op hook"])
-        print("| event | median wall ms | ÷ no-op hook |")
-        print("|---|---:|---:|")
-        for case in ["SessionStart", "first turn's first PreToolUse", "later turn's first PreToolUse",
-                     "other PreToolUse", "PostToolUse", "Stop", "no-op hook"]:
-            if case in b["t"]:
-                m = statistics.median(b["t"][case])
-                print(f"| {case} | {m:.1f} | {m / base:.2f} |")
+    print_medians(bs, ["SessionStart", "first turn's first PreToolUse", "later turn's first PreToolUse",
+                       "other PreToolUse", "PostToolUse", "Stop"])
 
 
 if __name__ == "__main__":

@@ -25,19 +25,9 @@ restored with git afterwards; the runs stay in the repository.
 import argparse
 import json
 import os
-import statistics
 import subprocess
-import sys
-import time
 
-
-def run(cmd, data, env):
-    t = time.perf_counter()
-    p = subprocess.run(["/bin/sh", "-c", cmd], input=data, env=env, capture_output=True, timeout=60)
-    d = (time.perf_counter() - t) * 1000
-    if p.returncode or p.stderr:
-        sys.exit(f"{cmd}: exit {p.returncode}: {p.stderr.decode(errors='replace')}")
-    return d
+from hookrun import NOOP, builds, first_tracked, print_medians, timed
 
 
 def event(repo, session, name, path=None, i=0, tool="Edit"):
@@ -65,48 +55,35 @@ def main():
     args = ap.parse_args()
     repo = os.path.abspath(args.repo)
     os.chdir(repo)
-    path = next(p for p in subprocess.run(["git", "ls-files"], capture_output=True, text=True).stdout.splitlines()
-                if not p.startswith("."))
-    builds = []
-    for n, g in enumerate([args.gitguard] + args.others):
-        g = os.path.abspath(g)
-        client = os.path.join(os.path.dirname(g), "gitguard-hook")
-        hook = "gitguard-hook claude-code" if os.path.exists(client) else f"'{g}' hook claude-code"
-        env = dict(os.environ, PATH=os.path.dirname(g) + os.pathsep + os.environ["PATH"])
-        builds.append({"gitguard": g, "hook": hook, "env": env, "tag": n, "t": {}})
-    noop = "sh -c 'cat >/dev/null'"
+    path = first_tracked(repo)
+    bs = builds([args.gitguard] + args.others)
+    for b in bs:
+        client = os.path.join(os.path.dirname(b["gitguard"]), "gitguard-hook")
+        b["hook"] = "gitguard-hook claude-code" if os.path.exists(client) else f"'{b['gitguard']}' hook claude-code"
     try:
         for s in range(args.sessions):
-            for b in builds:
+            for b in bs:
                 session = f"firstuse-{os.getpid()}-{b['tag']}-{s}"
 
-                def timed(case, data):
-                    b["t"].setdefault(case, []).append(run(b["hook"], data, b["env"]))
-                    b["t"].setdefault("no-op hook", []).append(run(noop, data, b["env"]))
+                def beside(case, data, b=b):
+                    b["t"].setdefault(case, []).append(timed(b["hook"], data, b["env"]))
+                    b["t"].setdefault("no-op hook", []).append(timed(NOOP, data, b["env"]))
 
-                timed("SessionStart", event(repo, session, "SessionStart"))
+                beside("SessionStart", event(repo, session, "SessionStart"))
                 for i in range(args.uses):
                     which = "first" if i == 0 else "later"
-                    timed(f"{which} PreToolUse", event(repo, session, "PreToolUse", path, i, args.tool))
+                    beside(f"{which} PreToolUse", event(repo, session, "PreToolUse", path, i, args.tool))
                     with open(path, "a") as f:
                         f.write(f"line {s} {i}\n")
-                    timed(f"{which} PostToolUse", event(repo, session, "PostToolUse", path, i, args.tool))
-                timed("SessionEnd", event(repo, session, "SessionEnd"))
+                    beside(f"{which} PostToolUse", event(repo, session, "PostToolUse", path, i, args.tool))
+                beside("SessionEnd", event(repo, session, "SessionEnd"))
                 subprocess.run(["git", "checkout", "-q", "--", path])
     finally:
         subprocess.run(["git", "checkout", "-q", "--", path])
-        for b in builds:
+        for b in bs:
             subprocess.run([b["gitguard"], "watch", "stop"], capture_output=True)
-    for b in builds:
-        if len(builds) > 1:
-            print(f"\n{b['gitguard']}\n")
-        base = statistics.median(b["t"]["no-op hook"])
-        print("| event | median wall ms | ÷ no-op hook |")
-        print("|---|---:|---:|")
-        for case in ["SessionStart", "first PreToolUse", "first PostToolUse", "later PreToolUse",
-                     "later PostToolUse", "SessionEnd", "no-op hook"]:
-            m = statistics.median(b["t"][case])
-            print(f"| {case} | {m:.1f} | {m / base:.2f} |")
+    print_medians(bs, ["SessionStart", "first PreToolUse", "first PostToolUse", "later PreToolUse",
+                       "later PostToolUse", "SessionEnd"])
 
 
 if __name__ == "__main__":

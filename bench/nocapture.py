@@ -22,8 +22,8 @@ import json
 import os
 import statistics
 import subprocess
-import sys
-import time
+
+from hookrun import NOOP, first_tracked, timed
 
 
 def main():
@@ -42,14 +42,9 @@ def main():
         return json.dumps(e).encode()
 
     def run(cmd, data):
-        t = time.perf_counter()
-        p = subprocess.run(["/bin/sh", "-c", cmd], input=data, env=env, capture_output=True, timeout=60)
-        d = (time.perf_counter() - t) * 1000
-        if p.returncode or p.stderr:
-            sys.exit(f"{cmd}: exit {p.returncode}: {p.stderr.decode(errors='replace')}")
-        return d
+        return timed(cmd, data, env)
 
-    hook, noop = "gitguard-hook claude-code", "sh -c 'cat >/dev/null'"
+    hook, noop = "gitguard-hook claude-code", NOOP
     cases = {
         "Read PreToolUse": event("PreToolUse", tool_name="Read", tool_input={"file_path": os.path.join(repo, "x")},
                                  tool_use_id="toolu_read"),
@@ -59,8 +54,7 @@ def main():
     run(hook, event("SessionStart", source="startup"))
     # One Edit tool use first, untimed: the session's run exists, as for a
     # later prompt of a session, and its end left no call started.
-    path = next(p for p in subprocess.run(["git", "-C", repo, "ls-files"], capture_output=True,
-                                          text=True).stdout.splitlines() if not p.startswith("."))
+    path = first_tracked(repo)
     edit = dict(tool_name="Edit", tool_input={"file_path": os.path.join(repo, path), "old_string": "a", "new_string": "b"},
                 tool_use_id="toolu_edit")
     run(hook, event("PreToolUse", **edit))
