@@ -20,7 +20,8 @@ const (
 	// other session's run left active.
 	SessionStart
 	// SessionEnd: the session (or, for agents without one, the turn) ended;
-	// its run is finished and the watch daemon it started stops.
+	// its run is finished and the watch daemon it started stops (after a
+	// turn, Event.TurnEnd, it goes on).
 	SessionEnd
 	// SessionEvent: a later event of the session that is no tool use (the
 	// next prompt, the end of a turn). Every tool use the session started
