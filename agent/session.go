@@ -227,7 +227,7 @@ func (h *handler) endRun(ctx context.Context, g *gitguard.Guard, runID record.Ru
 	// The daemon stops after the run's last snapshot, which it serves;
 	// after a turn it goes on, so that the next turn's first tool use
 	// finds it running rather than starting it again.
-	if !h.ev.TurnEnd || h.ev.Kind != SessionEnd {
+	if !h.ev.TurnEnd {
 		defer h.stopDaemon(ctx, g, runID)
 	}
 	run, err := readRunIfAny(ctx, g, runID, "")

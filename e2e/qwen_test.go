@@ -76,7 +76,7 @@ func TestQwen(t *testing.T) {
 	requireHookClient(t, ws, filepath.Join(".qwen", "settings.json"), "gitguard-hook qwen")
 	m := newModel(t, ws.dir, scenario(qwenVocab(ws.dir)))
 	runQwen(t, ws, m)
-	verifySession(t, ws, m, expect{byID: true, recorded: qwenRecorded})
+	verifySession(t, ws, m, expect{byID: true, recorded: qwenRecorded, turnEnds: true})
 }
 
 // qwenRecorded is what gitguard records for a step: read_file is not.

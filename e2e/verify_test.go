@@ -16,9 +16,9 @@ type expect struct {
 	// editErrorHidden: the agent tells the model that an edit failed in
 	// the result's text only, not as an error result.
 	editErrorHidden bool
-	// turnEnds: the agent tells a turn's end, not the session's (Codex's
-	// Stop): the run is finished and the watch daemon goes on for the
-	// next turn.
+	// turnEnds: the session ends with a turn's end, not the session's
+	// (Codex's Stop; Qwen Code's with -p): the run is finished and the
+	// watch daemon goes on for the next turn.
 	turnEnds bool
 }
 

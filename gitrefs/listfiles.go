@@ -101,7 +101,7 @@ var errNotPlain = errors.New("not a plain loose ref")
 const maxRefFile = 4096
 
 // readSmall reads the loose ref at path, errNotPlain when it is longer
-// than maxRefFile.
+// than maxRefFile: the one reader of loose refs (listFiles, readFiles).
 func readSmall(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -125,7 +125,7 @@ func (s *Store) readFiles(ref string) (record.Hash, bool) {
 	if _, err := os.Stat(filepath.Join(common, "reftable")); err == nil {
 		return record.ZeroHash, false
 	}
-	data, err := os.ReadFile(filepath.Join(common, filepath.FromSlash(ref)))
+	data, err := readSmall(filepath.Join(common, filepath.FromSlash(ref)))
 	if err == nil {
 		h, err := record.ParseHash(strings.TrimSpace(string(data)))
 		return h, err == nil

@@ -156,7 +156,7 @@ func (s *server) quiet(ctx context.Context, run record.RunID) bool {
 	s.mu.Lock()
 	tip, ok := s.settled[run]
 	s.mu.Unlock()
-	if !ok || s.g == nil {
+	if !ok {
 		return false
 	}
 	now, err := s.g.RunTip(ctx, run)

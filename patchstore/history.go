@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -42,7 +43,7 @@ func (s *Store) listRuns(ctx context.Context, prefix string, unfinished bool) ([
 		if !ok || !strings.HasPrefix(string(id), prefix) {
 			continue
 		}
-		if unfinished && s.isFinish(ref.Hash) {
+		if unfinished && !s.FinishedAt(ref.Hash).IsZero() {
 			continue
 		}
 		cp, err := s.ReadRecord(ref.Hash)
@@ -65,16 +66,21 @@ func (s *Store) listRuns(ctx context.Context, prefix string, unfinished bool) ([
 	return out, nil
 }
 
-// isFinish reports whether commit is a run's finish, from the subject of
-// its message alone (record.CheckpointMessage), as the attribution tells a
-// finished run's tip; false when it cannot be read.
-func (s *Store) isFinish(commit record.Hash) bool {
+// FinishedAt returns when the checkpoint commit recorded its run's finish,
+// from the commit alone: the subject of its message names the kind
+// (record.CheckpointMessage), and its time (whole seconds, rounded down)
+// the moment. Zero for any other checkpoint, and for a commit that cannot
+// be read, which the caller reads in full. A run whose tip is its finish
+// is known finished without reading its record.
+func (s *Store) FinishedAt(commit record.Hash) time.Time {
 	c, err := s.db.ReadCommit(commit)
 	if err != nil {
-		return false
+		return time.Time{}
 	}
-	sum, ok := record.ParseSummary(c.Message)
-	return ok && sum.Kind == record.KindRunFinish
+	if sum, ok := record.ParseSummary(c.Message); !ok || sum.Kind != record.KindRunFinish {
+		return time.Time{}
+	}
+	return c.Committer.When
 }
 
 // ReadRecord reads only the Checkpoint record of a checkpoint commit.

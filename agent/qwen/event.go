@@ -81,7 +81,7 @@ var hooks = agent.Hooks{
 	PostToolUse:        {Kind: agent.Post},
 	PostToolUseFailure: {Kind: agent.Post},
 	SessionStart:       {Kind: agent.SessionStart, EndOthers: true},
-	Stop:               {Kind: agent.SessionEnd, EndLabel: "Qwen Code turn ended"},
+	Stop:               {Kind: agent.SessionEnd, EndLabel: "Qwen Code turn ended", TurnEnd: true},
 	SessionEnd:         {Kind: agent.SessionEnd, EndLabel: "Qwen Code session ended"},
 }
 

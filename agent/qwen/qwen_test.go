@@ -56,6 +56,9 @@ func TestReplayRecordedSession(t *testing.T) {
 		if ev.Warning != "" || len(res.Warnings) != 0 {
 			t.Errorf("%s: warnings %q %q", ev.Name, ev.Warning, res.Warnings)
 		}
+		if ev.TurnEnd != (ev.Name == qwen.Stop) {
+			t.Errorf("%s: TurnEnd %v; only Stop, a turn's end, keeps the watch daemon", ev.Name, ev.TurnEnd)
+		}
 		run = string(ev.RunID)
 	}
 	if err := sc.Err(); err != nil {

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
-	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
 	"github.com/gitguard/gitguard/record"
 )
@@ -61,7 +59,7 @@ func (a *Attributor) runTips(ctx context.Context, from time.Time) ([]patchstore.
 		if !ok {
 			continue
 		}
-		cp, err := tipRecordOf(a.DB, a.Store, id, ref.Hash, from)
+		cp, err := tipRecordOf(a.Store, id, ref.Hash, from)
 		if err != nil {
 			a.Log.Warn("calls of another run not compared: its records cannot be read", "run", id, "err", err)
 			continue
@@ -97,12 +95,12 @@ type tipRecord struct {
 
 // tipRecordOf returns the record of commit, the tip of run id, nil when it
 // is a run's finish recorded before from, which its commit alone tells.
-func tipRecordOf(db *odb.DB, store *patchstore.Store, id record.RunID, commit record.Hash, from time.Time) (*record.Checkpoint, error) {
+func tipRecordOf(store *patchstore.Store, id record.RunID, commit record.Hash, from time.Time) (*record.Checkpoint, error) {
 	tips.Lock()
 	t, known := tips.m[id]
 	tips.Unlock()
 	if known = known && t.commit == commit; !known {
-		t = tipRecord{commit: commit, finishedAt: finishedAt(db, commit)}
+		t = tipRecord{commit: commit, finishedAt: store.FinishedAt(commit)}
 	}
 	if !t.finishedAt.IsZero() && !t.finishedAt.Add(time.Second).After(from) {
 		if !known {
@@ -271,16 +269,4 @@ func (a *Attributor) OpenElsewhere(ctx context.Context, run record.RunID) ([]rec
 		}
 	}
 	return out, nil
-}
-
-// finishedAt returns when a checkpoint commit recorded a run's finish,
-// from the commit alone: its message names the kind, and its time (whole
-// seconds, rounded down) the moment. Zero for anything else, an unreadable
-// commit included, which the caller reads in full.
-func finishedAt(db *odb.DB, commit record.Hash) time.Time {
-	c, err := db.ReadCommit(commit)
-	if err != nil || !strings.HasPrefix(c.Message, "gitguard "+record.KindRunFinish+" ") {
-		return time.Time{}
-	}
-	return c.Committer.When
 }

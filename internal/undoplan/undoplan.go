@@ -355,27 +355,20 @@ func (p *Planner) path(ctx context.Context, path string, patches []*record.FileP
 
 // planHere plans one path no symlinked folder is above.
 func (p *Planner) planHere(ctx context.Context, path string, patches []*record.FilePatch, markers bool) (record.Plan, error) {
-	curFS, over, err := p.WS.Capture(path, false)
+	// One look at the path gives both its state and its content, stored in
+	// the form the records use (converted, for paths git converts), so
+	// merges compare like with like: git or the user may rewrite it at any
+	// moment (git checkout unlinks and creates), and two looks could mix a
+	// state with another content. Content over the size limit is hashed,
+	// not stored or read: nothing could merge it.
+	fs, over, err := p.WS.Capture(path, true)
 	if err != nil {
 		return record.Plan{Path: path}, err
 	}
-	// Content over the size limit is not read: nothing could merge it.
-	cur := conflict.Current{State: curFS.State(), IsDir: curFS.Mode == record.ModeTree, Oversize: over}
+	cur := conflict.Current{State: fs.State(), IsDir: fs.Mode == record.ModeTree, Oversize: over}
 	if cur.State.Exists() && !cur.IsDir && !over && cur.State.Mode != record.ModeGitlink {
-		// The current content in the form the records use (converted, for
-		// paths git converts), so merges compare like with like. The path
-		// is planned as this second look finds it, state and content: git
-		// or the user may have rewritten it since the first (git checkout
-		// unlinks and creates), and the two must not be mixed.
-		stored, storedOver, err := p.WS.Capture(path, true)
-		if err != nil {
-			return record.Plan{Path: path}, err
-		}
-		cur = conflict.Current{State: stored.State(), IsDir: stored.Mode == record.ModeTree, Oversize: storedOver}
-		if cur.State.Exists() && !cur.IsDir && !storedOver && cur.State.Mode != record.ModeGitlink {
-			if cur.Content, err = p.DB.ReadAs(stored.Hash, odb.TypeBlob); err != nil {
-				return record.Plan{Path: path}, fmt.Errorf("read %s: %w", path, err)
-			}
+		if cur.Content, err = p.DB.ReadAs(fs.Hash, odb.TypeBlob); err != nil {
+			return record.Plan{Path: path}, fmt.Errorf("read %s: %w", path, err)
 		}
 	}
 	pl, err := conflict.PlanPath(path, patches, cur, markers, p.Sources(ctx))
