@@ -3,6 +3,7 @@ package gitguard
 import (
 	"github.com/gitguard/gitguard/internal/odb"
 	"github.com/gitguard/gitguard/patchstore"
+	"github.com/gitguard/gitguard/workspace"
 )
 
 // StoreOf and DBOf give the package's external tests the parts a Guard
@@ -11,6 +12,9 @@ func StoreOf(g *Guard) *patchstore.Store { return g.store }
 
 // DBOf returns the Guard's object database.
 func DBOf(g *Guard) *odb.DB { return g.db }
+
+// WorkspaceOf returns the Guard's workspace.
+func WorkspaceOf(g *Guard) *workspace.Workspace { return g.ws }
 
 // SetFullReads makes commands read every call instead of the run index,
 // and returns a function that restores the default.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/brief"
@@ -343,6 +344,9 @@ func TestParallelDaemonTimesChange(t *testing.T) {
 			}
 			f.start(f.run, "shA", "Bash")
 			f.write("big.bin", strings.Repeat("big\n", 100))
+			if daemon {
+				f.pastTheWatchersTime(g)
+			}
 			f.start("run-b", "shB", "Bash")
 			f.write("a.txt", "a while both ran\n")
 			f.finish(f.run, "shA")
@@ -362,6 +366,22 @@ func TestParallelDaemonTimesChange(t *testing.T) {
 			}
 			f.checkInvariant1()
 		})
+	}
+}
+
+// pastTheWatchersTime waits until the watch daemon has read every change
+// made so far and the clock has passed the millisecond it read them in.
+// A call's start time is kept to the millisecond: a change read in the
+// same millisecond as a call started cannot be told to be earlier, and is
+// then rightly shared.
+func (f *fixture) pastTheWatchersTime(g *gitguard.Guard) {
+	f.t.Helper()
+	if _, err := gitguard.WorkspaceOf(g).ChangeTimes(f.ctx, nil); err != nil {
+		f.t.Fatal(err)
+	}
+	read := time.Now().UTC().Truncate(time.Millisecond)
+	for !time.Now().UTC().Truncate(time.Millisecond).After(read) {
+		time.Sleep(100 * time.Microsecond)
 	}
 }
 
