@@ -114,3 +114,10 @@ func (g *Guard) GC(ctx context.Context) error { return g.maintainer().GC(ctx) }
 // the watch daemon does between an agent's hook events. It does nothing
 // when the packs are few, git maintenance runs, or another process merges.
 func (g *Guard) MergePacks() error { return g.db.Consolidate() }
+
+// MakeSpareFiles makes ahead the empty files the next checkpoints' packs
+// are written into, so that a tool call's start or finish creates no file
+// of its own for them (see odb's spares.go). Like MergePacks it is for a
+// process that idles between an agent's hook events; a failure only means
+// those checkpoints create their files.
+func (g *Guard) MakeSpareFiles() { g.db.MakeSpares() }

@@ -76,13 +76,14 @@ func (o *Options) Validate() error {
 // events hooks hand it (HandOff). Serve it, and Close it when done.
 type Daemon struct {
 	*gitguard.Daemon
-	merges *idleMerger
+	merges, spares *idleTask
 }
 
 // Close stops serving and waits for a pack merge under way.
 func (d *Daemon) Close() error {
 	err := d.Daemon.Close()
 	d.merges.stop()
+	d.spares.stop()
 	return err
 }
 
@@ -115,8 +116,9 @@ func NewDaemon(ctx context.Context, g *gitguard.Guard, o Options) (*Daemon, erro
 	}
 	d := &Daemon{Daemon: g.NewDaemon(reopen)}
 	s := &server{o: o, g: g, workTree: workTree, stop: d.Stop}
-	d.merges = newIdleMerger(o.MergeIdle, func() { s.mergePacks(ctx) })
-	s.merges = d.merges
+	d.merges = newIdleTask(o.MergeIdle, func() { s.mergePacks(ctx) })
+	d.spares = newIdleTask(DefaultSpareIdle, g.MakeSpareFiles)
+	s.merges, s.spares = d.merges, d.spares
 	d.Handle(hookwire.Op, s.answer)
 	if err := d.Listen(); err != nil {
 		d.Close()
@@ -135,7 +137,8 @@ type server struct {
 	o        Options
 	g        *gitguard.Guard // the daemon's own, to read run refs
 	workTree string
-	merges   *idleMerger
+	merges   *idleTask
+	spares   *idleTask
 	// stop stops the daemon once the request in hand is answered (Serve
 	// waits for the requests under way).
 	stop func()
@@ -203,6 +206,7 @@ func (s *server) mergePacks(ctx context.Context) {
 // or refuses it.
 func (s *server) answer(ctx context.Context, payload json.RawMessage) (json.RawMessage, error) {
 	defer s.merges.poke()
+	defer s.spares.poke()
 	var req hookwire.Request
 	if err := json.Unmarshal(payload, &req); err != nil {
 		return nil, fmt.Errorf("hook request: %w", err)

@@ -49,7 +49,8 @@ func TestServerRefuses(t *testing.T) {
 				return nil, errors.New("not here")
 			}},
 		workTree: top,
-		merges:   newIdleMerger(time.Hour, func() {}),
+		merges:   newIdleTask(time.Hour, func() {}),
+		spares:   newIdleTask(time.Hour, func() {}),
 	}
 	s.o.OpenHook = s.o.Open
 	defer s.merges.stop()

@@ -56,7 +56,7 @@ func TestSessionEventOfSettledRun(t *testing.T) {
 				opens++
 				return open(ctx, dir)
 			}},
-		g: g, workTree: top, merges: newIdleMerger(time.Hour, func() {}),
+		g: g, workTree: top, merges: newIdleTask(time.Hour, func() {}), spares: newIdleTask(time.Hour, func() {}),
 	}
 	defer s.merges.stop()
 	send := func(name string) hookwire.Answer {

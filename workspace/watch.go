@@ -49,6 +49,9 @@ type Watcher struct {
 	cookies map[string]chan struct{}
 	seq     int
 	done    chan struct{}
+	// cmu guards cookie, the watcher's cookie file (see sync).
+	cmu    sync.Mutex
+	cookie string
 	// times holds when each path last raised an event, complete from
 	// timesFrom (zero: from armedAt); see changetimes.go.
 	times     map[string]time.Time
@@ -101,6 +104,7 @@ func (w *Workspace) Watch(tree record.Hash) (*Watcher, error) {
 		fsw.Close()
 		return nil, err
 	}
+	removeStaleCookies(w.cookieDir())
 	dirs := []string{""}
 	if !tree.IsZero() {
 		if err := treeDirs(w.db, tree, "", &dirs); err != nil {
@@ -225,14 +229,21 @@ func (wt *Watcher) fail(err error) {
 // callers that know of a change behind the watcher's back use it.
 func (wt *Watcher) Fail(err error) { wt.fail(err) }
 
-// Close stops watching.
+// Close stops watching and removes the watcher's cookie file.
 func (wt *Watcher) Close() error {
 	select {
 	case <-wt.done:
 	default:
 		close(wt.done)
 	}
-	return wt.fsw.Close()
+	err := wt.fsw.Close()
+	wt.cmu.Lock()
+	if wt.cookie != "" {
+		_ = os.Remove(wt.cookie)
+		wt.cookie = ""
+	}
+	wt.cmu.Unlock()
+	return err
 }
 
 // SetBase records snap, taken after Watch returned, as the state changes
@@ -305,7 +316,8 @@ func (wt *Watcher) recordBase(snap *Snapshot) error {
 }
 
 // sync waits until the watcher has seen every event that happened before
-// it was called, by writing a cookie file and waiting for its event.
+// it was called, by naming a cookie file anew and waiting for the event
+// of its new name.
 func (wt *Watcher) sync(ctx context.Context) error {
 	wt.mu.Lock()
 	wt.seq++
@@ -313,11 +325,9 @@ func (wt *Watcher) sync(ctx context.Context) error {
 	ch := make(chan struct{})
 	wt.cookies[name] = ch
 	wt.mu.Unlock()
-	path := filepath.Join(wt.w.cookieDir(), name)
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
+	if err := wt.nameCookie(filepath.Join(wt.w.cookieDir(), name)); err != nil {
 		return err
 	}
-	defer os.Remove(path)
 	select {
 	case <-ch:
 		return nil
@@ -325,6 +335,40 @@ func (wt *Watcher) sync(ctx context.Context) error {
 		return ctx.Err()
 	case <-time.After(5 * time.Second):
 		return fmt.Errorf("the watcher did not report its cookie file")
+	}
+}
+
+// nameCookie gives the watcher's cookie file the name path: it renames the
+// file the last sync named, which raises the event a new file raises and
+// makes no file (a new one costs an inode, slow on some file systems), or
+// makes one when there is none.
+func (wt *Watcher) nameCookie(path string) error {
+	wt.cmu.Lock()
+	defer wt.cmu.Unlock()
+	if wt.cookie == "" || os.Rename(wt.cookie, path) != nil {
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			return err
+		}
+	}
+	wt.cookie = path
+	return nil
+}
+
+// staleCookie is the age from which a cookie file is taken for the one a
+// watcher's process left when it died: a live watcher's keeps the time it
+// was made, so one running longer makes a new one when its own is gone.
+const staleCookie = 24 * time.Hour
+
+// removeStaleCookies removes the cookie files dead processes left in dir.
+func removeStaleCookies(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "cookie-") || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleCookie {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
 }
 

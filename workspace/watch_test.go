@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 
@@ -189,5 +191,76 @@ func TestWatcherNeverVouchesBlindly(t *testing.T) {
 				t.Fatalf("watcher snapshot: %v, want ErrCannotVouch", err)
 			}
 		})
+	}
+}
+
+// cookieFiles returns the cookie files in w's cookie folder.
+func cookieFiles(t *testing.T, w *Workspace) []os.FileInfo {
+	t.Helper()
+	entries, err := os.ReadDir(w.cookieDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []os.FileInfo
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "cookie-") {
+			fi, err := e.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fi)
+		}
+	}
+	return out
+}
+
+// A watcher's snapshots rename one cookie file rather than make one each:
+// after many snapshots the folder holds that one file, still the same
+// file, and the snapshots still see every change. Close removes it; a
+// cookie file a dead process left a day ago goes when a watcher starts.
+func TestWatcherRenamesItsCookie(t *testing.T) {
+	r := watchRepo(t)
+	w := openWS(t, r.Dir)
+	stale := filepath.Join(w.cookieDir(), "cookie-999999-7")
+	if err := os.MkdirAll(w.cookieDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * staleCookie)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	wt := armedByWalk(t, w)
+	if _, err := os.Lstat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a day-old cookie file is still there: %v", err)
+	}
+	ctx := context.Background()
+	var first os.FileInfo
+	for i := range 5 {
+		r.Write(fmt.Sprintf("docs/new%d.md", i), "new\n")
+		got, err := wt.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs, err := w.db.Lookup(got.Worktree, fmt.Sprintf("docs/new%d.md", i)); err != nil || !fs.Exists() {
+			t.Fatalf("snapshot %d misses the file written before it: %+v, %v", i, fs, err)
+		}
+		files := cookieFiles(t, w)
+		if len(files) != 1 {
+			t.Fatalf("after snapshot %d the cookie folder holds %d cookie files, want 1", i, len(files))
+		}
+		if first == nil {
+			first = files[0]
+		} else if !os.SameFile(first, files[0]) {
+			t.Fatalf("snapshot %d made a new cookie file", i)
+		}
+	}
+	if err := wt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if files := cookieFiles(t, w); len(files) != 0 {
+		t.Errorf("%d cookie files after Close", len(files))
 	}
 }

@@ -201,7 +201,7 @@ func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h
 		db.pending = append(db.pending, dir)
 		db.pmu.Unlock()
 	}
-	pack, err := os.CreateTemp(dir, "tmp_pack_")
+	pack, err := db.createTemp(dir, "tmp_pack_")
 	if err != nil {
 		return "", fmt.Errorf("write pack: %w", err)
 	}
@@ -242,7 +242,7 @@ func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h
 		return "", fmt.Errorf("write pack: %w", err)
 	}
 
-	idx, err := os.CreateTemp(dir, "tmp_idx_")
+	idx, err := db.createTemp(dir, "tmp_idx_")
 	if err != nil {
 		return "", fmt.Errorf("write pack index: %w", err)
 	}
@@ -257,7 +257,7 @@ func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h
 	// pack's objects visible, and it must never name a missing pack.
 	base := filepath.Join(dir, "pack-"+checksum.String())
 	if keep {
-		if err := os.WriteFile(base+".keep", []byte(keepNote), 0o444); err != nil {
+		if err := db.writeKeep(dir, base+".keep"); err != nil {
 			return "", fmt.Errorf("write pack: %w", err)
 		}
 		defer func() {
@@ -274,6 +274,26 @@ func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h
 	}
 	db.packs.added(base + ".idx")
 	return base, nil
+}
+
+// writeKeep writes the .keep file keep, in a spare file when one is left.
+func (db *DB) writeKeep(dir, keep string) error {
+	f := db.takeSpare(dir, "tmp_keep_")
+	if f == nil {
+		return os.WriteFile(keep, []byte(keepNote), 0o444)
+	}
+	defer os.Remove(f.Name())
+	_, err := f.WriteString(keepNote)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o444)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), keep)
+	}
+	return err
 }
 
 // packEntryHeader is a pack entry's type and size: the type in bits 4-6 of

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-func TestIdleMergerMergesOncePokesStop(t *testing.T) {
+func TestIdleTaskMergesOncePokesStop(t *testing.T) {
 	merged := make(chan struct{}, 10)
-	m := newIdleMerger(time.Millisecond, func() { merged <- struct{}{} })
+	m := newIdleTask(time.Millisecond, func() { merged <- struct{}{} })
 	m.poke()
 	select {
 	case <-merged:
@@ -24,9 +24,9 @@ func TestIdleMergerMergesOncePokesStop(t *testing.T) {
 	}
 }
 
-func TestIdleMergerStopCancelsPending(t *testing.T) {
+func TestIdleTaskStopCancelsPending(t *testing.T) {
 	var merges atomic.Int32
-	m := newIdleMerger(time.Hour, func() { merges.Add(1) })
+	m := newIdleTask(time.Hour, func() { merges.Add(1) })
 	for range 100 {
 		m.poke()
 	}
@@ -36,9 +36,9 @@ func TestIdleMergerStopCancelsPending(t *testing.T) {
 	}
 }
 
-func TestIdleMergerStopWaitsForMerge(t *testing.T) {
+func TestIdleTaskStopWaitsForMerge(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
-	m := newIdleMerger(time.Millisecond, func() {
+	m := newIdleTask(time.Millisecond, func() {
 		close(started)
 		<-release
 	})
