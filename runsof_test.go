@@ -72,3 +72,51 @@ func TestRunsOfMatchesListRuns(t *testing.T) {
 		t.Errorf("RunsOf(cc-) = %v, want cc-again, cc-open and cc-open-too", got)
 	}
 }
+
+// A run's finish is read from its tip commit once per process: a Guard of
+// another repository, where the commit is not, answers from memory, while
+// a commit never read is still read (and, missing, not finished).
+func TestFinishedAtReadOncePerProcess(t *testing.T) {
+	ctx := context.Background()
+	open := func(r *gittest.Repo) *gitguard.Guard {
+		t.Helper()
+		r.Write("a.txt", "a\n")
+		r.Commit("init")
+		g, err := gitguard.Open(ctx, r.Dir, gitguard.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		return g
+	}
+	g := open(gittest.New(t))
+	if _, err := g.CallStart(ctx, "memo-run", gitguard.CallOptions{CallID: "c1", Tool: "Edit", Paths: []string{"a.txt"}}); err != nil {
+		t.Fatal(err)
+	}
+	started := mustTip(t, g, "memo-run")
+	if _, err := g.FinishRun(ctx, "memo-run", gitguard.CheckpointOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	finished := mustTip(t, g, "memo-run")
+	at := gitguard.StoreOf(g).FinishedAt(finished)
+	if at.IsZero() {
+		t.Fatal("the run's finish is not seen on its tip")
+	}
+	other := gitguard.StoreOf(open(gittest.New(t)))
+	if got := other.FinishedAt(finished); !got.Equal(at) {
+		t.Errorf("FinishedAt where the commit is not = %v, want %v from memory", got, at)
+	}
+	if got := other.FinishedAt(started); !got.IsZero() {
+		t.Errorf("FinishedAt of a commit never read, missing = %v, want zero", got)
+	}
+}
+
+// mustTip returns run's tip commit.
+func mustTip(t *testing.T, g *gitguard.Guard, run record.RunID) record.Hash {
+	t.Helper()
+	tip, err := g.RunTip(context.Background(), run)
+	if err != nil || tip.IsZero() {
+		t.Fatalf("tip of %s: %v, %v", run, tip, err)
+	}
+	return tip
+}

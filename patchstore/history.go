@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gitguard/gitguard/gitrefs"
@@ -72,15 +73,50 @@ func (s *Store) listRuns(ctx context.Context, prefix string, unfinished bool) ([
 // the moment. Zero for any other checkpoint, and for a commit that cannot
 // be read, which the caller reads in full. A run whose tip is its finish
 // is known finished without reading its record.
+//
+// A commit never changes, so the answer is remembered by the process: a
+// watch daemon reads each run's tip once, not at every session's start.
 func (s *Store) FinishedAt(commit record.Hash) time.Time {
+	if at, ok := finishes.get(commit); ok {
+		return at
+	}
 	c, err := s.db.ReadCommit(commit)
 	if err != nil {
 		return time.Time{}
 	}
-	if sum, ok := record.ParseSummary(c.Message); !ok || sum.Kind != record.KindRunFinish {
-		return time.Time{}
+	var at time.Time
+	if sum, ok := record.ParseSummary(c.Message); ok && sum.Kind == record.KindRunFinish {
+		at = c.Committer.When
 	}
-	return c.Committer.When
+	finishes.put(commit, at)
+	return at
+}
+
+// finishes remembers FinishedAt's answers for the process.
+var finishes = commitMemo{max: 8192}
+
+// commitMemo maps commits to what was read of them; past max entries it
+// starts over.
+type commitMemo struct {
+	mu  sync.Mutex
+	max int
+	m   map[record.Hash]time.Time
+}
+
+func (c *commitMemo) get(h record.Hash) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.m[h]
+	return at, ok
+}
+
+func (c *commitMemo) put(h record.Hash, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= c.max {
+		c.m = map[record.Hash]time.Time{}
+	}
+	c.m[h] = at
 }
 
 // ReadRecord reads only the Checkpoint record of a checkpoint commit.
