@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 // A pack written while an agent's hook waits is three new files: the pack,
@@ -88,6 +89,12 @@ func (db *DB) takeSpare(dir, prefix string) *os.File {
 			return nil // another file system, say: every spare would fail alike
 		}
 		if f := openSpare(name, before); f != nil {
+			// A rename keeps the file's time, and git prune removes a
+			// temporary file in objects/pack that looks older than its
+			// expiry (--prune=now: any second before this one): the
+			// taken spare is as new as a file made now.
+			now := time.Now()
+			_ = os.Chtimes(name, now, now)
 			return f
 		}
 		_ = os.Rename(name, spare) // swapped since the look: put it back

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/internal/odb"
@@ -196,4 +197,39 @@ func TestSparesFolderLinkIgnored(t *testing.T) {
 		t.Fatalf("the linked folder holds %v (%v), want only its own file", entries, err)
 	}
 	r.Git("fsck", "--strict")
+}
+
+// A spare made an hour ago is taken as a file made now: git prune removes
+// a temporary file in objects/pack older than its expiry, and a rename
+// keeps the file's time.
+func TestTakenSpareIsNew(t *testing.T) {
+	r, db := open(t)
+	db.MakeSpares()
+	spares := filepath.Join(r.Dir, ".git", "gitguard", "spares")
+	old := time.Now().Add(-time.Hour)
+	for i := range 6 {
+		if err := os.Chtimes(filepath.Join(spares, strconv.Itoa(i)), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(r.Dir, ".git", "objects", "pack")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := db.TakeSpare(dir, "tmp_pack_")
+	if f == nil {
+		t.Fatal("no spare taken")
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	fi, err := os.Stat(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if age := time.Since(fi.ModTime()); age > time.Minute {
+		t.Errorf("the taken spare looks %s old", age.Round(time.Second))
+	}
+	if !strings.HasPrefix(filepath.Base(f.Name()), "tmp_pack_") || filepath.Dir(f.Name()) != dir {
+		t.Errorf("taken as %s", f.Name())
+	}
 }
