@@ -89,7 +89,8 @@ func (d *Daemon) Close() error {
 
 // NewDaemon makes g's watch daemon, makes it record agent hook events,
 // binds its socket and arms its watcher in the background, so that the
-// first client is served from it rather than after a walk. The caller runs
+// first client is served from it rather than after a walk, then makes the
+// spare files the first events' packs take (Guard.MakeSpareFiles). The caller runs
 // Serve and closes it. It returns gitguard.ErrDaemonRunning when another
 // process serves the work tree, and gitguard.ErrNoWatcher (wrapped) where
 // the platform or the file system offers no watcher. ctx bounds the
@@ -128,6 +129,7 @@ func NewDaemon(ctx context.Context, g *gitguard.Guard, o Options) (*Daemon, erro
 		if err := d.Snapshot(ctx); err != nil && ctx.Err() == nil {
 			o.Log.Info("watch daemon: first snapshot", "err", err)
 		}
+		d.spares.poke() // the first tool use's packs too
 	}()
 	return d, nil
 }
