@@ -72,13 +72,9 @@ func (s *Store) listFiles(prefix string) (refs []Ref, ok bool) {
 		if !plainRefName(name) {
 			return errNotPlain
 		}
-		data, err := readSmall(path)
+		h, err := readLoose(path) // errNotPlain: symbolic ("ref: ...") or broken
 		if err != nil {
 			return err
-		}
-		h, err := record.ParseHash(strings.TrimSpace(string(data)))
-		if err != nil {
-			return errNotPlain // symbolic ("ref: ...") or broken
 		}
 		found[name] = h
 		return nil
@@ -101,7 +97,7 @@ var errNotPlain = errors.New("not a plain loose ref")
 const maxRefFile = 4096
 
 // readSmall reads the loose ref at path, errNotPlain when it is longer
-// than maxRefFile: the one reader of loose refs (listFiles, readFiles).
+// than maxRefFile: the one reader of loose refs (readLoose).
 func readSmall(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gitguard/gitguard/internal/git"
 	"github.com/gitguard/gitguard/record"
@@ -122,5 +123,70 @@ func TestListFilesLeavesOversizeFileToGit(t *testing.T) {
 	}
 	if want := gitList(t, r.Dir, Namespace); !slices.Equal(refs, want) {
 		t.Errorf("List = %v, git lists %v", refs, want)
+	}
+}
+
+// A loose ref read once is remembered by its file's identity: listed
+// again, it comes from memory; rewritten in place (same size, even with
+// its old modification time put back) or replaced as git does, it is read
+// again; one written just now is not remembered at all.
+func TestListFilesRemembersUnchangedRefs(t *testing.T) {
+	r, s, one, two := twoCommits(t)
+	ctx := context.Background()
+	if err := s.Update(ctx, RunRef("kept"), one, record.ZeroHash, "create"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(r.Dir, ".git", filepath.FromSlash(RunRef("kept")))
+	remembered := func() (record.Hash, bool) {
+		looseRefs.mu.Lock()
+		defer looseRefs.mu.Unlock()
+		seen, ok := looseRefs.m[path]
+		return seen.hash, ok
+	}
+	list := func(stage string, want record.Hash) {
+		t.Helper()
+		got, ok := s.listFiles(Namespace + "runs/")
+		if !ok || !slices.Equal(got, []Ref{{Name: RunRef("kept"), Hash: want}}) {
+			t.Fatalf("%s: listFiles = %v, %v; want kept at %s", stage, got, ok, want.Short())
+		}
+	}
+	list("just written", one)
+	if _, ok := remembered(); ok {
+		t.Error("a ref written just now is remembered")
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); git.Identify(path).Racy(time.Now()); { // its change time, just now
+		if time.Now().After(deadline) {
+			t.Fatal("the ref's change time stays racy")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	list("an hour old", one)
+	if h, ok := remembered(); !ok || h != one {
+		t.Fatalf("an unchanged ref is not remembered: %v, %v", h, ok)
+	}
+	list("listed again", one)
+
+	// In place, the same size, the old modification time put back: the
+	// change time tells.
+	if err := os.WriteFile(path, []byte(two.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	list("rewritten in place", two)
+	if got, err := s.Read(ctx, RunRef("kept")); err != nil || got != two {
+		t.Errorf("Read after the rewrite = %s, %v; want %s", got.Short(), err, two.Short())
+	}
+
+	// As git writes it: a new file renamed onto the ref.
+	r.Git("update-ref", RunRef("kept"), one.String())
+	list("replaced by git", one)
+	if want := gitList(t, r.Dir, Namespace); !slices.Equal(want, []Ref{{Name: RunRef("kept"), Hash: one}}) {
+		t.Errorf("git lists %v", want)
 	}
 }

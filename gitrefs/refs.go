@@ -125,10 +125,12 @@ func (s *Store) readFiles(ref string) (record.Hash, bool) {
 	if _, err := os.Stat(filepath.Join(common, "reftable")); err == nil {
 		return record.ZeroHash, false
 	}
-	data, err := readSmall(filepath.Join(common, filepath.FromSlash(ref)))
+	h, err := readLoose(filepath.Join(common, filepath.FromSlash(ref)))
 	if err == nil {
-		h, err := record.ParseHash(strings.TrimSpace(string(data)))
-		return h, err == nil
+		return h, true
+	}
+	if errors.Is(err, errNotPlain) {
+		return record.ZeroHash, false
 	}
 	if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 		return record.ZeroHash, false

@@ -265,9 +265,11 @@ func parseOriginList(out []byte) (cfg Config, origins []string, cacheable bool) 
 	return cfg, origins, cacheable
 }
 
-// fileID is what tells a file changed: git replaces config files by
-// rename (a new inode), editors may rewrite them in place (times, size).
-type fileID struct {
+// FileID is what tells a file changed: git replaces config files and refs
+// by rename (a new inode), editors may rewrite them in place (times, size).
+// Identify takes it; a FileID that is not Racy tells the file unchanged for
+// as long as Identify gives the same.
+type FileID struct {
 	Path  string `json:"path"`
 	Exist bool   `json:"exist"`
 	Size  int64  `json:"size,omitempty"`
@@ -278,7 +280,7 @@ type fileID struct {
 
 type configCache struct {
 	Version int      `json:"version"`
-	Files   []fileID `json:"files"`
+	Files   []FileID `json:"files"`
 	List    []byte   `json:"list"` // git config --list -z --show-origin
 }
 
@@ -299,7 +301,7 @@ func readConfigCache(path string, files []string) (Config, bool) {
 	}
 	listed := map[string]bool{}
 	for _, f := range c.Files {
-		if identify(f.Path) != f {
+		if Identify(f.Path) != f {
 			return nil, false
 		}
 		listed[f.Path] = true
@@ -324,9 +326,9 @@ func readConfigCache(path string, files []string) (Config, bool) {
 // than starting git for every event of its first two seconds.
 var racyWindow, fineRacyWindow = 2 * time.Second, 100 * time.Millisecond
 
-// racy reports whether the file id describes may still change within the
-// timestamps it has.
-func racy(id fileID, now time.Time) bool {
+// Racy reports whether the file id describes may still change within the
+// timestamps it has (at now): what was read of it is not to be remembered.
+func (id FileID) Racy(now time.Time) bool {
 	if !id.Exist {
 		return false
 	}
@@ -346,8 +348,8 @@ func writeConfigCache(path string, files []string, list []byte) {
 			continue
 		}
 		seen[f] = true
-		id := identify(f)
-		if racy(id, now) {
+		id := Identify(f)
+		if id.Racy(now) {
 			return
 		}
 		c.Files = append(c.Files, id)

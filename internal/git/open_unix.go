@@ -30,10 +30,12 @@ func lstatOwner(path string) (os.FileInfo, int, bool) {
 	return fi, int(st.Uid), true
 }
 
-func identify(path string) fileID {
+// Identify returns the identity of the file at path (following links);
+// Exist is false when there is none.
+func Identify(path string) FileID {
 	var st unix.Stat_t
 	if unix.Stat(path, &st) != nil {
-		return fileID{Path: path}
+		return FileID{Path: path}
 	}
-	return fileID{Path: path, Exist: true, Size: int64(st.Size), Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: uint64(st.Ino)}
+	return FileID{Path: path, Exist: true, Size: int64(st.Size), Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: uint64(st.Ino)}
 }

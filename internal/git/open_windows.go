@@ -12,10 +12,12 @@ func statOwner(string) (dev uint64, uid int, ok bool) { return 0, 0, false }
 // lstatOwner: see statOwner.
 func lstatOwner(string) (os.FileInfo, int, bool) { return nil, 0, false }
 
-func identify(path string) fileID {
+// Identify returns the identity of the file at path (following links);
+// Exist is false when there is none.
+func Identify(path string) FileID {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return fileID{Path: path}
+		return FileID{Path: path}
 	}
-	return fileID{Path: path, Exist: true, Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
+	return FileID{Path: path, Exist: true, Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
 }

@@ -11,16 +11,16 @@ import (
 // racyWindow; a missing file always.
 func TestRacyByTimestampResolution(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	at := func(ago time.Duration, whole bool) fileID {
+	at := func(ago time.Duration, whole bool) FileID {
 		ts := now.Add(-ago)
 		if whole {
 			ts = ts.Truncate(time.Second)
 		}
-		return fileID{Path: "config", Exist: true, Mtime: ts.UnixNano(), Ctime: ts.UnixNano()}
+		return FileID{Path: "config", Exist: true, Mtime: ts.UnixNano(), Ctime: ts.UnixNano()}
 	}
 	for _, c := range []struct {
 		name string
-		id   fileID
+		id   FileID
 		want bool
 	}{
 		{"fine, just written", at(time.Millisecond, false) /* .999 s */, true},
@@ -28,10 +28,10 @@ func TestRacyByTimestampResolution(t *testing.T) {
 		{"fine, past the fine window", at(fineRacyWindow+time.Millisecond, false), false},
 		{"whole seconds, past the fine window", at(time.Second, true), true},
 		{"whole seconds, past the window", at(racyWindow+time.Second, true), false},
-		{"fine mtime, whole-second ctime", fileID{Exist: true, Mtime: at(time.Second+time.Millisecond, false).Mtime, Ctime: at(time.Second, true).Ctime}, true},
-		{"missing", fileID{Path: "config"}, false},
+		{"fine mtime, whole-second ctime", FileID{Exist: true, Mtime: at(time.Second+time.Millisecond, false).Mtime, Ctime: at(time.Second, true).Ctime}, true},
+		{"missing", FileID{Path: "config"}, false},
 	} {
-		if got := racy(c.id, now); got != c.want {
+		if got := c.id.Racy(now); got != c.want {
 			t.Errorf("%s: racy = %v, want %v", c.name, got, c.want)
 		}
 	}
