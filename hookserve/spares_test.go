@@ -10,8 +10,8 @@ import (
 
 	"github.com/gitguard/gitguard"
 	"github.com/gitguard/gitguard/agent"
-	"github.com/gitguard/gitguard/internal/gittest"
 	"github.com/gitguard/gitguard/hookserve"
+	"github.com/gitguard/gitguard/internal/gittest"
 )
 
 // A daemon makes the spare files once its watcher is armed, before any
