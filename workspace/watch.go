@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -49,9 +50,11 @@ type Watcher struct {
 	cookies map[string]chan struct{}
 	seq     int
 	done    chan struct{}
-	// cmu guards cookie, the watcher's cookie file (see sync).
+	// cmu guards cookie, the watcher's cookie file (see sync), whose
+	// names carry the process and the watcher's id in it.
 	cmu    sync.Mutex
 	cookie string
+	id     int64
 	// times holds when each path last raised an event, complete from
 	// timesFrom (zero: from armedAt); see changetimes.go.
 	times     map[string]time.Time
@@ -99,7 +102,7 @@ func (w *Workspace) Watch(tree record.Hash) (*Watcher, error) {
 		return nil, fmt.Errorf("watch the work tree: %w", err)
 	}
 	wt := &Watcher{w: w, fsw: fsw, changed: map[string]bool{}, newDirs: map[string]bool{},
-		cookies: map[string]chan struct{}{}, done: make(chan struct{})}
+		cookies: map[string]chan struct{}{}, done: make(chan struct{}), id: watchers.Add(1)}
 	if err := os.MkdirAll(w.cookieDir(), 0o755); err != nil {
 		fsw.Close()
 		return nil, err
@@ -321,7 +324,7 @@ func (wt *Watcher) recordBase(snap *Snapshot) error {
 func (wt *Watcher) sync(ctx context.Context) error {
 	wt.mu.Lock()
 	wt.seq++
-	name := "cookie-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(wt.seq)
+	name := "cookie-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(wt.id, 10) + "-" + strconv.Itoa(wt.seq)
 	ch := make(chan struct{})
 	wt.cookies[name] = ch
 	wt.mu.Unlock()
@@ -353,6 +356,11 @@ func (wt *Watcher) nameCookie(path string) error {
 	wt.cookie = path
 	return nil
 }
+
+// watchers numbers the watchers of the process, so that two (the daemon's
+// old one, watching on until its new one is armed) never name a cookie
+// file alike.
+var watchers atomic.Int64
 
 // staleCookie is the age from which a cookie file is taken for the one a
 // watcher's process left when it died: a live watcher's keeps the time it

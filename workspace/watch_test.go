@@ -264,3 +264,35 @@ func TestWatcherRenamesItsCookie(t *testing.T) {
 		t.Errorf("%d cookie files after Close", len(files))
 	}
 }
+
+// Two watchers of one process (a daemon's old one watches on until its new
+// one is armed) keep a cookie file each: closing one leaves the other's,
+// and the other's snapshots still see every change.
+func TestWatchersKeepTheirOwnCookies(t *testing.T) {
+	r := watchRepo(t)
+	w := openWS(t, r.Dir)
+	ctx := context.Background()
+	old, next := armedByWalk(t, w), armedByWalk(t, w)
+	for _, wt := range []*Watcher{old, next} {
+		if _, err := wt.Snapshot(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files := cookieFiles(t, w); len(files) != 2 {
+		t.Fatalf("%d cookie files for two watchers, want 2", len(files))
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r.Write("docs/after.md", "after\n")
+	got, err := next.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs, err := w.db.Lookup(got.Worktree, "docs/after.md"); err != nil || !fs.Exists() {
+		t.Fatalf("the remaining watcher's snapshot misses a change: %+v, %v", fs, err)
+	}
+	if files := cookieFiles(t, w); len(files) != 1 {
+		t.Errorf("%d cookie files after one watcher closed, want 1", len(files))
+	}
+}
