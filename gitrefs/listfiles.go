@@ -53,7 +53,7 @@ func (s *Store) listFiles(prefix string) (refs []Ref, ok bool) {
 	root := filepath.Join(common, filepath.FromSlash(prefix))
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			return vanished(path, root, err)
 		}
 		if d.IsDir() {
 			return nil
@@ -72,9 +72,12 @@ func (s *Store) listFiles(prefix string) (refs []Ref, ok bool) {
 		if !plainRefName(name) {
 			return errNotPlain
 		}
+		if beforeRead != nil {
+			beforeRead(path)
+		}
 		h, err := readLoose(path) // errNotPlain: symbolic ("ref: ...") or broken
 		if err != nil {
-			return err
+			return vanished(path, root, err)
 		}
 		found[name] = h
 		return nil
@@ -90,6 +93,21 @@ func (s *Store) listFiles(prefix string) (refs []Ref, ok bool) {
 }
 
 var errNotPlain = errors.New("not a plain loose ref")
+
+// vanished is the walk's error for path: a ref or folder that went while
+// the walk listed it (git pack-refs packs and deletes loose refs, a prune
+// deletes runs) leaves the listing to git, which reads refs consistently,
+// rather than ending the walk as if the rest were not there. Only the
+// prefix's own folder missing means no loose refs.
+func vanished(path, root string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) && path != root {
+		return errNotPlain
+	}
+	return err
+}
+
+// beforeRead, set by tests, runs before listFiles reads a loose ref file.
+var beforeRead func(path string)
 
 // maxRefFile bounds what listFiles reads of a loose ref: an object id and
 // a newline, or a symbolic ref's target, are far shorter. Anything longer

@@ -190,3 +190,35 @@ func TestListFilesRemembersUnchangedRefs(t *testing.T) {
 		t.Errorf("git lists %v", want)
 	}
 }
+
+// A ref packed away while the listing walks the loose files (git
+// pack-refs writes packed-refs, then deletes the loose files) is not
+// dropped, nor are the refs after it: the listing goes to git.
+func TestListFilesRefGoneMidWalk(t *testing.T) {
+	r, s, one, _ := twoCommits(t)
+	ctx := context.Background()
+	for _, name := range []string{"a", "b", "c"} {
+		if err := s.Update(ctx, RunRef(record.RunID(name)), one, record.ZeroHash, "create"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	packed := false
+	beforeRead = func(string) {
+		if !packed {
+			packed = true
+			r.Git("pack-refs", "--all")
+		}
+	}
+	defer func() { beforeRead = nil }()
+	if refs, ok := s.listFiles(Namespace); ok {
+		t.Errorf("listFiles went on after a ref vanished: %v", refs)
+	}
+	beforeRead = nil
+	refs, err := s.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := gitList(t, r.Dir, Namespace); len(refs) != 3 || !slices.Equal(refs, want) {
+		t.Errorf("List = %v, git lists %v", refs, want)
+	}
+}
