@@ -20,8 +20,9 @@ import (
 // recently that a rewrite could keep its times (git.FileID.Racy) is not
 // remembered.
 
-// looseRefs remembers the loose ref files read by this process.
-var looseRefs = looseMemo{max: 1 << 16}
+// looseRefs remembers the loose ref files read by this process: 8,192 of
+// them (about 2 MiB), then it starts over.
+var looseRefs = looseMemo{max: 8192}
 
 type looseMemo struct {
 	mu  sync.Mutex
