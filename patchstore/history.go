@@ -74,8 +74,11 @@ func (s *Store) listRuns(ctx context.Context, prefix string, unfinished bool) ([
 // be read, which the caller reads in full. A run whose tip is its finish
 // is known finished without reading its record.
 //
-// A commit never changes, so the answer is remembered by the process: a
-// watch daemon reads each run's tip once, not at every session's start.
+// A commit never changes, so a finish is remembered by the process: a
+// watch daemon reads each finished run's tip once, not at every session's
+// start and shell call's finish. Any other tip is read each time: an
+// active run's moves at every event, and remembering those would only
+// fill the memory.
 func (s *Store) FinishedAt(commit record.Hash) time.Time {
 	if at, ok := finishes.get(commit); ok {
 		return at
@@ -84,16 +87,16 @@ func (s *Store) FinishedAt(commit record.Hash) time.Time {
 	if err != nil {
 		return time.Time{}
 	}
-	var at time.Time
-	if sum, ok := record.ParseSummary(c.Message); ok && sum.Kind == record.KindRunFinish {
-		at = c.Committer.When
+	if sum, ok := record.ParseSummary(c.Message); !ok || sum.Kind != record.KindRunFinish {
+		return time.Time{}
 	}
-	finishes.put(commit, at)
-	return at
+	finishes.put(commit, c.Committer.When)
+	return c.Committer.When
 }
 
-// finishes remembers FinishedAt's answers for the process.
-var finishes = commitMemo{max: 8192}
+// finishes remembers the finishes FinishedAt read, for the process: a
+// run's at most, 4,096 of them (about 256 KiB), then it starts over.
+var finishes = commitMemo{max: 4096}
 
 // commitMemo maps commits to what was read of them; past max entries it
 // starts over.
