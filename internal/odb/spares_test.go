@@ -233,3 +233,36 @@ func TestTakenSpareIsNew(t *testing.T) {
 		t.Errorf("taken as %s", f.Name())
 	}
 }
+
+// A .keep written into a spare passes through objects/pack under a tmp_
+// name, which git prune --prune=now deletes whatever its age: gone before
+// its rename, the .keep is written anew and the pack is still guarded.
+func TestKeepWrittenWhenItsSpareIsPruned(t *testing.T) {
+	r, db := open(t)
+	db.MakeSpares()
+	pruned := ""
+	defer odb.SetKeepTaken(func(tmp string) {
+		pruned = tmp
+		r.Git("prune", "--expire=now")
+	})()
+	ids, end := writeKeptPack(t, db, "pruned")
+	if pruned == "" {
+		t.Fatal("the .keep did not take a spare")
+	}
+	if _, err := os.Lstat(pruned); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("git prune left %s: %v", pruned, err)
+	}
+	keeps, _ := filepath.Glob(filepath.Join(r.Dir, ".git", "objects", "pack", "*.keep"))
+	if len(keeps) != 1 {
+		t.Fatalf(".keep files: %v, want the pack's", keeps)
+	}
+	if data, err := os.ReadFile(keeps[0]); err != nil || !strings.HasPrefix(string(data), "gitguard:") {
+		t.Errorf(".keep holds %q (%v), want gitguard's note", data, err)
+	}
+	end()
+	for _, h := range ids {
+		if got := r.Git("cat-file", "-t", h.String()); got != "blob" && got != "tree" {
+			t.Errorf("git cat-file -t %s = %q", h, got)
+		}
+	}
+}
