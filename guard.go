@@ -94,10 +94,22 @@ func OpenRecords(ctx context.Context, dir string, opts Options) (*Guard, error) 
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
+	if opts.Workspace.UseDaemon {
+		g.settleDaemon(ctx)
+	}
 	g.store = patchstore.OpenRepo(h, patchstore.Options{Getenv: opts.Getenv, Now: opts.Now})
 	g.store.SetLogger(g.log)
 	g.refs = g.store.Refs()
 	return g, nil
+}
+
+// settleDaemon waits for what the work tree's watch daemon answered before
+// writing (a tool use's end, see Daemon.Later), so that what this Guard
+// reads includes it.
+func (g *Guard) settleDaemon(ctx context.Context) {
+	if err := workspace.SettleDaemon(ctx, g.h.GitDir); err != nil {
+		g.log.Info("the watch daemon did not say it was done", "err", err)
+	}
 }
 
 // needWorkTree refuses what a Guard opened with OpenRecords cannot do.
@@ -121,6 +133,9 @@ func (g *Guard) open(ctx context.Context, opts Options) error {
 	var err error
 	if g.ws, err = workspace.OpenRepo(g.h, wopts); err != nil {
 		return err
+	}
+	if wopts.UseDaemon {
+		g.settleDaemon(ctx)
 	}
 	// Protection settings: flags, git config, HEAD's .gitguard.toml.
 	if err := g.loadSettings(ctx); err != nil {

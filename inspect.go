@@ -184,6 +184,17 @@ func (d *Daemon) Snapshot(ctx context.Context) error {
 	return err
 }
 
+// Later runs fn beside the answer of the request in hand: fn starts at
+// once, and every later request (but a status), a Guard opened with
+// WorkspaceOptions.UseDaemon, and Close wait until it has returned. fn
+// must not ask this daemon anything over its socket.
+func (d *Daemon) Later(fn func()) { d.d.Later(fn) }
+
+// Settle waits until the work Later started is done: what a caller in the
+// daemon's own process, whose Guards do not ask the daemon, calls before
+// reading what that work writes.
+func (d *Daemon) Settle() { d.d.Settle() }
+
 // Stop makes Serve return.
 func (d *Daemon) Stop() { d.d.Stop() }
 

@@ -23,7 +23,9 @@ type WorkspaceOptions struct {
 	// Workers bounds parallel lstat and hashing; zero means 2×GOMAXPROCS.
 	Workers int
 	// UseDaemon lets snapshots ask the work tree's watch daemon, when one
-	// runs, instead of walking the tree.
+	// runs, instead of walking the tree. Open and OpenRecords then also
+	// wait for the records the daemon answered a hook before writing (a
+	// tool use's end), so that the Guard reads them.
 	UseDaemon bool
 	// Progress, if set, is called about every 200ms while a snapshot walks
 	// the work tree, and once more with Done set when the walk ends. It is

@@ -116,7 +116,7 @@ func NewDaemon(ctx context.Context, g *gitguard.Guard, o Options) (*Daemon, erro
 		return o.Open(context.WithoutCancel(ctx), workTree)
 	}
 	d := &Daemon{Daemon: g.NewDaemon(reopen)}
-	s := &server{o: o, g: g, workTree: workTree, stop: d.Stop}
+	s := &server{o: o, g: g, workTree: workTree, stop: d.Stop, later: d.Later}
 	d.merges = newIdleTask(o.MergeIdle, func() { s.mergePacks(ctx) })
 	d.spares = newIdleTask(DefaultSpareIdle, g.MakeSpareFiles)
 	s.merges, s.spares = d.merges, d.spares
@@ -144,11 +144,19 @@ type server struct {
 	// stop stops the daemon once the request in hand is answered (Serve
 	// waits for the requests under way).
 	stop func()
+	// later runs work beside the request's answer (gitguard.Daemon.Later).
+	later func(func())
 
 	mu sync.Mutex
 	// settled remembers, per run, the checkpoint an event of the daemon
 	// left with no call started (agent.Result.Settled).
 	settled map[record.RunID]record.Hash
+	// late holds, per run, what recording a tool use's end after its
+	// answer would have printed (keepLate).
+	late map[record.RunID]string
+	// begun holds the calls whose start this daemon recorded and whose
+	// end it has not had (keepBegun).
+	begun map[callKey]int
 }
 
 // quiet reports whether run is as an event of this daemon left it, with
@@ -225,16 +233,127 @@ func (s *server) answer(ctx context.Context, payload json.RawMessage) (json.RawM
 	if err != nil {
 		return nil, err
 	}
+	late := s.takeLate(ev.RunID)
 	if ev.Kind == agent.SessionEvent && s.quiet(ctx, ev.RunID) {
 		ans := s.o.Outcome(a.Name, req.FailClosed, agent.Result{Run: ev.RunID}, nil)
-		return json.Marshal(hookwire.Answer{Stderr: ans.Stderr, Exit: ans.Exit})
+		return json.Marshal(hookwire.Answer{Stderr: late + ans.Stderr, Exit: ans.Exit})
 	}
-	// The daemon runs already: the hook starts none, and the end of the
-	// run whose hook started it stops it here.
+	if ev.Kind == agent.Post && !req.FailClosed && s.takeBegun(ev) {
+		// The end of a tool use whose start this daemon recorded decides
+		// nothing for the agent, which goes on once the hook answers: it
+		// is recorded after the answer, and every later request waits
+		// for that (Daemon.Later). What it would have printed, were it to
+		// fail, comes with the run's next event. Any other end (one
+		// whose start is unknown here, or failing closed: the exit
+		// status says whether it was recorded) is recorded first.
+		bg := context.WithoutCancel(ctx)
+		s.later(func() {
+			defer s.merges.poke()
+			defer s.spares.poke()
+			if ans := s.record(bg, a, req, ev); ans.Stderr != "" {
+				s.keepLate(ev.RunID, ans.Stderr)
+			}
+		})
+		return json.Marshal(hookwire.Answer{Stderr: late})
+	}
+	ans := s.record(ctx, a, req, ev)
+	return json.Marshal(hookwire.Answer{Stderr: late + ans.Stderr, Exit: ans.Exit})
+}
+
+// record records ev as the hook's own process would and returns what that
+// process would print and exit with. The daemon runs already: the hook
+// starts none, and the end of the run whose hook started it stops it here.
+func (s *server) record(ctx context.Context, a Agent, req hookwire.Request, ev *agent.Event) Answer {
 	res, err := agent.Handle(ctx, ev, agent.Options{Open: s.o.OpenHook, Dir: req.Dir, Log: s.o.Log, DaemonStop: s.stop})
 	s.note(ev.RunID, res, err)
-	ans := s.o.Outcome(a.Name, req.FailClosed, res, err)
-	return json.Marshal(hookwire.Answer{Stderr: ans.Stderr, Exit: ans.Exit})
+	if ev.Kind == agent.Pre && err == nil && res.Call != "" {
+		s.keepBegun(ev)
+	}
+	return s.o.Outcome(a.Name, req.FailClosed, res, err)
+}
+
+// callKey names a tool use of a run as both its events do: by the call
+// id the agent sent, or, for an agent that sends none but pairs its events
+// by tool and input (agent.Event.Pair), by those.
+type callKey struct {
+	run record.RunID
+	id  string
+}
+
+// callKeyOf is ev's callKey; false when its call id is derived from the
+// run's records (agent.Event.IDBase).
+func callKeyOf(ev *agent.Event) (callKey, bool) {
+	switch {
+	case ev.CallID != "":
+		return callKey{ev.RunID, "id\x00" + string(ev.CallID)}, true
+	case ev.Pair:
+		return callKey{ev.RunID, "pair\x00" + ev.PairPrefix + "\x00" + ev.Tool + "\x00" + ev.InputHash}, true
+	}
+	return callKey{}, false
+}
+
+// keepBegun remembers that this daemon recorded the start of ev's call.
+func (s *server) keepBegun(ev *agent.Event) {
+	k, ok := callKeyOf(ev)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.begun == nil || len(s.begun) >= maxBegun {
+		s.begun = map[callKey]int{}
+	}
+	s.begun[k]++
+}
+
+// takeBegun reports whether this daemon recorded the start of the call ev
+// ends and had no end of it yet, and forgets one such start.
+func (s *server) takeBegun(ev *agent.Event) bool {
+	k, ok := callKeyOf(ev)
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.begun[k]
+	switch {
+	case n == 0:
+		return false
+	case n == 1:
+		delete(s.begun, k)
+	default:
+		s.begun[k] = n - 1
+	}
+	return true
+}
+
+// maxBegun bounds the calls a daemon remembers begun (a session that ends
+// with calls open leaves them here); past it, the memory starts over, and
+// the ends of the calls it forgot are recorded before their answers.
+const maxBegun = 4096
+
+// keepLate keeps what recording a tool use's end after its answer would
+// have printed, for the run's next event to print.
+func (s *server) keepLate(run record.RunID, stderr string) {
+	s.o.Log.Info("watch daemon: a tool use's end, recorded after its answer", "run", run, "said", stderr)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.late == nil || len(s.late) >= maxSettled {
+		s.late = map[record.RunID]string{}
+	}
+	if s.late[run] == "" {
+		s.late[run] = "gitguard: the last tool use's end was recorded after its hook answered:\n"
+	}
+	s.late[run] += stderr
+}
+
+// takeLate returns, and forgets, what keepLate kept for run.
+func (s *server) takeLate(run record.RunID) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	said := s.late[run]
+	delete(s.late, run)
+	return said
 }
 
 // takes reads the event of req and returns it when the daemon records it,

@@ -57,6 +57,7 @@ func TestSessionEventOfSettledRun(t *testing.T) {
 				return open(ctx, dir)
 			}},
 		g: g, workTree: top, merges: newIdleTask(time.Hour, func() {}), spares: newIdleTask(time.Hour, func() {}),
+		later: func(fn func()) { fn() }, // the tool use's end recorded before its answer: opens counts it
 	}
 	defer s.merges.stop()
 	send := func(name string) hookwire.Answer {

@@ -156,6 +156,31 @@ func (w *Workspace) DaemonStatus(ctx context.Context, stop bool) (DaemonStatus, 
 	return *ans.Status, nil
 }
 
+// SettleDaemon waits until the watch daemon of the work tree whose git
+// directory is gitDir has done the work it answered requests before doing
+// (an agent hook's tool use end, see Daemon.Later), so that what this
+// process reads next includes it. It returns at once when no daemon runs
+// (a bare repository has none), when this process runs it (its requests
+// already wait), or with the daemon's error.
+func SettleDaemon(ctx context.Context, gitDir string) error {
+	socket := daemonwire.Socket(gitDir)
+	if listeningDaemon(socket) != nil {
+		return nil
+	}
+	var ans daemonAnswer
+	err := daemonwire.Call(ctx, socket, daemonRequest{V: daemonwire.Protocol, Op: "settle"}, &ans)
+	switch {
+	case errors.Is(err, ErrNoDaemon):
+		return nil
+	case err != nil:
+		return err
+	case ans.Error != "" && ans.Error != `unknown op "settle"`:
+		// A daemon of an earlier gitguard does no work after answering.
+		return fmt.Errorf("watch daemon: %s", ans.Error)
+	}
+	return nil
+}
+
 func (w *Workspace) callDaemon(ctx context.Context, req daemonRequest, ans *daemonAnswer) error {
 	req.V = daemonwire.Protocol
 	if err := daemonwire.Call(ctx, w.DaemonSocket(), req, ans); err != nil {

@@ -51,6 +51,10 @@ type Daemon struct {
 	last     atomic.Int64 // unix nanoseconds of the last request
 
 	inflight sync.WaitGroup // requests being answered; Serve waits for them
+	// behind is held shared by the work requests left running after
+	// their answers (Later); every later request but a status, and Close,
+	// wait for that work.
+	behind sync.RWMutex
 
 	ops *daemonwire.Ops // what Handle registered
 
@@ -82,14 +86,34 @@ func (w *Workspace) NewDaemon(reopen func() (*Workspace, error)) *Daemon {
 
 // ownOps are the requests the daemon answers itself; any other op is
 // answered by what Handle registered.
-var ownOps = []string{"snapshot", "status", "stop", "times"}
+var ownOps = []string{"snapshot", "status", "stop", "times", "settle"}
 
 // Handle makes the daemon answer op with h besides snapshots: an agent
 // hook hands its event to the daemon, which records it in its running
 // process. Requests for an op are answered one at a time, and each counts
 // as activity for the idle timer. Register before Serve. It panics when op
-// is one of the daemon's own ops (snapshot, status, stop, times).
+// is one of the daemon's own ops (snapshot, status, stop, times, settle).
 func (d *Daemon) Handle(op string, h daemonwire.OpHandler) { d.ops.Handle(op, h) }
+
+// Later runs fn beside the answer of the request in hand, so that the
+// client need not wait for it: fn starts at once, and every request that
+// comes after (but a status), and Close, waits until it has returned. A
+// handler uses it for work whose outcome its answer does not carry. fn
+// must not ask this daemon anything over its socket.
+func (d *Daemon) Later(fn func()) {
+	d.behind.RLock()
+	go func() {
+		defer d.behind.RUnlock()
+		fn()
+	}()
+}
+
+// Settle waits until the work requests left running (Later) is done.
+// Other processes ask for it with Workspace.SettleDaemon.
+func (d *Daemon) Settle() {
+	d.behind.Lock()
+	d.behind.Unlock() //nolint:staticcheck // an empty critical section: a barrier
+}
 
 // Snapshot returns the work tree as of now, from the watcher when it can
 // vouch for every change, else from a full walk that arms a new watcher.
@@ -319,6 +343,7 @@ func (d *Daemon) Stop() {
 // workspace's snapshots back to full walks.
 func (d *Daemon) Close() error {
 	d.Stop()
+	d.Settle()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.wt != nil {
@@ -361,7 +386,14 @@ func (d *Daemon) answer(ctx context.Context, req daemonRequest) daemonAnswer {
 	if req.V != daemonwire.Protocol {
 		return daemonAnswer{Error: fmt.Sprintf("protocol version %d, want %d", req.V, daemonwire.Protocol)}
 	}
+	if req.Op != "status" {
+		// What an earlier request left running is part of the state
+		// this one reads.
+		d.Settle()
+	}
 	switch req.Op {
+	case "settle":
+		return daemonAnswer{}
 	case "status":
 		st := d.Status()
 		return daemonAnswer{Status: &st}

@@ -38,7 +38,8 @@ func (e *env) open(ctx context.Context) (*gitguard.Guard, error) { return e.open
 // that just read records (runs, log, show, ledger, diff) work in a bare
 // repository too.
 func (e *env) openRecords(ctx context.Context) (*gitguard.Guard, error) {
-	return gitguard.OpenRecords(ctx, e.dir, gitguard.Options{Logger: e.log, Getenv: e.getenv})
+	return gitguard.OpenRecords(ctx, e.dir, gitguard.Options{Logger: e.log, Getenv: e.getenv,
+		Workspace: gitguard.WorkspaceOptions{UseDaemon: e.getenv("GITGUARD_NO_DAEMON") != "1"}})
 }
 
 // openAt opens the repository containing dir. Whole-workspace snapshots
