@@ -315,11 +315,10 @@ func (s *server) takeBegun(ev *agent.Event) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := s.begun[k]
-	switch {
-	case n == 0:
+	switch n := s.begun[k]; n {
+	case 0:
 		return false
-	case n == 1:
+	case 1:
 		delete(s.begun, k)
 	default:
 		s.begun[k] = n - 1
