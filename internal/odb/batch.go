@@ -257,7 +257,7 @@ func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h
 	// pack's objects visible, and it must never name a missing pack.
 	base := filepath.Join(dir, "pack-"+checksum.String())
 	if keep {
-		if err := db.writeKeep(dir, base+".keep"); err != nil {
+		if err := db.writeKeep(base + ".keep"); err != nil {
 			return "", fmt.Errorf("write pack: %w", err)
 		}
 		defer func() {
@@ -275,34 +275,6 @@ func (db *DB) writePackWith(ids []git.Hash, keep bool, entry func(w io.Writer, h
 	db.packs.added(base + ".idx")
 	return base, nil
 }
-
-// writeKeep writes the .keep file keep, in a spare file when one is left.
-// The spare passes through objects/pack under a tmp_ name, which git prune
-// may delete meanwhile (--prune=now spares no tmp_ file there): then, or
-// on any other failure of that way, the .keep is written as a new file.
-func (db *DB) writeKeep(dir, keep string) error {
-	if f := db.takeSpare(dir, "tmp_keep_"); f != nil {
-		defer os.Remove(f.Name())
-		_, err := f.WriteString(keepNote)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if keepTaken != nil {
-			keepTaken(f.Name())
-		}
-		if err == nil {
-			err = os.Chmod(f.Name(), 0o444)
-		}
-		if err == nil && os.Rename(f.Name(), keep) == nil {
-			return nil
-		}
-	}
-	return os.WriteFile(keep, []byte(keepNote), 0o444)
-}
-
-// keepTaken, set by tests, runs once writeKeep wrote its note into a spare
-// file, before the file is renamed: where a git prune may delete it.
-var keepTaken func(tmp string)
 
 // packEntryHeader is a pack entry's type and size: the type in bits 4-6 of
 // the first byte, the size in its low 4 bits and then 7 bits a byte.

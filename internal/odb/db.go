@@ -79,6 +79,8 @@ type DB struct {
 	batchBytes int                      // their total size
 	packAlways int                      // open batches that store even a few objects as a pack
 	keeps      []string                 // .keep files of the packs the open batches wrote
+
+	keepBase keepBase // what the .keep files are links to (keep.go)
 }
 
 // syncEach is the number of new objects up to which Sync fsyncs each one

@@ -13,9 +13,3 @@ var SyncNames = syncNames
 
 // TakeSpare is takeSpare.
 func (db *DB) TakeSpare(dir, prefix string) *os.File { return db.takeSpare(dir, prefix) }
-
-// SetKeepTaken sets keepTaken and returns a function that unsets it.
-func SetKeepTaken(fn func(tmp string)) func() {
-	keepTaken = fn
-	return func() { keepTaken = nil }
-}

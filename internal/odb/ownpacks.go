@@ -82,13 +82,18 @@ type ownPack struct {
 const staleKeep = time.Hour
 
 // keptByBatch reports whether a batch still guards the pack base with a
-// .keep file, removing one a dead process left behind.
+// .keep file, removing one a dead process left behind: one whose pack was
+// written (or freshened) more than staleKeep ago. A .keep's own time is
+// its keep file's (keep.go), as old as the process that made it.
 func keptByBatch(base string) bool {
 	fi, err := os.Stat(base + ".keep")
 	if err != nil {
 		return false
 	}
 	if time.Since(fi.ModTime()) < staleKeep {
+		return true
+	}
+	if pack, err := os.Stat(base + ".pack"); err == nil && time.Since(pack.ModTime()) < staleKeep {
 		return true
 	}
 	if data, err := os.ReadFile(base + ".keep"); err == nil && string(data) == keepNote {

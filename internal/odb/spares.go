@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// A pack written while an agent's hook waits is three new files: the pack,
-// its index and its .keep. A new file costs the file system an inode, and
+// A pack written while an agent's hook waits is two new files: the pack
+// and its index (its .keep is a link, see keep.go). A new file costs the file system an inode, and
 // on some a lot more than the write: ext4 without a journal skips every
 // inode freed in the last seconds, which made each new file cost 0.3–0.5 ms
 // of CPU in an agent's session here (more than the rest of the pack's
@@ -26,7 +26,7 @@ import (
 // must be the same: where it is not, or no spare is left, the pack makes
 // its files as before.
 
-// spareCount is the number of spare files kept: two events' packs.
+// spareCount is the number of spare files kept: three events' packs.
 const spareCount = 6
 
 // sparesDir is the folder of the spare files.

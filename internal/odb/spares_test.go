@@ -54,8 +54,9 @@ func packFiles(t *testing.T, dir string) []string {
 }
 
 // A pack written after MakeSpares is written into the spare files: its
-// pack, index and .keep are those files (no new ones), git verifies and
-// reads it, and nothing of the spares shows in objects/pack.
+// pack and index are those files, its .keep a link to the keep file (no
+// new ones), git verifies and reads it, and nothing of the spares shows in
+// objects/pack.
 func TestPackTakesSpareFiles(t *testing.T) {
 	r, db := open(t)
 	db.MakeSpares()
@@ -70,6 +71,10 @@ func TestPackTakesSpareFiles(t *testing.T) {
 	}
 	ids, end := writeKeptPack(t, db, "spare")
 	var pack, idx, keep string
+	keepFile, err := os.Lstat(filepath.Join(r.Dir, ".git", "gitguard", "keep"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, n := range packFiles(t, r.Dir) {
 		switch filepath.Ext(n) {
 		case ".pack":
@@ -93,6 +98,12 @@ func TestPackTakesSpareFiles(t *testing.T) {
 		if fi.Mode().Perm() != 0o444 {
 			t.Errorf("%s has mode %v, want read-only", n, fi.Mode().Perm())
 		}
+		if n == keep {
+			if !os.SameFile(fi, keepFile) {
+				t.Errorf("%s is not a link to the keep file", n)
+			}
+			continue
+		}
 		taken := ""
 		for name, spare := range made {
 			if os.SameFile(fi, spare) {
@@ -104,8 +115,8 @@ func TestPackTakesSpareFiles(t *testing.T) {
 		}
 		delete(made, taken)
 	}
-	if left, _ := os.ReadDir(spares); len(left) != 3 {
-		t.Errorf("%d spares left, want 3", len(left))
+	if left, _ := os.ReadDir(spares); len(left) != 4 {
+		t.Errorf("%d spares left, want 4", len(left))
 	}
 	keepData, err := os.ReadFile(filepath.Join(r.Dir, ".git", "objects", "pack", keep))
 	if err != nil || !strings.HasPrefix(string(keepData), "gitguard:") {
@@ -234,35 +245,92 @@ func TestTakenSpareIsNew(t *testing.T) {
 	}
 }
 
-// A .keep written into a spare passes through objects/pack under a tmp_
-// name, which git prune --prune=now deletes whatever its age: gone before
-// its rename, the .keep is written anew and the pack is still guarded.
-func TestKeepWrittenWhenItsSpareIsPruned(t *testing.T) {
+// Every .keep is a link to gitguard's keep file: two packs of one batch
+// make no file for theirs, and once the batch ends only the keep file is
+// left. What an agent puts in the keep file's place (a second name of a
+// user's file, a link to one) is replaced, never linked to: the user's
+// file gains no name.
+func TestKeepsAreLinksToOneFile(t *testing.T) {
 	r, db := open(t)
-	db.MakeSpares()
-	pruned := ""
-	defer odb.SetKeepTaken(func(tmp string) {
-		pruned = tmp
-		r.Git("prune", "--expire=now")
-	})()
-	ids, end := writeKeptPack(t, db, "pruned")
-	if pruned == "" {
-		t.Fatal("the .keep did not take a spare")
-	}
-	if _, err := os.Lstat(pruned); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("git prune left %s: %v", pruned, err)
+	base := filepath.Join(r.Dir, ".git", "gitguard", "keep")
+	db.StartPackBatch()
+	for _, tag := range []string{"one", "two"} {
+		for _, line := range []string{"a", "b"} { // one object would be stored loose
+			if _, err := db.Write(odb.TypeBlob, []byte(tag+line+"\n")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.Flush(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	keeps, _ := filepath.Glob(filepath.Join(r.Dir, ".git", "objects", "pack", "*.keep"))
-	if len(keeps) != 1 {
-		t.Fatalf(".keep files: %v, want the pack's", keeps)
+	if len(keeps) != 2 {
+		t.Fatalf(".keep files: %v, want the two packs'", keeps)
 	}
-	if data, err := os.ReadFile(keeps[0]); err != nil || !strings.HasPrefix(string(data), "gitguard:") {
-		t.Errorf(".keep holds %q (%v), want gitguard's note", data, err)
+	made, err := os.Lstat(base)
+	if err != nil {
+		t.Fatal(err)
 	}
-	end()
-	for _, h := range ids {
-		if got := r.Git("cat-file", "-t", h.String()); got != "blob" && got != "tree" {
-			t.Errorf("git cat-file -t %s = %q", h, got)
+	for _, k := range keeps {
+		fi, err := os.Lstat(k)
+		if err != nil || !os.SameFile(fi, made) {
+			t.Errorf("%s is not a link to the keep file (%v)", k, err)
+		}
+		if data, err := os.ReadFile(k); err != nil || string(data) != "gitguard: objects no ref names yet\n" {
+			t.Errorf("%s holds %q (%v), want gitguard's note", k, data, err)
+		}
+	}
+	if err := errors.Join(db.EndPackBatch(), db.Sync()); err != nil {
+		t.Fatal(err)
+	}
+	if keeps, _ := filepath.Glob(filepath.Join(r.Dir, ".git", "objects", "pack", "*.keep")); len(keeps) != 0 {
+		t.Errorf(".keep files after the batch: %v", keeps)
+	}
+	if got := r.Git("count-objects", "-v"); !strings.Contains(got, "garbage: 0") {
+		t.Errorf("git count-objects -v:\n%s", got)
+	}
+
+	r.Write("user.txt", "the user's\n")
+	user := filepath.Join(r.Dir, "user.txt")
+	for _, plant := range []struct {
+		name string
+		do   func() error
+	}{
+		{"a second name of a user's file", func() error { return os.Link(user, base) }},
+		{"a link to a user's file", func() error { return os.Symlink(user, base) }},
+	} {
+		if err := os.Remove(base); err != nil {
+			t.Fatal(err)
+		}
+		if err := plant.do(); err != nil {
+			t.Fatal(err)
+		}
+		before, err := os.Lstat(user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, end := writeKeptPack(t, db, strings.Fields(plant.name)[1])
+		keeps, _ := filepath.Glob(filepath.Join(r.Dir, ".git", "objects", "pack", "*.keep"))
+		if len(keeps) != 1 {
+			t.Fatalf("%s: .keep files %v, want one", plant.name, keeps)
+		}
+		fi, err := os.Lstat(keeps[0])
+		if err != nil || !fi.Mode().IsRegular() || os.SameFile(fi, before) {
+			t.Errorf("%s: the .keep is %v (%v), want a file that is not the user's", plant.name, fi.Mode(), err)
+		}
+		end()
+		after, err := os.Lstat(user)
+		if err != nil || !os.SameFile(after, before) || r.Read("user.txt") != "the user's\n" {
+			t.Errorf("%s: the user's file changed", plant.name)
+		}
+		if fi, err := os.Lstat(base); err != nil || os.SameFile(fi, after) || !fi.Mode().IsRegular() {
+			t.Errorf("%s: the keep file is still the planted one (%v)", plant.name, err)
+		}
+		for _, h := range ids {
+			if got := r.Git("cat-file", "-t", h.String()); got != "blob" && got != "tree" {
+				t.Errorf("git cat-file -t %s = %q", h, got)
+			}
 		}
 	}
 }
