@@ -12,7 +12,8 @@ import (
 // Work a request left running after its answer (Later) holds every later
 // request but a status, and Close: a client asking the daemon to settle
 // over its socket gets its answer only once that work is done, as does a
-// snapshot; a status is answered meanwhile; Close returns after it.
+// snapshot; a status is answered meanwhile; Close returns after it. Work
+// that panics does not take the daemon down.
 func TestLaterHoldsLaterRequests(t *testing.T) {
 	r := gittest.New(t)
 	r.Write("a.txt", "a\n")
@@ -25,6 +26,13 @@ func TestLaterHoldsLaterRequests(t *testing.T) {
 	go func() { served <- d.Serve(context.Background(), 0) }()
 	client := openWS(t, r.Dir, useDaemon)
 	ctx := context.Background()
+
+	// Work that panics is logged, and releases what waits for it.
+	d.Later(func() { panic("a bug") })
+	var ans daemonAnswer
+	if err := client.callDaemon(ctx, daemonRequest{Op: "settle"}, &ans); err != nil || ans.Error != "" {
+		t.Fatalf("settle after work that panicked: %v %q", err, ans.Error)
+	}
 
 	gate := make(chan struct{})
 	var done atomic.Bool

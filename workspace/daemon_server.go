@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -104,6 +105,12 @@ func (d *Daemon) Later(fn func()) {
 	d.behind.RLock()
 	go func() {
 		defer d.behind.RUnlock()
+		defer func() {
+			// As a handler's panic (daemonwire.Ops): said, not fatal.
+			if r := recover(); r != nil {
+				d.log.Error("watch daemon: work after an answer panicked", "panic", r, "stack", string(debug.Stack()))
+			}
+		}()
 		fn()
 	}()
 }
