@@ -161,7 +161,7 @@ func TestToolUseEndAnsweredFirst(t *testing.T) {
 	}
 	release()
 	ans := send("prompt", false)
-	if !strings.Contains(ans.Stderr, "recorded after its hook answered") || !strings.Contains(ans.Stderr, "the disk is gone") {
+	if !strings.Contains(ans.Stderr, "after its hook had answered") || !strings.Contains(ans.Stderr, "the disk is gone") {
 		t.Fatalf("the event after a failed end says %q, want the failure", ans.Stderr)
 	}
 	if got := status("c2"); got != record.StatusUncertain {

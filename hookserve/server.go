@@ -341,7 +341,7 @@ func (s *server) keepLate(run record.RunID, stderr string) {
 		s.late = map[record.RunID]string{}
 	}
 	if s.late[run] == "" {
-		s.late[run] = "gitguard: the last tool use's end was recorded after its hook answered:\n"
+		s.late[run] = "gitguard: recording an earlier tool use's end, after its hook had answered:\n"
 	}
 	s.late[run] += stderr
 }
