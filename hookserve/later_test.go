@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -201,5 +203,79 @@ func TestToolUseEndAnsweredFirst(t *testing.T) {
 	}
 	if got := userState(t, r); got != user {
 		t.Errorf("user state changed:\n%s\nwant\n%s", got, user)
+	}
+}
+
+// Tool uses back to back, with no pause for the idle merges: the packs
+// their starts and ends write are merged after each end's answer, so a
+// start (which the agent waits on) never finds them piled up to the bound
+// where it would merge them itself.
+func TestEndsMergePacks(t *testing.T) {
+	r := gittest.New(t)
+	r.Write("a.txt", "a\n")
+	r.Commit("init")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	open := func(ctx context.Context, dir string) (*gitguard.Guard, error) {
+		return gitguard.Open(ctx, dir, gitguard.Options{})
+	}
+	g, err := open(ctx, r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	top := g.WorkTree()
+	const run = record.RunID("fk-merges")
+	fake := hookserve.Agent{Name: "fake", Read: func(rd io.Reader, _ []string) (*agent.Event, error) {
+		var e struct {
+			Pre  bool
+			Call record.CallID
+		}
+		if err := json.NewDecoder(rd).Decode(&e); err != nil {
+			return nil, err
+		}
+		ev := agent.Event{Agent: "Fake", Name: "PostToolUse", Kind: agent.Post, RunID: run, CallID: e.Call, Tool: "Edit", Paths: []string{"a.txt"}, Cwd: top}
+		if e.Pre {
+			ev.Name, ev.Kind = "PreToolUse", agent.Pre
+		}
+		return &ev, nil
+	}}
+	d, err := hookserve.NewDaemon(ctx, g, hookserve.Options{Open: open, MergeIdle: time.Hour,
+		Getenv: func(string) string { return "" }, Agents: []hookserve.Agent{fake}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- d.Serve(ctx, 0) }()
+	const uses = 15 // 30 packs: below the bound at which a start merges them
+	for i := range uses {
+		for _, pre := range []bool{true, false} {
+			event, _ := json.Marshal(map[string]any{"Pre": pre, "Call": record.CallID(fmt.Sprintf("c%d", i))})
+			ans, err := hookserve.HandOff(ctx, top, func(string) string { return "" }, hookserve.Request{Agent: "fake", Event: event})
+			if err != nil || ans.Exit != 0 || ans.Stderr != "" {
+				t.Fatalf("tool use %d: %+v, %v", i, ans, err)
+			}
+		}
+		r.Write("a.txt", fmt.Sprintf("%d\n", i))
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	packs, _ := filepath.Glob(filepath.Join(r.Dir, ".git", "objects", "pack", "*.pack"))
+	if len(packs) > uses/2 {
+		t.Errorf("%d packs after %d tool uses (%d packs written), want them merged", len(packs), uses, 2*uses)
+	}
+	for i := range uses {
+		call := record.CallID(fmt.Sprintf("c%d", i))
+		got, err := g.ReadRun(ctx, run, call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := got.Calls[call]; c == nil || c.Ledger.Status != record.StatusSucceeded {
+			t.Errorf("call %s: %+v, want succeeded", call, c)
+		}
 	}
 }

@@ -253,6 +253,12 @@ func (s *server) answer(ctx context.Context, payload json.RawMessage) (json.RawM
 			if ans := s.record(bg, a, req, ev); ans.Stderr != "" {
 				s.keepLate(ev.RunID, ans.Stderr)
 			}
+			// Nobody waits on this work: the packs that piled up are
+			// merged here, before they reach the bound at which a tool
+			// use's start, which the agent waits on, would merge them.
+			if err := s.g.MergePacks(); err != nil {
+				s.o.Log.Info("watch daemon: merge packs", "err", err)
+			}
 		})
 		return json.Marshal(hookwire.Answer{Stderr: late})
 	}
