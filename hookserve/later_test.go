@@ -265,6 +265,7 @@ func TestEndsMergePacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	packs, _ := filepath.Glob(filepath.Join(r.Dir, ".git", "objects", "pack", "*.pack"))
+	t.Logf("%d packs left of %d written", len(packs), 2*uses)
 	if len(packs) > uses/2 {
 		t.Errorf("%d packs after %d tool uses (%d packs written), want them merged", len(packs), uses, 2*uses)
 	}
