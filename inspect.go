@@ -187,7 +187,7 @@ func (d *Daemon) Snapshot(ctx context.Context) error {
 // Later runs fn beside the answer of the request in hand: fn starts at
 // once, and every later request (but a status), a Guard opened with
 // WorkspaceOptions.UseDaemon, and Close wait until it has returned. fn
-// must not ask this daemon anything over its socket.
+// must neither ask this daemon anything over its socket nor call Settle.
 func (d *Daemon) Later(fn func()) { d.d.Later(fn) }
 
 // Settle waits until the work Later started is done: what a caller in the

@@ -100,7 +100,7 @@ func (d *Daemon) Handle(op string, h daemonwire.OpHandler) { d.ops.Handle(op, h)
 // client need not wait for it: fn starts at once, and every request that
 // comes after (but a status), and Close, waits until it has returned. A
 // handler uses it for work whose outcome its answer does not carry. fn
-// must not ask this daemon anything over its socket.
+// must neither ask this daemon anything over its socket nor call Settle.
 func (d *Daemon) Later(fn func()) {
 	d.behind.RLock()
 	go func() {
@@ -115,8 +115,8 @@ func (d *Daemon) Later(fn func()) {
 	}()
 }
 
-// Settle waits until the work requests left running (Later) is done.
-// Other processes ask for it with Workspace.SettleDaemon.
+// Settle waits until the work that requests left running (Later) is
+// done. Other processes ask for it with SettleDaemon.
 func (d *Daemon) Settle() {
 	d.behind.Lock()
 	defer d.behind.Unlock() // a barrier: nothing to do inside
