@@ -13,12 +13,12 @@ import (
 // A pack written while an agent's hook waits is two new files: the pack
 // and its index (its .keep is a link, see keep.go). A new file costs the
 // file system an inode, and on some a lot more than the write: ext4
-// without a journal skips every
-// inode freed in the last seconds, which made each new file cost 0.3–0.5 ms
-// of CPU in an agent's session here (more than the rest of the pack's
-// writing). So a process that waits on nobody (the watch daemon between
-// two hook events) makes empty spare files ahead, and a pack takes them
-// instead of new ones: a rename, which allocates nothing.
+// without a journal skips every inode freed in the last seconds, which
+// made each new file cost 0.3–0.5 ms of CPU in an agent's session here
+// (more than the rest of the pack's writing). So a process that waits on
+// nobody (the watch daemon between two hook events) makes empty spare
+// files ahead, and a pack takes them instead of new ones: a rename, which
+// allocates nothing.
 //
 // The spares live in gitguard's own folder beside the objects, where git
 // never sees them (git counts a stray file in objects/pack as garbage). A
