@@ -165,7 +165,12 @@ func TestListFilesRemembersUnchangedRefs(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	list("an hour old", one)
-	if h, ok := remembered(); !ok || h != one {
+	if git.Identify(path).Ino == 0 {
+		// No inode number (Windows): nothing may be remembered.
+		if _, ok := remembered(); ok {
+			t.Fatal("a ref is remembered without an inode number to tell a rewrite")
+		}
+	} else if h, ok := remembered(); !ok || h != one {
 		t.Fatalf("an unchanged ref is not remembered: %v, %v", h, ok)
 	}
 	list("listed again", one)

@@ -16,8 +16,9 @@ import (
 // read of each file by the file's identity (git.FileID: inode, size, times)
 // and reads again only a file whose identity changed. git and gitguard
 // write a ref by renaming a new file onto it, which changes the inode; a
-// file rewritten in place changes its times, and a file changed so
-// recently that a rewrite could keep its times (git.FileID.Racy) is not
+// file rewritten in place changes its change time, and a file changed so
+// recently that a rewrite could keep its times (git.FileID.Racy), or one
+// whose identity has no inode and change time (Windows), is not
 // remembered.
 
 // looseRefs remembers the loose ref files read by this process: 8,192 of
@@ -54,7 +55,9 @@ func readLoose(path string) (record.Hash, error) {
 	if err != nil {
 		return record.ZeroHash, errNotPlain
 	}
-	if id.Exist && !id.Racy(time.Now()) {
+	// Without an inode number (Windows) a rewrite in place that puts the
+	// old time back would look unchanged: nothing is remembered there.
+	if id.Exist && id.Ino != 0 && !id.Racy(time.Now()) {
 		looseRefs.put(path, looseRef{id: id, hash: h})
 	}
 	return h, nil

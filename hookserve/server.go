@@ -39,7 +39,7 @@ type Outcome func(agentName string, failClosed bool, res agent.Result, err error
 type Options struct {
 	// Open opens the repository containing dir as the daemon's process
 	// does (gitguard.Open with its options): the daemon reopens its work
-	// tree with it when the configuration changed, and merges packs.
+	// tree with it when the configuration changed.
 	Open func(ctx context.Context, dir string) (*gitguard.Guard, error)
 	// OpenHook opens the repository containing dir as a hook's own
 	// process would, to record its events; nil means Open.
@@ -195,18 +195,15 @@ func (s *server) note(run record.RunID, res agent.Result, err error) {
 // memory starts over (each run is then read once more).
 const maxSettled = 256
 
-// mergePacks merges the packs the events wrote, once they pause.
+// mergePacks merges the packs the events wrote: once they pause, and
+// after each tool use's end recorded after its answer. The daemon's own
+// Guard does: the object database is the repository's, whatever the
+// settings the events were recorded with.
 func (s *server) mergePacks(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
-	g, err := s.o.Open(context.WithoutCancel(ctx), s.workTree)
-	if err != nil {
-		s.o.Log.Info("watch daemon: open to merge packs", "err", err)
-		return
-	}
-	defer g.Close()
-	if err := g.MergePacks(); err != nil {
+	if err := s.g.MergePacks(); err != nil {
 		s.o.Log.Info("watch daemon: merge packs", "err", err)
 	}
 }
@@ -256,9 +253,7 @@ func (s *server) answer(ctx context.Context, payload json.RawMessage) (json.RawM
 			// Nobody waits on this work: the packs that piled up are
 			// merged here, before they reach the bound at which a tool
 			// use's start, which the agent waits on, would merge them.
-			if err := s.g.MergePacks(); err != nil {
-				s.o.Log.Info("watch daemon: merge packs", "err", err)
-			}
+			s.mergePacks(bg)
 		})
 		return json.Marshal(hookwire.Answer{Stderr: late})
 	}
