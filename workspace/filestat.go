@@ -30,6 +30,7 @@ type fileStat struct {
 	ctimeSec  int64
 	ctimeNsec int64
 	ino       uint64
+	dev       uint64 // the device holding it (0 where the platform does not say)
 	uid, gid  uint32
 	rawMode   uint32 // the platform's mode bits, part of the stat cache key
 }

@@ -43,7 +43,10 @@ type Stats struct {
 	Hashed    int // files read and hashed
 	Untracked int // untracked files recorded
 	Dirs      int // folders read
-	Trees     int // tree objects written
+	// DirsCached counts the folders among them whose names came from the
+	// folder cache instead of a listing (see dircache.go).
+	DirsCached int
+	Trees      int // tree objects written
 	// TreesFromIndex counts folders whose tree came from the index's
 	// cache-tree instead of being built (see cachetree.go).
 	TreesFromIndex int
@@ -151,6 +154,9 @@ func (w *Workspace) walkSnapshot(ctx context.Context, o walkOptions) (*Snapshot,
 	}
 	s := &scan{w: w, idx: idx, staged: staged, cache: loadStatCache(w.StateDir()), fresh: statCache{}, snap: snap, watch: o.watch,
 		reuseTrees: unmerged == nil}
+	if s.folders.on, s.folders.dev = dirTimesKept(w.repo.WorkTree); s.folders.on {
+		s.folders.old, s.folders.fresh = loadDirCache(w.StateDir()), dirCache{}
+	}
 	flat, err := s.run(ctx)
 	if err != nil {
 		return nil, err
@@ -174,6 +180,9 @@ func (w *Workspace) walkSnapshot(ctx context.Context, o walkOptions) (*Snapshot,
 	// do not pile up in the cache forever.
 	if err := s.fresh.save(w.StateDir(), start); err != nil {
 		w.log.Warn("stat cache not saved", "err", err)
+	}
+	if err := s.saveFolders(start); err != nil {
+		w.log.Warn("folder cache not saved", "err", err)
 	}
 	w.log.Debug("snapshot", "walker", walkerName, "index", tIndex.Sub(start), "walk", tWalk.Sub(tIndex),
 		"trees", time.Since(tWalk), "stats", fmt.Sprintf("%+v", snap.Stats))

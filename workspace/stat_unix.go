@@ -32,6 +32,7 @@ func fromUnixStat(raw *unix.Stat_t, st *fileStat) {
 		ctimeSec:  int64(raw.Ctim.Sec),
 		ctimeNsec: int64(raw.Ctim.Nsec),
 		ino:       uint64(raw.Ino),
+		dev:       uint64(raw.Dev), //nolint:unconvert // not uint64 on every platform
 		uid:       raw.Uid,
 		gid:       raw.Gid,
 		rawMode:   uint32(raw.Mode),

@@ -62,6 +62,7 @@ type scan struct {
 	// startSkip holds the skip-worktree paths of the run's start when they
 	// differ from the index's: only an entry skipped by both is left alone.
 	startSkip map[string]bool
+	folders   folderCache     // the folder cache (dircache.go); fresh guarded by mu
 	converted []convertedFile // left for git to hash (walkconvert.go)
 	hasher    *git.PathHasher // hashing them since the first one was found
 	stats     Stats
@@ -256,7 +257,7 @@ func (s *scan) run(ctx context.Context) ([]flatEntry, error) {
 	}
 	st := &s.snap.Stats
 	st.Tracked, st.Reused, st.Cached, st.Hashed = len(entries), s.stats.Reused, s.stats.Cached, s.stats.Hashed
-	st.Untracked, st.Dirs = len(s.untracked), s.stats.Dirs
+	st.Untracked, st.Dirs, st.DirsCached = len(s.untracked), s.stats.Dirs, s.stats.DirsCached
 	sort.Slice(s.snap.Oversize, func(i, j int) bool { return s.snap.Oversize[i].Path < s.snap.Oversize[j].Path })
 	sort.Slice(s.snap.Skipped, func(i, j int) bool { return s.snap.Skipped[i].Path < s.snap.Skipped[j].Path })
 	return flat, nil
@@ -561,7 +562,7 @@ func (s *scan) readDir(dir string, ign viewIgnores, spawn func(string, viewIgnor
 			return err
 		}
 	}
-	list, err := fd.list(make([]dirent, 0, 64))
+	list, err := s.listFolder(fd, dir)
 	if err != nil {
 		return fmt.Errorf("read folder %s: %w", dir, err)
 	}
