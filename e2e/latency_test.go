@@ -53,11 +53,20 @@ const (
 // plugin, which runs the command's words itself (and ignores its output).
 // The words after the script are the shell's $0 and $1, unused: they make
 // the command one 'gitguard init' recognises as its hook.
+//
+// GITGUARD_E2E_NOOP replaces the script (not opencode's command): a hook
+// made to live as long as gitguard's, such as 'cat >/dev/null; sleep
+// 0.001', tells what the agent itself charges per millisecond of a hook's
+// life, apart from what gitguard's hooks do.
 func noopCommand(agent string) string {
 	if agent == "opencode" {
 		return "cat"
 	}
-	return "sh -c 'cat >/dev/null' hook " + agent
+	script := "cat >/dev/null"
+	if s := os.Getenv("GITGUARD_E2E_NOOP"); s != "" {
+		script = s
+	}
+	return "sh -c '" + strings.ReplaceAll(script, "'", `'\''`) + "' hook " + agent
 }
 
 // BenchmarkToolUse measures what gitguard's hooks add to each tool use of a
