@@ -160,6 +160,36 @@ func TestFolderCacheRacy(t *testing.T) {
 	checkOracle(t, r.Dir)
 }
 
+// TestFolderCacheTimesPutBack: a name added to a folder whose modification
+// time is then put back (an agent hiding a file from snapshots) is still
+// seen: the folder's change time moved, and no one can put it back.
+func TestFolderCacheTimesPutBack(t *testing.T) {
+	needFolderCache(t)
+	r := gittest.New(t)
+	base(t, r)
+	warmFolders(t, r.Dir)
+	dir := filepath.Join(r.Dir, "dir")
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Write("dir/hidden.txt", "hidden\n")
+	if err := os.Chtimes(dir, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if now, err := os.Stat(dir); err != nil || !now.ModTime().Equal(fi.ModTime()) {
+		t.Fatalf("the folder's mtime was not put back: %v", err)
+	}
+	s := snap(t, r.Dir)
+	if s.Stats.DirsCached != s.Stats.Dirs-1 {
+		t.Errorf("%d of %d folders from the cache, want all but dir", s.Stats.DirsCached, s.Stats.Dirs)
+	}
+	if _, err := openWS(t, r.Dir).db.Lookup(s.Worktree, "dir/hidden.txt"); err != nil {
+		t.Errorf("the snapshot lacks dir/hidden.txt: %v", err)
+	}
+	checkOracle(t, r.Dir)
+}
+
 // TestFolderCacheDamaged: a damaged or hostile folder cache is ignored,
 // never trusted, and replaced by a good one.
 func TestFolderCacheDamaged(t *testing.T) {
