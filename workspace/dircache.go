@@ -57,9 +57,15 @@ func dirCachePath(stateDir string) string { return filepath.Join(stateDir, "dirc
 var errDirCache = errors.New("damaged folder cache")
 
 // loadDirCache reads the folder cache; a missing, damaged or oversized one
-// is empty. The names share one string, the file's content.
+// is empty, and so is anything but a regular file in its place (a fifo
+// would block the walk, a symlink lead elsewhere). The names share one
+// string, the file's content.
 func loadDirCache(stateDir string) dirCache {
-	f, err := os.Open(dirCachePath(stateDir))
+	path := dirCachePath(stateDir)
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return dirCache{}
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return dirCache{}
 	}

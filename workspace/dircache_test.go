@@ -232,6 +232,37 @@ func TestFolderCacheDamaged(t *testing.T) {
 	}
 }
 
+// TestCachesNotAFile: a fifo, a folder or a symlink in the place of the
+// folder cache or of the stat cache is not read (a fifo would block the
+// walk); the snapshot is right all the same.
+func TestCachesNotAFile(t *testing.T) {
+	needFolderCache(t)
+	plant := map[string]func(path string) error{
+		"fifo":    func(path string) error { return mkfifo(path) },
+		"folder":  func(path string) error { return os.Mkdir(path, 0o755) },
+		"symlink": func(path string) error { return os.Symlink("/dev/zero", path) },
+	}
+	caches := map[string]func(stateDir string) string{"dircache": dirCachePath, "statcache": statCachePath}
+	for cache, pathIn := range caches {
+		for name, plantAt := range plant {
+			t.Run(cache+"/"+name, func(t *testing.T) {
+				r := gittest.New(t)
+				base(t, r)
+				r.Write("dir/u.txt", "u\n")
+				ageFolders(t, r.Dir)
+				path := pathIn(filepath.Join(r.Dir, ".git", "gitguard"))
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := plantAt(path); err != nil {
+					t.Skipf("cannot make a %s here: %v", name, err)
+				}
+				checkOracle(t, r.Dir)
+			})
+		}
+	}
+}
+
 // TestDirCacheRoundTrip: what save writes, parseDirCache reads back, but
 // the racy folders.
 func TestDirCacheRoundTrip(t *testing.T) {

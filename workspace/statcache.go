@@ -59,8 +59,12 @@ const racyMargin = 2 * time.Second
 func statCachePath(stateDir string) string { return filepath.Join(stateDir, "statcache") }
 
 // loadStatCache reads the cache; a missing or unreadable cache is empty
-// (it is only an accelerator).
+// (it is only an accelerator), and so is anything but a regular file in
+// its place (a fifo would block the walk).
 func loadStatCache(stateDir string) statCache {
+	if fi, err := os.Lstat(statCachePath(stateDir)); err != nil || !fi.Mode().IsRegular() {
+		return statCache{}
+	}
 	data, err := os.ReadFile(statCachePath(stateDir))
 	if err != nil || !bytes.HasPrefix(data, []byte(statCacheMagic)) {
 		return statCache{}
