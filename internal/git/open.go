@@ -291,6 +291,11 @@ func configCachePath(r *Repo) string { return filepath.Join(r.GitDir, "gitguard"
 // readConfigCache returns the cached configuration if it was cached for
 // exactly these files and none of them changed since.
 func readConfigCache(path string, files []string) (Config, bool) {
+	// Only a regular file: a fifo planted there would block every
+	// command, a symlink to /dev/zero make it read forever.
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, false
