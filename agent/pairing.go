@@ -48,6 +48,9 @@ type pairOpen struct {
 
 const pairStateVersion = 1
 
+// maxPairFile bounds the pairing state read back: a few open pairs.
+const maxPairFile = 16 << 20
+
 func (p *Pairing) file() string {
 	return filepath.Join(p.Dir, "pairs-"+p.Run+".json")
 }
@@ -129,11 +132,13 @@ func (p *Pairing) update(fn func(*pairState)) error {
 
 func (p *Pairing) load() (*pairState, error) {
 	st := &pairState{Version: pairStateVersion}
-	data, err := os.ReadFile(p.file())
+	data, err := atomicfile.ReadFile(p.file(), maxPairFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}
-	if err != nil {
+	if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
+		data = nil // damaged: see below
+	} else if err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(data, st); err != nil || st.Version != pairStateVersion || st.Next < 0 {

@@ -330,6 +330,6 @@ func markDaemon(stateDir string, run record.RunID) error {
 
 // daemonMarked tells whether a hook of run started the watch daemon.
 func daemonMarked(stateDir string, run record.RunID) bool {
-	b, err := os.ReadFile(daemonMarker(stateDir))
+	b, err := atomicfile.ReadFile(daemonMarker(stateDir), 4<<10)
 	return err == nil && strings.TrimSpace(string(b)) == string(run)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gitguard/gitguard"
@@ -60,7 +61,14 @@ func start(ctx context.Context, g *gitguard.Guard, o StartOptions) (gitguard.Dae
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
 		return gitguard.DaemonStatus{}, err
 	}
-	logFile, err := os.OpenFile(filepath.Join(logDir, "daemon.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	// The log is gitguard's own: whatever else is found in its place (a
+	// symlink that would have the log written through it, a fifo that
+	// would block) is removed first.
+	logPath := filepath.Join(logDir, "daemon.log")
+	if fi, err := os.Lstat(logPath); err == nil && !fi.Mode().IsRegular() {
+		_ = os.Remove(logPath)
+	}
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return gitguard.DaemonStatus{}, err
 	}

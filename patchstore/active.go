@@ -20,13 +20,20 @@ type activeFile struct {
 	StartedAt time.Time    `json:"startedAt"`
 }
 
+// maxActiveFile bounds the active run's file read back: it holds one
+// short JSON object.
+const maxActiveFile = 64 << 10
+
 func (s *Store) activePath() string { return filepath.Join(s.h.StateDir(), "active-run") }
 
 // ActiveRun returns the active run id, or "" when no run is active.
 func (s *Store) ActiveRun() (record.RunID, error) {
-	data, err := os.ReadFile(s.activePath())
+	data, err := atomicfile.ReadFile(s.activePath(), maxActiveFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
+	}
+	if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
+		return "", fmt.Errorf("%w: %s is not a run's record (%w); delete it to start afresh", record.ErrCorrupt, s.activePath(), err)
 	}
 	if err != nil {
 		return "", fmt.Errorf("read active run: %w", err)

@@ -61,25 +61,11 @@ var errDirCache = errors.New("damaged folder cache")
 // would block the walk, a symlink lead elsewhere). The names share one
 // string, the file's content.
 func loadDirCache(stateDir string) dirCache {
-	path := dirCachePath(stateDir)
-	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
-		return dirCache{}
-	}
-	f, err := os.Open(path)
+	data, err := atomicfile.ReadFile(dirCachePath(stateDir), maxDirCacheFile)
 	if err != nil {
 		return dirCache{}
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxDirCacheFile {
-		return dirCache{}
-	}
-	var b strings.Builder
-	b.Grow(int(fi.Size()))
-	if _, err := bufio.NewReader(f).WriteTo(&b); err != nil {
-		return dirCache{}
-	}
-	c, err := parseDirCache(b.String())
+	c, err := parseDirCache(string(data))
 	if err != nil {
 		return dirCache{}
 	}

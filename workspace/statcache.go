@@ -56,16 +56,17 @@ const statCacheMagic = "gitguard-statcache 3\n"
 // racyMargin covers file systems with coarse timestamps (1–2 s on some).
 const racyMargin = 2 * time.Second
 
+// maxStatCacheFile bounds the stat cache read back: past it the cache is
+// left unread.
+const maxStatCacheFile = 1 << 30
+
 func statCachePath(stateDir string) string { return filepath.Join(stateDir, "statcache") }
 
 // loadStatCache reads the cache; a missing or unreadable cache is empty
 // (it is only an accelerator), and so is anything but a regular file in
 // its place (a fifo would block the walk).
 func loadStatCache(stateDir string) statCache {
-	if fi, err := os.Lstat(statCachePath(stateDir)); err != nil || !fi.Mode().IsRegular() {
-		return statCache{}
-	}
-	data, err := os.ReadFile(statCachePath(stateDir))
+	data, err := atomicfile.ReadFile(statCachePath(stateDir), maxStatCacheFile)
 	if err != nil || !bytes.HasPrefix(data, []byte(statCacheMagic)) {
 		return statCache{}
 	}

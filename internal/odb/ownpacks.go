@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gitguard/gitguard/internal/atomicfile"
 	"github.com/gitguard/gitguard/internal/git"
 )
 
@@ -43,6 +44,9 @@ func (db *DB) EndPackBatch() error {
 	return db.EndBatch()
 }
 
+// maxOwnList bounds the list of gitguard's packs read back.
+const maxOwnList = 64 << 20
+
 func (db *DB) ownListPath() string {
 	return filepath.Join(filepath.Dir(db.objDir), "gitguard", "packs")
 }
@@ -59,7 +63,7 @@ func (db *DB) listOwnPack(base string) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := atomicfile.OpenAppend(path, 0o644)
 	if err != nil {
 		return
 	}
@@ -96,7 +100,7 @@ func keptByBatch(base string) bool {
 	if pack, err := os.Stat(base + ".pack"); err == nil && time.Since(pack.ModTime()) < staleKeep {
 		return true
 	}
-	if data, err := os.ReadFile(base + ".keep"); err == nil && string(data) == keepNote {
+	if data, err := atomicfile.ReadFile(base+".keep", int64(len(keepNote))); err == nil && string(data) == keepNote {
 		_ = os.Remove(base + ".keep")
 		return false
 	}
@@ -106,7 +110,7 @@ func keptByBatch(base string) bool {
 // readOwnPacks returns the packs on the list that still exist (git gc may
 // have merged them away), and the list's lines as read.
 func (db *DB) readOwnPacks() ([]ownPack, error) {
-	data, err := os.ReadFile(db.ownListPath())
+	data, err := atomicfile.ReadFile(db.ownListPath(), maxOwnList)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -172,7 +176,7 @@ func (db *DB) ConsolidateIfMany() error {
 // bounds the bytes merged (see awaitedMergeBytes).
 func (db *DB) consolidate(from int, maxBytes int64) error {
 	// Most calls find a short list and stop here.
-	if data, err := os.ReadFile(db.ownListPath()); err != nil || bytes.Count(data, []byte("\n")) < from {
+	if data, err := atomicfile.ReadFile(db.ownListPath(), maxOwnList); err != nil || bytes.Count(data, []byte("\n")) < from {
 		return nil
 	}
 	packs, err := db.readOwnPacks()
@@ -306,8 +310,10 @@ func (db *DB) rewriteOwn(packs []ownPack, keep func(git.Hash) bool) error {
 // lost, which leaves that pack to git's gc.
 func (db *DB) rewriteOwnList(gone map[string]bool, added string) error {
 	path := db.ownListPath()
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	data, err := atomicfile.ReadFile(path, maxOwnList)
+	if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
+		data = nil // rewritten whole below: its packs are left to git's gc
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	var b strings.Builder
