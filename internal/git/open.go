@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gitguard/gitguard/internal/atomicfile"
 )
 
 // Open finds the repository containing dir and reads its configuration,
@@ -28,20 +31,30 @@ func Open(ctx context.Context, dir string, getenv func(string) string) (*Repo, C
 	if getenv == nil || steeredByEnv(getenv) {
 		return DiscoverWithConfig(ctx, dir)
 	}
+	fromEnv, ok := envConfig(getenv)
+	if !ok {
+		return DiscoverWithConfig(ctx, dir)
+	}
 	repo, ok := findRepo(dir)
 	if !ok {
 		return DiscoverWithConfig(ctx, dir)
 	}
 	cache := configCachePath(repo)
 	files := configFiles(repo, getenv)
-	if cfg, ok := readConfigCache(cache, files); ok && plainLayout(cfg, repo) {
-		return repo, cfg, nil
+	if cfg, ok := readConfigCache(cache, files); ok {
+		if cfg = withEntries(cfg, fromEnv); plainLayout(cfg, repo) {
+			return repo, cfg, nil
+		}
 	}
-	out, err := Run(ctx, repo.WorkTree, "config", "--list", "-z", "--show-origin")
+	// The files' configuration alone, which is what is cached; the
+	// environment's entries come last, as git reads them.
+	out, err := Cmd{Dir: repo.WorkTree, Args: []string{"config", "--list", "-z", "--show-origin"},
+		Env: []string{"GIT_CONFIG_COUNT=0"}}.Run(ctx)
 	if err != nil {
 		return DiscoverWithConfig(ctx, dir)
 	}
 	cfg, origins, cacheable := parseOriginList(out)
+	cfg = withEntries(cfg, fromEnv)
 	if !plainLayout(cfg, repo) {
 		// Another layout (core.worktree elsewhere): git says where the
 		// work tree is; the configuration, read from the same git dir, stands.
@@ -62,6 +75,9 @@ func FindRepo(dir string, getenv func(string) string) (repo *Repo, ok bool) {
 	if getenv == nil || steeredByEnv(getenv) {
 		return nil, false
 	}
+	if _, ok := envConfig(getenv); !ok {
+		return nil, false
+	}
 	return findRepo(dir)
 }
 
@@ -72,10 +88,98 @@ func Binary() string {
 }
 
 // discoveryEnv are the variables that make git find or configure a
-// repository otherwise than by looking up from the current folder.
+// repository otherwise than by looking up from the current folder. Not
+// GIT_CONFIG_COUNT: Open adds the entries it gives (envConfig), which
+// agents set for their tools (Copilot CLI sets safe.bareRepository).
 var discoveryEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
-	"GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+	"GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
 	"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX"}
+
+// maxEnvConfig bounds the entries envConfig reads; past it git is asked.
+const maxEnvConfig = 1000
+
+// envConfig returns the configuration entries the environment gives git
+// with GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n>, in
+// order ("key\nvalue", as git config --list -z spells them): git reads
+// them after every file. ok is false where git would refuse them (a count
+// that is not a number, a key missing or not a valid key, a value missing):
+// then git is asked, and says so.
+func envConfig(getenv func(string) string) (entries [][]byte, ok bool) {
+	count := getenv("GIT_CONFIG_COUNT")
+	if count == "" {
+		return nil, true
+	}
+	n, err := strconv.Atoi(count)
+	if err != nil || n < 0 || n > maxEnvConfig {
+		return nil, false
+	}
+	for i := range n {
+		key := getenv("GIT_CONFIG_KEY_" + strconv.Itoa(i))
+		value, set := lookupEnv(getenv, "GIT_CONFIG_VALUE_"+strconv.Itoa(i))
+		if !validConfigKey(key) || !set {
+			return nil, false
+		}
+		entries = append(entries, []byte(key+"\n"+value))
+	}
+	return entries, true
+}
+
+// lookupEnv tells an empty variable from an unset one where getenv is the
+// process's own; any other getenv (a test's) sets what it returns.
+func lookupEnv(getenv func(string) string, key string) (string, bool) {
+	v := getenv(key)
+	if v != "" {
+		return v, true
+	}
+	_, set := os.LookupEnv(key)
+	return v, set
+}
+
+// validConfigKey reports whether git takes key as a configuration key, as
+// its config.c parses one: section.name or section.subsection.name, the
+// section of letters, digits and dashes, the name starting with a letter,
+// the subsection anything but a newline.
+func validConfigKey(key string) bool {
+	first, last := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
+	if first <= 0 || last == len(key)-1 || strings.ContainsAny(key, "\n\x00") {
+		return false
+	}
+	for _, c := range key[:first] {
+		if !isKeyChar(c) {
+			return false
+		}
+	}
+	name := key[last+1:]
+	if c := name[0] | 0x20; c < 'a' || c > 'z' {
+		return false
+	}
+	for _, c := range name {
+		if !isKeyChar(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isKeyChar(c rune) bool {
+	return c == '-' || ('0' <= c && c <= '9') || ('a' <= c|0x20 && c|0x20 <= 'z')
+}
+
+// withEntries returns cfg with entries added after its own, in a new map:
+// a cached configuration is not changed.
+func withEntries(cfg Config, entries [][]byte) Config {
+	if len(entries) == 0 {
+		return cfg
+	}
+	out := make(Config, len(cfg)+len(entries))
+	for k, v := range cfg {
+		out[k] = v[:len(v):len(v)]
+	}
+	for _, e := range entries {
+		out.add(e)
+	}
+	return out
+}
 
 func steeredByEnv(getenv func(string) string) bool {
 	for _, v := range discoveryEnv {
@@ -286,17 +390,18 @@ type configCache struct {
 
 const configCacheVersion = 1
 
+// maxConfigCache bounds the configuration cache read back.
+const maxConfigCache = 16 << 20
+
 func configCachePath(r *Repo) string { return filepath.Join(r.GitDir, "gitguard", "config-cache") }
 
 // readConfigCache returns the cached configuration if it was cached for
 // exactly these files and none of them changed since.
 func readConfigCache(path string, files []string) (Config, bool) {
-	// Only a regular file: a fifo planted there would block every
-	// command, a symlink to /dev/zero make it read forever.
-	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
-		return nil, false
-	}
-	data, err := os.ReadFile(path)
+	// Only a regular file (see atomicfile.ReadFile): a fifo planted there
+	// would block every command, a symlink to /dev/zero make it read
+	// forever.
+	data, err := atomicfile.ReadFile(path, maxConfigCache)
 	if err != nil {
 		return nil, false
 	}

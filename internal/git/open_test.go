@@ -211,3 +211,62 @@ func TestOpenCachesSoonAfterAChange(t *testing.T) {
 		t.Fatalf("second open 150 ms after the change (fractional times: %v) started %d git processes", fine, n)
 	}
 }
+
+// TestOpenEnvConfig: configuration entries the environment gives git
+// (GIT_CONFIG_COUNT, as Copilot CLI sets for its hooks) come after the
+// files', as git reads them, and leave the files' configuration cached: a
+// later Open starts no git. Entries git would refuse make Open ask git.
+func TestOpenEnvConfig(t *testing.T) {
+	defer git.SetRacyWindow(0)()
+	r := gittest.New(t)
+	r.Commit("init")
+	r.Git("config", "gitguard.level", "file")
+	t.Setenv("GIT_CONFIG_COUNT", "3")
+	t.Setenv("GIT_CONFIG_KEY_0", "safe.bareRepository")
+	t.Setenv("GIT_CONFIG_VALUE_0", "explicit")
+	t.Setenv("GIT_CONFIG_KEY_1", "gitguard.level")
+	t.Setenv("GIT_CONFIG_VALUE_1", "env")
+	t.Setenv("GIT_CONFIG_KEY_2", "Branch.Main.Remote")
+	t.Setenv("GIT_CONFIG_VALUE_2", "")
+	ctx := context.Background()
+	// What git itself reads, entries in order.
+	_, want, err := git.DiscoverWithConfig(ctx, r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pass := range 2 {
+		spawned := countGit(t)
+		_, got, err := git.Open(ctx, r.Dir, os.Getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("pass %d: Open's configuration\n%v\ngit's\n%v", pass, got, want)
+		}
+		if v, _ := got.Get("gitguard.level"); v != "env" {
+			t.Errorf("pass %d: gitguard.level = %q, want the environment's", pass, v)
+		}
+		if n := spawned.Load(); pass == 1 && n != 0 {
+			t.Errorf("the second Open started %d git processes, want the cache", n)
+		}
+	}
+	if _, ok := git.FindRepo(r.Dir, os.Getenv); !ok {
+		t.Errorf("FindRepo gave up on a repository with configuration from the environment")
+	}
+	for name, set := range map[string]func(){
+		"count not a number": func() { t.Setenv("GIT_CONFIG_COUNT", "x") },
+		"key missing":        func() { t.Setenv("GIT_CONFIG_KEY_1", "") },
+		"key invalid":        func() { t.Setenv("GIT_CONFIG_KEY_1", "gitguard.1level") },
+		"no section":         func() { t.Setenv("GIT_CONFIG_KEY_1", "level") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			set()
+			if _, ok := git.FindRepo(r.Dir, os.Getenv); ok {
+				t.Errorf("FindRepo went on where git refuses the environment")
+			}
+			if _, _, err := git.Open(ctx, r.Dir, os.Getenv); err == nil {
+				t.Errorf("Open went on where git refuses the environment")
+			}
+		})
+	}
+}
