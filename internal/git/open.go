@@ -102,8 +102,9 @@ const maxEnvConfig = 1000
 // with GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n>, in
 // order ("key\nvalue", as git config --list -z spells them): git reads
 // them after every file. ok is false where git would refuse them (a count
-// that is not a number, a key missing or not a valid key, a value missing):
-// then git is asked, and says so.
+// that is not a number, a key missing or not a valid key, a value missing)
+// and for an include directive, which git may follow to another file: then
+// git is asked.
 func envConfig(getenv func(string) string) (entries [][]byte, ok bool) {
 	count := getenv("GIT_CONFIG_COUNT")
 	if count == "" {
@@ -116,7 +117,7 @@ func envConfig(getenv func(string) string) (entries [][]byte, ok bool) {
 	for i := range n {
 		key := getenv("GIT_CONFIG_KEY_" + strconv.Itoa(i))
 		value, set := lookupEnv(getenv, "GIT_CONFIG_VALUE_"+strconv.Itoa(i))
-		if !validConfigKey(key) || !set {
+		if !validConfigKey(key) || !set || includes(key) {
 			return nil, false
 		}
 		entries = append(entries, []byte(key+"\n"+value))
@@ -159,6 +160,13 @@ func validConfigKey(key string) bool {
 		}
 	}
 	return true
+}
+
+// includes reports whether key is an include directive (include.path,
+// includeIf.<condition>.path).
+func includes(key string) bool {
+	k := strings.ToLower(key)
+	return k == "include.path" || (strings.HasPrefix(k, "includeif.") && strings.HasSuffix(k, ".path"))
 }
 
 func isKeyChar(c rune) bool {

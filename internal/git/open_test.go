@@ -253,14 +253,16 @@ func TestOpenEnvConfig(t *testing.T) {
 	if _, ok := git.FindRepo(r.Dir, os.Getenv); !ok {
 		t.Errorf("FindRepo gave up on a repository with configuration from the environment")
 	}
-	for name, set := range map[string]func(){
-		"count not a number": func() { t.Setenv("GIT_CONFIG_COUNT", "x") },
-		"key missing":        func() { t.Setenv("GIT_CONFIG_KEY_1", "") },
-		"key invalid":        func() { t.Setenv("GIT_CONFIG_KEY_1", "gitguard.1level") },
-		"no section":         func() { t.Setenv("GIT_CONFIG_KEY_1", "level") },
+	// Entries git refuses fail Open as they fail git; an include is left to
+	// git, which follows it. FindRepo gives up on both.
+	for name, set := range map[string]func(t *testing.T){
+		"count not a number": func(t *testing.T) { t.Setenv("GIT_CONFIG_COUNT", "x") },
+		"key missing":        func(t *testing.T) { t.Setenv("GIT_CONFIG_KEY_1", "") },
+		"key invalid":        func(t *testing.T) { t.Setenv("GIT_CONFIG_KEY_1", "gitguard.1level") },
+		"no section":         func(t *testing.T) { t.Setenv("GIT_CONFIG_KEY_1", "level") },
 	} {
 		t.Run(name, func(t *testing.T) {
-			set()
+			set(t)
 			if _, ok := git.FindRepo(r.Dir, os.Getenv); ok {
 				t.Errorf("FindRepo went on where git refuses the environment")
 			}
@@ -269,4 +271,21 @@ func TestOpenEnvConfig(t *testing.T) {
 			}
 		})
 	}
+	t.Run("an include", func(t *testing.T) {
+		inc := filepath.Join(t.TempDir(), "included")
+		gittest.WriteFile(t, inc, "[gitguard]\n\tfrom = include\n")
+		t.Setenv("GIT_CONFIG_KEY_1", "include.path")
+		t.Setenv("GIT_CONFIG_VALUE_1", inc)
+		if _, ok := git.FindRepo(r.Dir, os.Getenv); ok {
+			t.Errorf("FindRepo went on with an include in the environment")
+		}
+		spawned := countGit(t)
+		_, cfg, err := git.Open(ctx, r.Dir, os.Getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := cfg.Get("gitguard.from"); v != "include" || spawned.Load() == 0 {
+			t.Errorf("gitguard.from = %q after %d git processes, want the included file's, from git", v, spawned.Load())
+		}
+	})
 }
