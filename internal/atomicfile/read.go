@@ -36,17 +36,29 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err = f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
+	// Read in one buffer of the file's size, as os.ReadFile does; a file
+	// that grows meanwhile is read on, up to the limit.
+	data := make([]byte, 0, min(fi.Size(), limit)+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if int64(len(data)) > limit {
+			return nil, fmt.Errorf("%s: %w (over %d bytes)", path, ErrTooLarge, limit)
+		}
+		if errors.Is(err, io.EOF) {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
 	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w (over %d bytes)", path, ErrTooLarge, limit)
-	}
-	return data, nil
 }
 
 // OpenAppend opens path for appending, creating it with mode if missing:

@@ -122,3 +122,25 @@ func TestOpenAppend(t *testing.T) {
 		t.Fatal("OpenAppend blocked on a fifo")
 	}
 }
+
+// TestReadFileSizes: files around the limit and larger than one read.
+func TestReadFileSizes(t *testing.T) {
+	dir := t.TempDir()
+	for _, size := range []int{0, 1, 511, 512, 513, 100_000, 1 << 20} {
+		path := filepath.Join(dir, "f")
+		want := make([]byte, size)
+		for i := range want {
+			want[i] = byte(i * 7)
+		}
+		if err := os.WriteFile(path, want, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadFile(path, int64(size))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("size %d: read %d bytes, %v; want the file", size, len(got), err)
+		}
+		if _, err := ReadFile(path, int64(size)-1); size > 0 && !errors.Is(err, ErrTooLarge) {
+			t.Errorf("size %d, limit one less: %v, want ErrTooLarge", size, err)
+		}
+	}
+}
