@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gitguard/gitguard/internal/atomicfile"
+	"github.com/gitguard/gitguard/internal/odb"
 )
 
 // packStamp stamps the pack folder objects/pack for the watcher (see
@@ -18,15 +18,8 @@ import (
 // daemon's next answer a walk. The packs gitguard wrote are listed in
 // <common dir>/gitguard/packs (see internal/odb).
 func packStamp(dir string) fileStamp {
-	const maxOwnList = 64 << 20 // as internal/odb reads it
 	common := filepath.Dir(filepath.Dir(dir))
-	own := map[string]bool{}
-	if data, err := atomicfile.ReadFile(filepath.Join(common, "gitguard", "packs"), maxOwnList); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			name, _, _ := strings.Cut(line, " ")
-			own[name] = true
-		}
-	}
+	own := odb.ListedPacks(common)
 	entries, err := os.ReadDir(dir)
 	if err != nil && !os.IsNotExist(err) {
 		return fileStamp{path: dir}

@@ -47,8 +47,31 @@ func (db *DB) EndPackBatch() error {
 // maxOwnList bounds the list of gitguard's packs read back.
 const maxOwnList = 64 << 20
 
-func (db *DB) ownListPath() string {
-	return filepath.Join(filepath.Dir(db.objDir), "gitguard", "packs")
+func (db *DB) ownListPath() string { return ownListFile(filepath.Dir(db.objDir)) }
+
+// ownListFile is the list of the packs gitguard wrote in the repository
+// whose common git dir is commonDir.
+func ownListFile(commonDir string) string { return filepath.Join(commonDir, "gitguard", "packs") }
+
+// readOwnList reads the list at path: a state file an agent may replace
+// (see atomicfile.ReadFile).
+func readOwnList(path string) ([]byte, error) { return atomicfile.ReadFile(path, maxOwnList) }
+
+// ListedPacks returns the names (pack-<checksum>) on the list of the packs
+// gitguard wrote in the repository whose common git dir is commonDir;
+// none when the list cannot be read.
+func ListedPacks(commonDir string) map[string]bool {
+	listed := map[string]bool{}
+	data, err := readOwnList(ownListFile(commonDir))
+	if err != nil {
+		return listed
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if name, _, _ := strings.Cut(line, " "); strings.HasPrefix(name, "pack-") {
+			listed[name] = true
+		}
+	}
+	return listed
 }
 
 // listOwnPack adds a pack gitguard wrote (base: its path without .pack) to
@@ -110,7 +133,7 @@ func keptByBatch(base string) bool {
 // readOwnPacks returns the packs on the list that still exist (git gc may
 // have merged them away), and the list's lines as read.
 func (db *DB) readOwnPacks() ([]ownPack, error) {
-	data, err := atomicfile.ReadFile(db.ownListPath(), maxOwnList)
+	data, err := readOwnList(db.ownListPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -176,7 +199,7 @@ func (db *DB) ConsolidateIfMany() error {
 // bounds the bytes merged (see awaitedMergeBytes).
 func (db *DB) consolidate(from int, maxBytes int64) error {
 	// Most calls find a short list and stop here.
-	if data, err := atomicfile.ReadFile(db.ownListPath(), maxOwnList); err != nil || bytes.Count(data, []byte("\n")) < from {
+	if data, err := readOwnList(db.ownListPath()); err != nil || bytes.Count(data, []byte("\n")) < from {
 		return nil
 	}
 	packs, err := db.readOwnPacks()
@@ -310,7 +333,7 @@ func (db *DB) rewriteOwn(packs []ownPack, keep func(git.Hash) bool) error {
 // lost, which leaves that pack to git's gc.
 func (db *DB) rewriteOwnList(gone map[string]bool, added string) error {
 	path := db.ownListPath()
-	data, err := atomicfile.ReadFile(path, maxOwnList)
+	data, err := readOwnList(path)
 	if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
 		data = nil // rewritten whole below: its packs are left to git's gc
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
